@@ -1,0 +1,101 @@
+"""The public entry points: @transpile and emit()."""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+from . import driver
+from .errors import CompileError, compile_error
+from .runtime.signature import build_result, flatten
+
+
+class Transpiled:
+    """A compiled function: called like the original, compiled once per argument signature."""
+
+    def __init__(self, fn, *, static_shapes: bool = False, opt_level: int = 3):
+        self.py_func = fn
+        self.static_shapes = static_shapes
+        self.opt_level = opt_level
+        self.signature = inspect.signature(fn)
+        self._cache: dict = {}
+        self._lock = threading.Lock()
+        self.compilations = 0
+        functools.update_wrapper(self, fn)
+
+    # ---- specialization ------------------------------------------------------------------------------------------
+    def _bind(self, args, kwargs):
+        bound = self.signature.bind(*args, **kwargs)   # TypeError for wrong arguments, as the original
+        bound.apply_defaults()
+        return bound
+
+    def _flatten(self, bound):
+        leaves, originals, keys = [], [], []
+        for name, value in bound.arguments.items():
+            keys.append(flatten(value, leaves, originals, self.static_shapes))
+        return tuple(keys), leaves, originals
+
+    def specialization(self, args, kwargs):
+        """(compiled entry, flat arrays, original leaves) for these arguments; compiles on first use."""
+        bound = self._bind(args, kwargs)
+        key, leaves, originals = self._flatten(bound)
+        entry = self._cache.get(key)
+        if entry is None:
+            with self._lock:
+                entry = self._cache.get(key)
+                if entry is None:
+                    typed = driver.trace_free_typing(self.py_func, list(key), list(bound.arguments))
+                    entry = (typed, driver.compile_kernel(typed, self.opt_level))
+                    self._cache[key] = entry
+                    self.compilations += 1
+        return entry, leaves, originals
+
+    def __call__(self, *args, **kwargs):
+        (typed, kernel), leaves, originals = self.specialization(args, kwargs)
+        arrays = [a if a.flags.c_contiguous and a.flags.aligned else np.ascontiguousarray(a) for a in leaves]
+        check_guards(typed.program, arrays)
+        results = kernel(arrays)
+        return build_result(typed.template, results, originals)
+
+    def emit(self, *args, stage: str = "mlir", **kwargs) -> str:
+        if stage not in driver.STAGES:
+            raise ValueError(f"unknown stage {stage!r}; choose from {', '.join(driver.STAGES)}")
+        bound = self._bind(args, kwargs)
+        key, _, _ = self._flatten(bound)
+        typed = driver.trace_free_typing(self.py_func, list(key), list(bound.arguments))
+        return driver.stage_text(typed, stage)
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<transpiled {self.py_func.__qualname__}>"
+
+
+import numpy as np  # noqa: E402
+
+
+def check_guards(program, arrays) -> None:
+    """Run-time sizes the compiled code assumed equal (broadcasting of two dynamic dims) must be equal."""
+    for a, b in program.env.guards:
+        _, ia, xa = a.origin
+        size_a = arrays[ia].shape[xa]
+        size_b = b if isinstance(b, int) else arrays[b.origin[1]].shape[b.origin[2]]
+        if size_a != size_b:
+            raise ValueError(f"operands could not be broadcast together: {a} is {size_a} but {b} is {size_b}")
+
+
+def transpile(fn=None, **options):
+    """Compile a NumPy function: `@transpile`, `@transpile(static_shapes=True)` or `transpile(fn)`."""
+    if fn is None:
+        return lambda f: Transpiled(f, **options)
+    if isinstance(fn, Transpiled):
+        return fn
+    if not inspect.isfunction(fn):
+        raise TypeError(f"transpile() needs a Python function, got {type(fn).__name__}")
+    return Transpiled(fn, **options)
+
+
+def emit(fn, *args, stage: str = "mlir", **kwargs) -> str:
+    """The IR of `fn` specialized for these example arguments, at `stage` (typed, mlir, optimized, llvm)."""
+    return transpile(fn).emit(*args, stage=stage, **kwargs)

@@ -1,0 +1,82 @@
+"""Elementwise primitives -> linalg.generic whose indexing maps encode NumPy broadcasting; constants."""
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, linalg
+
+from . import scalar
+from .emitter import Emitter, emitter
+
+
+def broadcast_map(operand_shape, result_shape) -> ir.AffineMap:
+    """Right-aligned dims; an operand dim of static size 1 against a larger result dim reads index 0."""
+    rank = len(result_shape)
+    offset = rank - len(operand_shape)
+    exprs = []
+    for i, d in enumerate(operand_shape):
+        if d == 1 and result_shape[offset + i] != 1:
+            exprs.append(ir.AffineConstantExpr.get(0))
+        else:
+            exprs.append(ir.AffineDimExpr.get(offset + i))
+    return ir.AffineMap.get(rank, 0, exprs)
+
+
+def elementwise(em: Emitter, inputs, out, body) -> ir.Value:
+    """A linalg.generic computing `body(block_args)` for each element of `out`'s shape."""
+    init = em.empty(out)
+    maps = [broadcast_map(v.shape, out.shape) for v in inputs] + [ir.AffineMap.get_identity(len(out.shape))]
+    op = linalg.GenericOp_(inputs=[em[v] for v in inputs], outputs=[init], indexing_maps=maps,
+                           iterator_types=[linalg.IteratorType.parallel] * len(out.shape))
+    block = op.regions[0].blocks[0]
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([body(list(block.arguments)[:len(inputs)])])
+    return op.result
+
+
+@emitter(*scalar.UNARY, *scalar.BINARY, *scalar.TERNARY)
+def _elementwise(em: Emitter, e):
+    dts = [v.dtype for v in e.inputs]
+    return [elementwise(em, e.inputs, e.outputs[0], lambda args: scalar.apply(e.prim, dts, args))]
+
+
+@emitter("convert")
+def _convert(em: Emitter, e):
+    src, dst = e.inputs[0].dtype, e.outputs[0].dtype
+    return [elementwise(em, e.inputs, e.outputs[0], lambda args: scalar.convert(args[0], src, dst))]
+
+
+@emitter("ipow")
+def _ipow(em: Emitter, e):
+    dt, k = e.inputs[0].dtype, e.params["exponent"]
+    return [elementwise(em, e.inputs, e.outputs[0], lambda args: scalar.ipow(dt, args[0], k))]
+
+
+@emitter("const")
+def _const(em: Emitter, e):
+    value: np.ndarray = e.params["value"]
+    t = em.tensor_type(e.outputs[0])
+    if value.size and (value == value.flat[0]).all() and not np.isnan(value.flat[0]) or value.size == 1:
+        attr = ir.DenseElementsAttr.get_splat(t, _scalar_attr(value.dtype, value.flat[0]))
+    else:
+        attr = _dense(value, t)
+    return [arith.constant(t, attr)]
+
+
+def _scalar_attr(dt: np.dtype, v) -> ir.Attribute:
+    t = scalar.mlir_type(dt)
+    if dt.kind == "f":
+        return ir.FloatAttr.get(t, float(v))
+    iv = int(v)
+    if dt.kind == "u" and iv >= 2 ** (dt.itemsize * 8 - 1):
+        iv -= 2 ** (dt.itemsize * 8)
+    return ir.IntegerAttr.get(t, iv)
+
+
+def _dense(value: np.ndarray, t) -> ir.Attribute:
+    arr = np.ascontiguousarray(value)
+    if arr.dtype.kind == "b":
+        return ir.DenseElementsAttr.get(arr.astype(np.bool_), type=t)
+    if arr.dtype.kind == "u":
+        arr = arr.view(arr.dtype.str.replace("u", "i"))
+    return ir.DenseElementsAttr.get(arr, type=t)

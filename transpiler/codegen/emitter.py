@@ -1,0 +1,99 @@
+"""The walk over the typed program that builds one func.func, and what every primitive emitter shares:
+MLIR types for Vars, SSA values for run-time sizes, `tensor.empty` destinations and source locations."""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, func, tensor
+
+from ..program import Program, Var
+from ..types.shapes import Sym
+from .scalar import mlir_type
+
+EMITTERS: dict = {}
+
+
+def emitter(*prims):
+    def register(fn):
+        for p in prims:
+            EMITTERS[p] = fn
+        return fn
+    return register
+
+
+class Emitter:
+    def __init__(self, program: Program):
+        self.program = program
+        self.values: dict = {}   # Var id -> ir.Value
+        self.sizes: dict = {}    # Sym -> ir.Value of index type
+
+    # ---- types and sizes ----------------------------------------------------------------------------------------
+    def tensor_type(self, v: Var) -> ir.RankedTensorType:
+        dyn = ir.ShapedType.get_dynamic_size()
+        return ir.RankedTensorType.get([d if isinstance(d, int) else dyn for d in v.shape], mlir_type(v.dtype))
+
+    def size(self, d) -> ir.Value:
+        """The run-time value of a dim (an index)."""
+        if isinstance(d, int):
+            return arith.constant(ir.IndexType.get(), d)
+        d = self.program.env.find(d)
+        if isinstance(d, int):
+            return arith.constant(ir.IndexType.get(), d)
+        return self.sizes[d]
+
+    def empty(self, v: Var) -> ir.Value:
+        """A destination tensor for `v` (uninitialized: callers fill or fully overwrite it)."""
+        sizes = [d if isinstance(d, int) else self.size(d) for d in (self.program.env.find(d) for d in v.shape)]
+        return tensor.empty(sizes, mlir_type(v.dtype))
+
+    def cast_to(self, value: ir.Value, v: Var) -> ir.Value:
+        """Make a value's static type agree with `v` (e.g. after unification made a `?` dim static)."""
+        want = self.tensor_type(v)
+        return value if value.type == want else tensor.cast(want, value)
+
+    def __getitem__(self, v: Var) -> ir.Value:
+        return self.values[v.id]
+
+    def bind(self, v: Var, value: ir.Value) -> None:
+        self.values[v.id] = value
+
+    def register_sym(self, d, value: ir.Value) -> None:
+        if isinstance(d, Sym):
+            self.sizes.setdefault(d, value)
+            self.sizes.setdefault(self.program.env.find(d), value)
+
+    # ---- the walk -----------------------------------------------------------------------------------------------
+    def emit_function(self) -> func.FuncOp:
+        p = self.program
+        in_types = [self.tensor_type(v) for v in p.inputs]
+        out_types = [self.tensor_type(v) for v in p.outputs]
+        f = func.FuncOp(p.name, (in_types, out_types))
+        f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        entry = f.add_entry_block()
+        with ir.InsertionPoint(entry):
+            for v, arg in zip(p.inputs, entry.arguments):
+                self.bind(v, arg)
+                for axis, d in enumerate(v.shape):
+                    if isinstance(d, Sym) and d not in self.sizes:
+                        self.register_sym(d, tensor.dim(arg, arith.constant(ir.IndexType.get(), axis)))
+            self.emit_eqns(p.eqns)
+            func.ReturnOp([self.cast_to(self[v], v) for v in p.outputs])
+        return f
+
+    def emit_eqns(self, eqns) -> None:
+        for e in eqns:
+            loc = ir.Location.file(e.loc.filename, e.loc.lineno, e.loc.col + 1) if e.loc else ir.Location.unknown()
+            with loc:
+                results = EMITTERS[e.prim](self, e)
+                for v, r in zip(e.outputs, results):
+                    self.bind(v, r)
+
+
+def lower_program(program: Program) -> ir.Module:
+    """Build the module for `program` in the current ir.Context."""
+    with ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            Emitter(program).emit_function()
+    if not module.operation.verify():
+        raise AssertionError("generated MLIR does not verify")
+    return module

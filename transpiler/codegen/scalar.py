@@ -1,0 +1,324 @@
+"""Scalar semantics of each elementwise primitive, as the body of a linalg.generic.
+
+Every function takes the operand dtypes (all equal to the loop dtype chosen by the frontend) and the block's scalar
+values, and returns the scalar result. Integer division and remainder follow NumPy: division by zero gives 0 and
+INT_MIN // -1 wraps, instead of trapping. Float floor division and remainder use NumPy's npy_divmod algorithm.
+"""
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, math
+
+from ..types import dtypes
+
+F = arith.CmpFPredicate
+I = arith.CmpIPredicate
+
+
+def mlir_type(dt: np.dtype) -> ir.Type:
+    dt = np.dtype(dt)
+    if dt.kind == "b":
+        return ir.IntegerType.get_signless(1)
+    if dt.kind in "iu":
+        return ir.IntegerType.get_signless(dt.itemsize * 8)
+    return {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}[dt.itemsize].get()
+
+
+def const(dt: np.dtype, value) -> ir.Value:
+    t = mlir_type(dt)
+    if dt.kind == "f":
+        return arith.constant(t, ir.FloatAttr.get(t, float(value)))
+    if dt.kind == "b":
+        return arith.constant(t, ir.IntegerAttr.get(t, int(bool(value))))
+    v = int(value)
+    if dt.kind == "u" and v >= 2 ** (dt.itemsize * 8 - 1):  # signless attribute: store the two's complement
+        v -= 2 ** (dt.itemsize * 8)
+    return arith.constant(t, ir.IntegerAttr.get(t, v))
+
+
+# ---- conversions ----------------------------------------------------------------------------------------------
+def convert(x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:
+    if src == dst:
+        return x
+    t = mlir_type(dst)
+    if dst.kind == "b":
+        zero = const(src, 0)
+        return arith.cmpf(F.UNE, x, zero) if src.kind == "f" else arith.cmpi(I.ne, x, zero)
+    if src.kind == "f" and dst.kind == "f":
+        return arith.extf(t, x) if dst.itemsize > src.itemsize else arith.truncf(t, x)
+    if src.kind == "f":
+        return arith.fptosi(t, x) if dst.kind == "i" else arith.fptoui(t, x)
+    if dst.kind == "f":
+        return arith.sitofp(t, x) if src.kind == "i" else arith.uitofp(t, x)
+    sb, db = dtypes.bits(src), dtypes.bits(dst)
+    if db > sb:
+        return arith.extsi(t, x) if src.kind == "i" else arith.extui(t, x)
+    if db < sb:
+        return arith.trunci(t, x)
+    return x  # same width, other signedness: signless bits are identical
+
+
+# ---- helpers --------------------------------------------------------------------------------------------------
+def _f32_detour(fn):
+    """libm has no half-precision functions: NumPy computes float16 transcendentals in float32 too."""
+    def wrapped(dts, *args):
+        dt = dts[0]
+        if dt.itemsize == 2 and dt.kind == "f":
+            f32 = np.dtype(np.float32)
+            r = fn([f32] * len(args), *[convert(a, dt, f32) for a in args])
+            return convert(r, f32, dt)
+        return fn(dts, *args)
+    return wrapped
+
+
+def _float_unary(op):
+    return _f32_detour(lambda dts, x: op(x))
+
+
+def _by_kind(f=None, i=None, u=None, b=None):
+    def emit(dts, *args):
+        kind = dts[0].kind
+        fn = {"f": f, "i": i, "u": u or i, "b": b}[kind]
+        if fn is None:
+            raise NotImplementedError(f"no {kind} implementation")
+        return fn(dts, *args)
+    return emit
+
+
+def _is_zero(dt, x):
+    return arith.cmpi(I.eq, x, const(dt, 0))
+
+
+def _safe_divisor(dt, a, b):
+    """(divisor with 0 -> 1 and (INT_MIN, -1) -> 1, mask of the lanes NumPy defines specially)."""
+    zero = _is_zero(dt, b)
+    bad = zero
+    if dt.kind == "i":
+        minus_one = arith.cmpi(I.eq, b, const(dt, -1))
+        is_min = arith.cmpi(I.eq, a, const(dt, np.iinfo(dt).min))
+        bad = arith.ori(zero, arith.andi(minus_one, is_min))
+    return arith.select(bad, const(dt, 1), b), zero
+
+
+def _int_floordiv(dts, a, b):
+    dt = dts[0]
+    d, zero = _safe_divisor(dt, a, b)
+    q = arith.floordivsi(a, d) if dt.kind == "i" else arith.divui(a, d)
+    if dt.kind == "i":  # INT_MIN // -1 == INT_MIN (wraps), as NumPy
+        overflow = arith.andi(arith.cmpi(I.eq, b, const(dt, -1)), arith.cmpi(I.eq, a, const(dt, np.iinfo(dt).min)))
+        q = arith.select(overflow, a, q)
+    return arith.select(zero, const(dt, 0), q)
+
+
+def _int_mod(dts, a, b):
+    dt = dts[0]
+    d, zero = _safe_divisor(dt, a, b)
+    if dt.kind == "u":
+        return arith.select(zero, const(dt, 0), arith.remui(a, d))
+    r = arith.remsi(a, d)
+    # Python/NumPy sign convention: the remainder takes the divisor's sign
+    adjust = arith.andi(arith.cmpi(I.ne, r, const(dt, 0)),
+                        arith.cmpi(I.ne, arith.cmpi(I.slt, r, const(dt, 0)), arith.cmpi(I.slt, d, const(dt, 0))))
+    r = arith.select(adjust, arith.addi(r, d), r)
+    return arith.select(zero, const(dt, 0), r)
+
+
+def _float_divmod(dt, a, b):
+    """NumPy's npy_divmod: returns (floor quotient, remainder)."""
+    zero = const(dt, 0.0)
+    mod = arith.remf(a, b)
+    div = arith.divf(arith.subf(a, mod), b)
+    mod_nonzero = arith.cmpf(F.UNE, mod, zero)
+    wrong_sign = arith.cmpi(I.ne, arith.cmpf(F.OLT, b, zero), arith.cmpf(F.OLT, mod, zero))
+    fix = arith.andi(mod_nonzero, wrong_sign)
+    mod = arith.select(fix, arith.addf(mod, b), mod)
+    div = arith.select(fix, arith.subf(div, const(dt, 1.0)), div)
+    mod = arith.select(mod_nonzero, mod, math.copysign(zero, b))
+    floordiv = math.floor(div)
+    floordiv = arith.select(arith.cmpf(F.OGT, arith.subf(div, floordiv), const(dt, 0.5)),
+                            arith.addf(floordiv, const(dt, 1.0)), floordiv)
+    div_nonzero = arith.cmpf(F.UNE, div, zero)
+    floordiv = arith.select(div_nonzero, floordiv, math.copysign(zero, arith.divf(a, b)))
+    b_zero = arith.cmpf(F.OEQ, b, zero)
+    floordiv = arith.select(b_zero, arith.divf(a, b), floordiv)
+    return floordiv, mod
+
+
+def _float_floordiv(dts, a, b):
+    return _float_divmod(dts[0], a, b)[0]
+
+
+def _float_mod(dts, a, b):
+    return _float_divmod(dts[0], a, b)[1]
+
+
+def _float_sign(dts, x):
+    dt = dts[0]
+    one, zero = const(dt, 1.0), const(dt, 0.0)
+    pos = arith.select(arith.cmpf(F.OGT, x, zero), one, zero)
+    r = arith.select(arith.cmpf(F.OLT, x, zero), const(dt, -1.0), pos)
+    return arith.select(arith.cmpf(F.UNO, x, x), x, r)
+
+
+def _int_sign(dts, x):
+    dt = dts[0]
+    zero = const(dt, 0)
+    if dt.kind == "u":
+        return arith.select(arith.cmpi(I.ne, x, zero), const(dt, 1), zero)
+    pos = arith.select(arith.cmpi(I.sgt, x, zero), const(dt, 1), zero)
+    return arith.select(arith.cmpi(I.slt, x, zero), const(dt, -1), pos)
+
+
+def _int_pow(dts, a, b):
+    return math.ipowi(a, b)
+
+
+def _float_pow(dts, a, b):
+    return math.powf(a, b)
+
+
+def _reciprocal(dts, x):
+    dt = dts[0]
+    if dt.kind == "f":
+        return arith.divf(const(dt, 1.0), x)
+    return _int_floordiv(dts, const(dt, 1), x) if dt.kind == "u" else _int_trunc_div(dts, const(dt, 1), x)
+
+
+def _int_trunc_div(dts, a, b):
+    dt = dts[0]
+    d, zero = _safe_divisor(dt, a, b)
+    return arith.select(zero, const(dt, 0), arith.divsi(a, d))
+
+
+def _cmp(fpred, spred, upred):
+    def emit(dts, a, b):
+        kind = dts[0].kind
+        if kind == "f":
+            return arith.cmpf(fpred, a, b)
+        return arith.cmpi(spred if kind == "i" else upred, a, b)
+    return emit
+
+
+def _minmax(fop, sop, uop, bop):
+    return _by_kind(f=lambda d, a, b: fop(a, b), i=lambda d, a, b: sop(a, b), u=lambda d, a, b: uop(a, b),
+                    b=lambda d, a, b: bop(a, b))
+
+
+def _fminmax(pick):
+    """np.fmax / np.fmin: NaN is ignored unless both are NaN."""
+    def emit(dts, a, b):
+        if dts[0].kind != "f":
+            return BINARY["max" if pick == "max" else "min"](dts, a, b)
+        r = (arith.maxnumf if pick == "max" else arith.minnumf)(a, b)
+        return r
+    return emit
+
+
+def _isnan(dts, x):
+    return arith.cmpf(F.UNO, x, x) if dts[0].kind == "f" else const(np.dtype(bool), False)
+
+
+def _isinf(dts, x):
+    if dts[0].kind != "f":
+        return const(np.dtype(bool), False)
+    return arith.cmpf(F.OEQ, math.absf(x), const(dts[0], float("inf")))
+
+
+def _isfinite(dts, x):
+    if dts[0].kind != "f":
+        return const(np.dtype(bool), True)
+    return arith.cmpf(F.ONE, math.absf(x), const(dts[0], float("inf")))
+
+
+def _int_abs(dts, x):
+    return x if dts[0].kind in "ub" else math.absi(x)
+
+
+def _neg(dts, x):
+    dt = dts[0]
+    return arith.negf(x) if dt.kind == "f" else arith.subi(const(dt, 0), x)
+
+
+def _shift(left):
+    def emit(dts, a, b):
+        dt = dts[0]
+        width = const(dt, dt.itemsize * 8)
+        too_far = arith.cmpi(I.uge, b, width)
+        if left:
+            return arith.select(too_far, const(dt, 0), arith.shli(a, b))
+        if dt.kind == "u":
+            return arith.select(too_far, const(dt, 0), arith.shrui(a, b))
+        fill = arith.select(arith.cmpi(I.slt, a, const(dt, 0)), const(dt, -1), const(dt, 0))
+        return arith.select(too_far, fill, arith.shrsi(a, b))
+    return emit
+
+
+def _clip(dts, x, lo, hi):
+    return BINARY["min"](dts, BINARY["max"](dts, x, lo), hi)
+
+
+def _square(dts, x):
+    return BINARY["mul"](dts, x, x)
+
+
+def _rint(dts, x):
+    return math.roundeven(x)
+
+
+UNARY = {
+    "neg": _neg, "copy": lambda dts, x: x,
+    "abs": _by_kind(f=lambda d, x: math.absf(x), i=_int_abs, b=lambda d, x: x),
+    "exp": _float_unary(math.exp), "exp2": _float_unary(math.exp2), "log": _float_unary(math.log),
+    "log2": _float_unary(math.log2), "log10": _float_unary(math.log10), "log1p": _float_unary(math.log1p),
+    "expm1": _float_unary(math.expm1), "sqrt": _float_unary(math.sqrt), "cbrt": _float_unary(math.cbrt),
+    "tanh": _float_unary(math.tanh), "sinh": _float_unary(math.sinh), "cosh": _float_unary(math.cosh),
+    "sin": _float_unary(math.sin), "cos": _float_unary(math.cos), "tan": _float_unary(math.tan),
+    "asin": _float_unary(math.asin), "acos": _float_unary(math.acos), "atan": _float_unary(math.atan),
+    "asinh": _float_unary(math.asinh), "acosh": _float_unary(math.acosh), "atanh": _float_unary(math.atanh),
+    "floor": _by_kind(f=lambda d, x: math.floor(x), i=lambda d, x: x, b=lambda d, x: x),
+    "ceil": _by_kind(f=lambda d, x: math.ceil(x), i=lambda d, x: x, b=lambda d, x: x),
+    "trunc": _by_kind(f=lambda d, x: math.trunc(x), i=lambda d, x: x, b=lambda d, x: x),
+    "rint": _by_kind(f=_rint, i=lambda d, x: x, b=lambda d, x: x),
+    "sign": _by_kind(f=_float_sign, i=_int_sign), "square": _square, "reciprocal": _reciprocal,
+    "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite,
+    "invert": lambda dts, x: arith.xori(x, const(dts[0], -1 if dts[0].kind != "b" else 1)),
+    "not": lambda dts, x: arith.xori(x, const(np.dtype(bool), 1)),
+}
+
+BINARY = {
+    "add": _by_kind(f=lambda d, a, b: arith.addf(a, b), i=lambda d, a, b: arith.addi(a, b),
+                    b=lambda d, a, b: arith.ori(a, b)),
+    "sub": _by_kind(f=lambda d, a, b: arith.subf(a, b), i=lambda d, a, b: arith.subi(a, b)),
+    "mul": _by_kind(f=lambda d, a, b: arith.mulf(a, b), i=lambda d, a, b: arith.muli(a, b),
+                    b=lambda d, a, b: arith.andi(a, b)),
+    "div": _by_kind(f=lambda d, a, b: arith.divf(a, b)),
+    "floordiv": _by_kind(f=_float_floordiv, i=_int_floordiv, b=None),
+    "mod": _by_kind(f=_float_mod, i=_int_mod),
+    "pow": _by_kind(f=_f32_detour(_float_pow), i=_int_pow),
+    "atan2": _f32_detour(lambda d, a, b: math.atan2(a, b)),
+    "max": _minmax(arith.maximumf, arith.maxsi, arith.maxui, arith.ori),
+    "min": _minmax(arith.minimumf, arith.minsi, arith.minui, arith.andi),
+    "fmax": _fminmax("max"), "fmin": _fminmax("min"),
+    "eq": _cmp(F.OEQ, I.eq, I.eq), "ne": _cmp(F.UNE, I.ne, I.ne), "lt": _cmp(F.OLT, I.slt, I.ult),
+    "le": _cmp(F.OLE, I.sle, I.ule), "gt": _cmp(F.OGT, I.sgt, I.ugt), "ge": _cmp(F.OGE, I.sge, I.uge),
+    "and": lambda dts, a, b: arith.andi(a, b), "or": lambda dts, a, b: arith.ori(a, b),
+    "xor": lambda dts, a, b: arith.xori(a, b), "shl": _shift(True), "shr": _shift(False),
+}
+
+TERNARY = {"clip": _clip, "select": lambda dts, c, a, b: arith.select(c, a, b)}
+
+
+def ipow(dt: np.dtype, x: ir.Value, exponent: int) -> ir.Value:
+    """x**k for a small integer k as products (NumPy's own x**2 is x*x; others match pow to rounding)."""
+    if exponent == 0:
+        return const(dt, 1.0)
+    result = x
+    for _ in range(abs(exponent) - 1):
+        result = arith.mulf(result, x)
+    return arith.divf(const(dt, 1.0), result) if exponent < 0 else result
+
+
+def apply(prim: str, in_dtypes: list, args: list) -> ir.Value:
+    table = {1: UNARY, 2: BINARY, 3: TERNARY}[len(args)]
+    return table[prim](in_dtypes, *args)

@@ -1,0 +1,82 @@
+"""The pipeline, top to bottom: source -> typed program -> MLIR -> optimized MLIR -> LLVM dialect -> kernel.
+Each stage is a function; `emit` stops at any of them and prints it."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from mlir import ir
+
+from . import codegen, pipeline
+from .errors import CompileError, compile_error
+from .frontend.builder import Builder
+from .frontend.infer import Interpreter
+from .program import Program
+from .runtime.jit import Kernel
+from .runtime.signature import abstract, result_template
+
+STAGES = ("typed", "mlir", "optimized", "llvm")
+
+
+@dataclass
+class Typed:
+    program: Program
+    template: object   # how to rebuild the Python return value from the kernel's results
+
+
+def trace_free_typing(fn, keys: list, names: list) -> Typed:
+    """Interpret `fn` over abstract arguments described by their specialization keys."""
+    inputs, input_names = [], []
+    args = [abstract(k, n, inputs, input_names) for k, n in zip(keys, names)]
+    program = Program(_symbol(fn.__name__), inputs, input_names)
+    interp = Interpreter(Builder(program))
+    try:
+        value = interp.run(fn, args, {})
+    except CompileError:
+        raise
+    except RecursionError as e:
+        raise compile_error(f"program too deeply nested: {e}") from None
+    except Exception as e:  # a compiler bug: still point at the source being compiled
+        loc = interp.b.loc
+        raise compile_error(f"internal compiler error: {type(e).__name__}: {e}", *(
+            (loc.filename, loc.lineno, loc.col) if loc else ())) from e
+    outputs: list = []
+    template = result_template(value, inputs, outputs)
+    program.outputs = outputs
+    program.check()
+    return Typed(program, template)
+
+
+def to_mlir(typed: Typed, context: ir.Context) -> ir.Module:
+    with context:
+        return codegen.lower_program(typed.program)
+
+
+def stage_text(typed: Typed, stage: str) -> str:
+    if stage == "typed":
+        return typed.program.text()
+    with ir.Context() as ctx:
+        module = to_mlir(typed, ctx)
+        if stage in ("optimized", "llvm"):
+            pipeline.optimize(module)
+        if stage == "llvm":
+            pipeline.lower_to_llvm(module)
+        return str(module)
+
+
+def compile_kernel(typed: Typed, opt_level: int = 3) -> Kernel:
+    ctx = ir.Context()
+    with ctx:
+        module = to_mlir(typed, ctx)
+        pipeline.optimize(module)
+        pipeline.lower_to_llvm(module)
+        outs = typed.program.outputs
+        kernel = Kernel(module, typed.program.name, [np.dtype(v.dtype) for v in outs], [v.ndim for v in outs],
+                        opt_level=opt_level)
+    kernel.context = ctx
+    return kernel
+
+
+def _symbol(name: str) -> str:
+    return re.sub(r"\W", "_", name) or "kernel"

@@ -1,0 +1,81 @@
+"""Appends primitives to the typed program; turns compile-time values into constants where they meet run-time ones."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UserError
+from ..program import Eqn, Loc, Program, Var
+from ..types import dtypes
+from ..types.shapes import ShapeEnv
+
+
+class Builder:
+    def __init__(self, program: Program):
+        self.program = program
+        self.loc: Loc | None = None
+
+    @property
+    def env(self) -> ShapeEnv:
+        return self.program.env
+
+    def emit(self, prim: str, inputs: list, outs: list, /, weak: bool = False, scalar: bool = False, **params) -> list:
+        """Add `prim` with result types `outs` [(dtype, shape)]; returns the result Vars."""
+        results = [Var(np.dtype(dt), tuple(shape), weak=weak, scalar=scalar and len(shape) == 0) for dt, shape in outs]
+        self.program.eqns.append(Eqn(prim, list(inputs), results, params, self.loc))
+        return results
+
+    def emit1(self, prim: str, inputs: list, dtype, shape, /, **kw) -> Var:
+        return self.emit(prim, inputs, [(dtype, shape)], **kw)[0]
+
+    def const(self, value, dtype=None) -> Var:
+        arr = np.asarray(value) if dtype is None else np.asarray(value).astype(dtype)
+        dtypes.check_supported(arr.dtype, "a constant")
+        return self.emit1("const", [], arr.dtype, arr.shape, value=arr, scalar=arr.ndim == 0)
+
+    def convert(self, v: Var, dtype) -> Var:
+        dtype = np.dtype(dtype)
+        if v.dtype == dtype:
+            return v
+        return self.emit1("convert", [v], dtype, v.shape, weak=False, scalar=v.scalar, dtype=dtype)
+
+
+def is_weak(value) -> bool:
+    """A Python bool/int/float (compile time) or a run-time value that came from one."""
+    if isinstance(value, Var):
+        return value.weak
+    return isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
+
+
+def operand_type(value):
+    """What NumPy's promotion sees: a dtype (strong) or the Python scalar type (weak)."""
+    if isinstance(value, Var):
+        if value.weak:
+            return {"b": bool, "i": int, "u": int, "f": float}[value.dtype.kind]
+        return value.dtype
+    if is_weak(value):
+        return dtypes.weak_type(value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return dtypes.check_supported(value.dtype, "an operand")
+    raise UserError(f"unsupported operand type {type(value).__name__}", TypeError)
+
+
+def as_operand(value):
+    """Lists and tuples of numbers become arrays, as NumPy does when they are passed to a ufunc."""
+    if isinstance(value, (list, tuple)):
+        try:
+            arr = np.asarray(value)
+        except ValueError as e:
+            raise UserError(str(e), ValueError) from None
+        if arr.dtype == object:
+            raise UserError("a list of run-time arrays cannot be used as an operand here; use np.stack", TypeError)
+        return arr
+    return value
+
+
+def coerce(b: Builder, value, dtype: np.dtype) -> Var:
+    """The operand as a Var of `dtype`: casts are explicit `convert` primitives, constants are converted now."""
+    if isinstance(value, Var):
+        return b.convert(value, dtype)
+    if is_weak(value):
+        return b.const(dtypes.weak_to_dtype(value, dtype))
+    return b.const(np.asarray(value).astype(dtype))

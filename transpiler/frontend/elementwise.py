@@ -1,0 +1,106 @@
+"""Elementwise NumPy functions on abstract values: dtype from NumPy's own loop resolution, shape by broadcasting.
+
+Each ufunc maps to one primitive of the same meaning; its scalar semantics live in codegen/scalar.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UserError
+from ..program import Var
+from ..types import dtypes
+from ..types.shapes import broadcast
+from .builder import Builder, as_operand, coerce, is_weak, operand_type
+
+# ufunc -> primitive name. Both operands already have the loop dtype when the primitive is emitted.
+UFUNC_PRIMS = {
+    np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "div", np.floor_divide: "floordiv",
+    np.remainder: "mod", np.power: "pow", np.negative: "neg", np.positive: "copy", np.absolute: "abs",
+    np.exp: "exp", np.exp2: "exp2", np.log: "log", np.log2: "log2", np.log10: "log10", np.log1p: "log1p",
+    np.expm1: "expm1", np.sqrt: "sqrt", np.cbrt: "cbrt", np.square: "square", np.reciprocal: "reciprocal",
+    np.tanh: "tanh", np.sinh: "sinh", np.cosh: "cosh", np.sin: "sin", np.cos: "cos", np.tan: "tan",
+    np.arcsin: "asin", np.arccos: "acos", np.arctan: "atan", np.arcsinh: "asinh", np.arccosh: "acosh",
+    np.arctanh: "atanh", np.arctan2: "atan2", np.maximum: "max", np.minimum: "min", np.fmax: "fmax",
+    np.fmin: "fmin", np.sign: "sign", np.floor: "floor", np.ceil: "ceil", np.trunc: "trunc", np.rint: "rint",
+    np.isnan: "isnan", np.isinf: "isinf", np.isfinite: "isfinite",
+    np.equal: "eq", np.not_equal: "ne", np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge",
+    np.bitwise_and: "and", np.bitwise_or: "or", np.bitwise_xor: "xor", np.invert: "invert",
+    np.logical_and: "and", np.logical_or: "or", np.logical_xor: "xor", np.logical_not: "not",
+    np.left_shift: "shl", np.right_shift: "shr", np._core.umath.clip: "clip",
+}
+
+# Exponents NumPy itself computes without pow: x**2 is square (its fast path), small integer powers are products.
+_INT_POW_LIMIT = 4
+
+
+def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = False, dtype=None) -> Var:
+    """`ufunc(*args)` where at least one arg is a run-time value.
+
+    `python_op`: the call comes from a Python operator (`a + b`): two weak operands then give a weak result,
+    as Python's own arithmetic would.
+    """
+    args = [as_operand(a) for a in args]
+    if ufunc is np.logical_not or ufunc is np.logical_and or ufunc is np.logical_or or ufunc is np.logical_xor:
+        args = [to_bool(b, a) for a in args]
+    types = [operand_type(a) for a in args]
+    if dtype is not None:
+        in_dts, out_dts = dtypes.resolve_ufunc_with_dtype(ufunc, types, dtypes.check_supported(dtype))
+    else:
+        in_dts, out_dts = dtypes.resolve_ufunc(ufunc, types)
+    if ufunc is np.power and _small_int_exponent(args[1]) is not None and dtypes.is_float(in_dts[0]):
+        base = coerce(b, args[0], in_dts[0])
+        shape = broadcast([base.shape], b.env)
+        return b.emit1("ipow", [base], out_dts[0], shape, weak=python_op and is_weak(args[0]),
+                       scalar=base.ndim == 0, exponent=int(args[1]))
+    operands = [coerce(b, a, dt) for a, dt in zip(args, in_dts)]
+    shape = broadcast([o.shape for o in operands], b.env)
+    weak = python_op and all(is_weak(a) for a in args)
+    return b.emit1(UFUNC_PRIMS[ufunc], operands, out_dts[0], shape, weak=weak, scalar=len(shape) == 0)
+
+
+def _small_int_exponent(e):
+    if isinstance(e, Var) or isinstance(e, bool):
+        return None
+    if isinstance(e, (int, np.integer)) and abs(int(e)) <= _INT_POW_LIMIT:
+        return int(e)
+    if isinstance(e, (float, np.floating)) and float(e).is_integer() and abs(e) <= _INT_POW_LIMIT:
+        return int(e)
+    return None
+
+
+def to_bool(b: Builder, value):
+    if isinstance(value, Var):
+        return b.convert(value, dtypes.BOOL) if value.dtype != dtypes.BOOL else value
+    return np.asarray(as_operand(value)).astype(bool) if not is_weak(value) else bool(value)
+
+
+def where(b: Builder, condition, x, y) -> Var:
+    cond = to_bool(b, as_operand(condition))
+    x, y = as_operand(x), as_operand(y)
+    out = dtypes.result_type(*[_promotion_stand_in(v) for v in (x, y)])
+    ops = [cond if isinstance(cond, Var) else b.const(cond)] + [coerce(b, v, out) for v in (x, y)]
+    shape = broadcast([o.shape for o in ops], b.env)
+    return b.emit1("select", ops, out, shape, scalar=False)
+
+
+def _promotion_stand_in(v):
+    """A value np.result_type promotes exactly like `v` (weak Python scalars stay Python scalars)."""
+    t = operand_type(v)
+    return t(0) if isinstance(t, type) else t
+
+
+def astype(b: Builder, x: Var, dtype, copy=True) -> Var:
+    dtype = dtypes.check_supported(dtype, "astype")
+    if x.dtype == dtype:
+        return b.emit1("copy", [x], dtype, x.shape) if copy else x
+    return b.emit1("convert", [x], dtype, x.shape, dtype=dtype)
+
+
+def clip(b: Builder, a, a_min=None, a_max=None) -> Var:
+    if a_min is None and a_max is None:
+        raise UserError("One of max or min must be given", ValueError)
+    if a_max is None:
+        return apply_ufunc(b, np.maximum, [a, a_min])
+    if a_min is None:
+        return apply_ufunc(b, np.minimum, [a, a_max])
+    return apply_ufunc(b, np._core.umath.clip, [a, a_min, a_max])

@@ -1,0 +1,591 @@
+"""The abstract interpreter: walks a function's AST, runs Python semantics on compile-time values and appends
+primitives to the typed program for run-time ones. It never builds MLIR itself.
+
+Errors: every failure is raised as a CompileError at the innermost AST node being evaluated.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+import inspect
+import types
+
+import numpy as np
+
+from ..errors import CompileError, UserError, compile_error
+from ..program import Loc, Var
+from . import numpy_api
+from .builder import Builder
+from .elementwise import apply_ufunc
+from .scope import Frame
+from .source import function_source
+from .values import (OPERATOR_UFUNCS, PY_OPERATORS, BoundMethod, Closure, Interpreted, contains_var,
+                     current_interpreter)
+
+# Exceptions that compile-time Python evaluation raises on behalf of the user's code (a KeyError on a dict of
+# weights, a ZeroDivisionError ...): they become CompileErrors of the same kind at the node that raised them.
+_USER_EXCEPTIONS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError, OverflowError,
+                    NameError, StopIteration, ArithmeticError, LookupError)
+_FORBIDDEN_BUILTINS = {"eval", "exec", "compile", "open", "input", "globals", "locals", "vars", "setattr", "delattr",
+                       "__import__", "breakpoint", "exit", "quit", "print", "id", "hash", "iter", "next"}
+_MAX_DEPTH = 200
+_MAX_UNROLL = 100_000
+
+
+def py(fn, *args, **kwargs):
+    """Run Python's own semantics on compile-time values; what it raises is the user's error, not ours."""
+    try:
+        return fn(*args, **kwargs)
+    except UserError:
+        raise
+    except _USER_EXCEPTIONS as e:
+        raise UserError(f"{type(e).__name__}: {e}", type(e)) from None
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+class Interpreter:
+    def __init__(self, builder: Builder):
+        self.b = builder
+        self.active: list = []   # functions being interpreted, for the recursion check
+
+    # ---- entry points -------------------------------------------------------------------------------------------
+    def run(self, fn, args: list, kwargs: dict):
+        token = current_interpreter.set(self)
+        try:
+            return self.call(fn, args, kwargs)
+        finally:
+            current_interpreter.reset(token)
+
+    # ---- errors -------------------------------------------------------------------------------------------------
+    @staticmethod
+    def error_at(node: ast.AST, frame: Frame, message: str, kind=None) -> CompileError:
+        return compile_error(message, frame.filename, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), kind)
+
+    def _located(self, node, frame, thunk):
+        outer = self.b.loc
+        self.b.loc = Loc(frame.filename, node.lineno, node.col_offset)
+        try:
+            return thunk()
+        except UserError as e:
+            raise self.error_at(node, frame, str(e), e.kind) from None
+        finally:
+            self.b.loc = outer
+
+    # ---- statements ---------------------------------------------------------------------------------------------
+    def exec_block(self, stmts: list, frame: Frame) -> None:
+        for stmt in stmts:
+            self.exec(stmt, frame)
+
+    def exec(self, stmt: ast.stmt, frame: Frame) -> None:
+        handler = getattr(self, "stmt_" + type(stmt).__name__, None)
+        if handler is None:
+            raise self.error_at(stmt, frame, f"unsupported statement: {_describe(stmt)}", SyntaxError)
+        self._located(stmt, frame, lambda: handler(stmt, frame))
+
+    def stmt_Expr(self, s, frame):
+        self.eval(s.value, frame)
+
+    def stmt_Pass(self, s, frame):
+        pass
+
+    def stmt_Return(self, s, frame):
+        raise _Return(self.eval(s.value, frame) if s.value is not None else None)
+
+    def stmt_Assign(self, s, frame):
+        value = self.eval(s.value, frame)
+        for target in s.targets:
+            self.assign(target, value, frame)
+
+    def stmt_AnnAssign(self, s, frame):
+        if s.value is not None:
+            self.assign(s.target, self.eval(s.value, frame), frame)
+
+    def stmt_AugAssign(self, s, frame):
+        old = self.eval(s.target, frame)  # eval ignores ctx: the Store target reads as a load
+        rhs = self.eval(s.value, frame)
+        if isinstance(old, Var):
+            new = self.inplace(old, s.op, rhs, frame)
+        else:
+            new = self.binop(s.op, old, rhs, inplace=True)
+        self.assign(s.target, new, frame)
+
+    def inplace(self, old: Var, op, rhs, frame: Frame) -> Var:
+        """`x op= y` on an array: NumPy writes into x, so the result keeps x's dtype (same_kind casting)."""
+        aliases = [n for n, v in frame.locals.items() if v is old]
+        if old in self.b.program.inputs or len(aliases) > 1:
+            raise UserError("in-place update of an array that is also visible under another name (or is an "
+                            "argument) is not supported: write `x = x + y` instead", TypeError)
+        new = self.binop(op, old, rhs)
+        if new.dtype != old.dtype:
+            if not np.can_cast(new.dtype, old.dtype, "same_kind"):
+                raise UserError(f"Cannot cast ufunc output from {new.dtype} to {old.dtype} with casting rule "
+                                "'same_kind'", TypeError)
+            new = self.b.convert(new, old.dtype)
+        return new
+
+    def stmt_If(self, s, frame):
+        test = self.eval(s.test, frame)
+        branch = s.body if self.truth(test, s.test, frame) else s.orelse
+        self.exec_block(branch, frame)
+
+    def stmt_For(self, s, frame):
+        iterable = self.eval(s.iter, frame)
+        if contains_var(iterable) and isinstance(iterable, Var):
+            raise self.error_at(s.iter, frame, "iterating over a run-time array is not supported; iterate over "
+                                "range(len(x)) and index instead", TypeError)
+        for count, item in enumerate(py(list, iterable)):
+            if count > _MAX_UNROLL:
+                raise self.error_at(s, frame, f"loop unrolled more than {_MAX_UNROLL} times at compile time")
+            self.assign(s.target, item, frame)
+            try:
+                self.exec_block(s.body, frame)
+            except _Break:
+                return
+            except _Continue:
+                continue
+        self.exec_block(s.orelse, frame)
+
+    def stmt_While(self, s, frame):
+        count = 0
+        while self.truth(self.eval(s.test, frame), s.test, frame):
+            count += 1
+            if count > _MAX_UNROLL:
+                raise self.error_at(s, frame, f"loop unrolled more than {_MAX_UNROLL} times at compile time")
+            try:
+                self.exec_block(s.body, frame)
+            except _Break:
+                return
+            except _Continue:
+                continue
+        self.exec_block(s.orelse, frame)
+
+    def stmt_Break(self, s, frame):
+        raise _Break()
+
+    def stmt_Continue(self, s, frame):
+        raise _Continue()
+
+    def stmt_FunctionDef(self, s, frame):
+        if s.decorator_list:
+            raise self.error_at(s.decorator_list[0], frame, "decorators on nested functions are not supported")
+        frame.locals[s.name] = self.make_closure(s, frame, s.name)
+
+    def stmt_Assert(self, s, frame):
+        test = self.eval(s.test, frame)
+        if isinstance(test, Var):
+            raise self.error_at(s.test, frame, "assert on a run-time value is not supported", TypeError)
+        if not test:
+            msg = self.eval(s.msg, frame) if s.msg is not None else "assertion failed"
+            raise self.error_at(s, frame, str(msg), AssertionError)
+
+    def stmt_Raise(self, s, frame):
+        exc = self.eval(s.exc, frame) if s.exc is not None else RuntimeError("re-raise")
+        if isinstance(exc, type):
+            exc = exc()
+        kind = type(exc) if isinstance(exc, BaseException) else None
+        raise self.error_at(s, frame, str(exc) or type(exc).__name__, kind)
+
+    def stmt_Delete(self, s, frame):
+        for t in s.targets:
+            if not isinstance(t, ast.Name):
+                raise self.error_at(t, frame, "only `del name` is supported")
+            frame.locals.pop(t.id, None)
+
+    def stmt_Import(self, s, frame):
+        for alias in s.names:
+            module = py(importlib.import_module, alias.name)
+            if alias.asname:
+                frame.locals[alias.asname] = module
+            else:
+                frame.locals[alias.name.split(".")[0]] = importlib.import_module(alias.name.split(".")[0])
+
+    def stmt_ImportFrom(self, s, frame):
+        module = py(importlib.import_module, s.module)
+        for alias in s.names:
+            frame.locals[alias.asname or alias.name] = py(getattr, module, alias.name)
+
+    # ---- assignment ---------------------------------------------------------------------------------------------
+    def assign(self, target, value, frame: Frame) -> None:
+        if isinstance(target, ast.Name):
+            frame.locals[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            self.unpack(target, value, frame)
+        elif isinstance(target, ast.Subscript):
+            container = self.eval(target.value, frame)
+            index = self.eval(target.slice, frame)
+            self.setitem(container, index, value, target, frame)
+        else:
+            raise self.error_at(target, frame, f"cannot assign to {_describe(target)}")
+
+    def unpack(self, target, value, frame):
+        if isinstance(value, Var):
+            value = self.iterate_array(value)
+        items = py(list, value)
+        starred = [i for i, t in enumerate(target.elts) if isinstance(t, ast.Starred)]
+        if starred:
+            k = starred[0]
+            after = len(target.elts) - k - 1
+            if len(items) < len(target.elts) - 1:
+                raise UserError(f"not enough values to unpack (expected at least {len(target.elts) - 1}, "
+                                f"got {len(items)})", ValueError)
+            groups = items[:k] + [items[k:len(items) - after]] + items[len(items) - after:]
+        else:
+            if len(items) != len(target.elts):
+                raise UserError(f"cannot unpack {len(items)} values into {len(target.elts)} names", ValueError)
+            groups = items
+        for t, v in zip(target.elts, groups):
+            self.assign(t.value if isinstance(t, ast.Starred) else t, v, frame)
+
+    def iterate_array(self, x: Var) -> list:
+        if not x.shape or not isinstance(x.shape[0], int):
+            raise UserError("cannot unpack an array whose first dim is not known at compile time", TypeError)
+        getitem = numpy_api.METHODS.get("__getitem__")
+        if getitem is None:
+            raise UserError("indexing run-time arrays is not supported yet", TypeError)
+        return [getitem(self.b, x, i) for i in range(x.shape[0])]
+
+    def setitem(self, container, index, value, node, frame):
+        if isinstance(container, Var):
+            raise UserError("assignment into a run-time array is not supported: build a new array with "
+                            "np.where or np.concatenate", TypeError)
+        if _is_global_object(container, frame):
+            raise UserError("mutating a module-level object from compiled code is not supported", TypeError)
+        py(container.__setitem__, index, value)
+
+    # ---- expressions --------------------------------------------------------------------------------------------
+    def eval(self, node: ast.expr, frame: Frame):
+        handler = getattr(self, "expr_" + type(node).__name__, None)
+        if handler is None:
+            raise self.error_at(node, frame, f"unsupported expression: {_describe(node)}", SyntaxError)
+        return self._located(node, frame, lambda: handler(node, frame))
+
+    def expr_Constant(self, e, frame):
+        return e.value
+
+    def expr_Name(self, e, frame):
+        return frame.lookup(e.id)
+
+    def expr_Tuple(self, e, frame):
+        return tuple(self.eval_items(e.elts, frame))
+
+    def expr_List(self, e, frame):
+        return list(self.eval_items(e.elts, frame))
+
+    def expr_Set(self, e, frame):
+        return set(self.eval_items(e.elts, frame))
+
+    def eval_items(self, elts, frame) -> list:
+        out = []
+        for el in elts:
+            if isinstance(el, ast.Starred):
+                out.extend(py(list, self.eval(el.value, frame)))
+            else:
+                out.append(self.eval(el, frame))
+        return out
+
+    def expr_Dict(self, e, frame):
+        out = {}
+        for k, v in zip(e.keys, e.values):
+            if k is None:
+                py(out.update, self.eval(v, frame))
+            else:
+                py(out.__setitem__, self.eval(k, frame), self.eval(v, frame))
+        return out
+
+    def expr_BinOp(self, e, frame):
+        return self.binop(e.op, self.eval(e.left, frame), self.eval(e.right, frame))
+
+    def binop(self, op, left, right, inplace: bool = False):
+        if isinstance(left, Var) or isinstance(right, Var):
+            return self.numpy_call(OPERATOR_UFUNCS[type(op)], [left, right], {}, python_op=True)
+        if inplace and isinstance(left, list) and isinstance(op, ast.Add):
+            left.extend(right)
+            return left
+        return py(PY_OPERATORS[type(op)], left, right)
+
+    def expr_UnaryOp(self, e, frame):
+        operand = self.eval(e.operand, frame)
+        if isinstance(operand, Var):
+            if isinstance(e.op, ast.Not):
+                return self.numpy_call(np.logical_not, [operand], {}, python_op=True)
+            return self.numpy_call(OPERATOR_UFUNCS[type(e.op)], [operand], {}, python_op=True)
+        return py(PY_OPERATORS[type(e.op)], operand)
+
+    def expr_BoolOp(self, e, frame):
+        is_and = isinstance(e.op, ast.And)
+        value = None
+        for operand in e.values:
+            value = self.eval(operand, frame)
+            if self.truth(value, operand, frame) != is_and:
+                return value
+        return value
+
+    def expr_Compare(self, e, frame):
+        left = self.eval(e.left, frame)
+        result = True
+        for op, right_node in zip(e.ops, e.comparators):
+            right = self.eval(right_node, frame)
+            if (isinstance(left, Var) or isinstance(right, Var)) and type(op) in OPERATOR_UFUNCS:
+                if len(e.ops) > 1:
+                    raise UserError("chained comparisons of run-time arrays are ambiguous; use np.logical_and",
+                                    ValueError)
+                return self.numpy_call(OPERATOR_UFUNCS[type(op)], [left, right], {}, python_op=True)
+            result = py(PY_OPERATORS[type(op)], left, right)
+            if not self.truth(result, right_node, frame):
+                return result
+            left = right
+        return result
+
+    def expr_IfExp(self, e, frame):
+        test = self.eval(e.test, frame)
+        return self.eval(e.body if self.truth(test, e.test, frame) else e.orelse, frame)
+
+    def truth(self, value, node, frame) -> bool:
+        if isinstance(value, Var):
+            raise UserError("the truth value of a run-time array is not known at compile time (control flow on "
+                            "run-time values is not supported here); use np.where", TypeError)
+        if isinstance(value, np.ndarray) and value.size > 1:
+            raise UserError("The truth value of an array with more than one element is ambiguous. "
+                            "Use a.any() or a.all()", ValueError)
+        return py(bool, value)
+
+    def expr_Attribute(self, e, frame):
+        value = self.eval(e.value, frame)
+        if isinstance(value, Var):
+            return self.array_attribute(value, e.attr)
+        return py(getattr, value, e.attr)
+
+    def array_attribute(self, x: Var, name: str):
+        if name in numpy_api.ATTRIBUTES:
+            return numpy_api.ATTRIBUTES[name](self.b, x)
+        if name in numpy_api.METHODS:
+            return BoundMethod(name, x, numpy_api.METHODS[name])
+        raise UserError(f"'numpy.ndarray' attribute '{name}' is not supported by the compiler", AttributeError)
+
+    def expr_Subscript(self, e, frame):
+        value = self.eval(e.value, frame)
+        index = self.eval(e.slice, frame)
+        if isinstance(value, Var):
+            return self.call(BoundMethod("__getitem__", value, self._getitem_handler()), [index], {})
+        if contains_var(index) and isinstance(value, (np.ndarray, list, tuple)):
+            if isinstance(value, np.ndarray):
+                return self.call(BoundMethod("__getitem__", self.b.const(value), self._getitem_handler()),
+                                 [index], {})
+            raise UserError("indexing a Python list with a run-time value is not supported", TypeError)
+        return py(lambda: value[index])
+
+    def _getitem_handler(self):
+        handler = numpy_api.METHODS.get("__getitem__")
+        if handler is None:
+            raise UserError("indexing run-time arrays is not supported yet", TypeError)
+        return handler
+
+    def expr_Slice(self, e, frame):
+        parts = [self.eval(p, frame) if p is not None else None for p in (e.lower, e.upper, e.step)]
+        return py(slice, *parts)
+
+    def expr_Starred(self, e, frame):
+        raise UserError("starred expression is not allowed here", SyntaxError)
+
+    def expr_JoinedStr(self, e, frame):
+        return "".join(self.eval(v, frame) if isinstance(v, ast.FormattedValue) else str(v.value) for v in e.values)
+
+    def expr_FormattedValue(self, e, frame):
+        value = self.eval(e.value, frame)
+        if isinstance(value, Var):
+            value = f"<run-time {value.type_text()}>"
+        conv = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}[e.conversion]
+        spec = self.eval(e.format_spec, frame) if e.format_spec is not None else ""
+        return py(lambda: format(conv(value), spec))
+
+    def expr_NamedExpr(self, e, frame):
+        value = self.eval(e.value, frame)
+        self.assign(e.target, value, frame)
+        return value
+
+    def expr_Lambda(self, e, frame):
+        return self.make_closure(e, frame, "<lambda>")
+
+    # comprehensions run in a scope of their own, as in Python 3
+    def expr_ListComp(self, e, frame):
+        return [v for v in self.comprehension(e.generators, frame, lambda f: self.eval(e.elt, f))]
+
+    def expr_SetComp(self, e, frame):
+        return set(self.comprehension(e.generators, frame, lambda f: self.eval(e.elt, f)))
+
+    def expr_GeneratorExp(self, e, frame):
+        return iter(self.expr_ListComp(e, frame))
+
+    def expr_DictComp(self, e, frame):
+        return dict(self.comprehension(e.generators, frame, lambda f: (self.eval(e.key, f), self.eval(e.value, f))))
+
+    def comprehension(self, generators, frame, produce):
+        scope = Frame(frame.globals, frame.filename, frame.function, parent=frame)
+        out = []
+
+        def loop(i):
+            if i == len(generators):
+                out.append(produce(scope))
+                return
+            gen = generators[i]
+            iterable = self.eval(gen.iter, scope if i else frame)
+            if isinstance(iterable, Var):
+                iterable = self.iterate_array(iterable)
+            for item in py(list, iterable):
+                self.assign(gen.target, item, scope)
+                if all(self.truth(self.eval(c, scope), c, scope) for c in gen.ifs):
+                    loop(i + 1)
+        loop(0)
+        return out
+
+    # ---- calls --------------------------------------------------------------------------------------------------
+    def expr_Call(self, e, frame):
+        fn = self.eval(e.func, frame)
+        args = self.eval_items(e.args, frame)
+        kwargs = {}
+        for kw in e.keywords:
+            value = self.eval(kw.value, frame)
+            if kw.arg is None:
+                py(kwargs.update, value)
+            else:
+                kwargs[kw.arg] = value
+        return self.call(fn, args, kwargs)
+
+    def call(self, fn, args: list, kwargs: dict):
+        if isinstance(fn, Closure):
+            return self.call_closure(fn, args, kwargs)
+        if isinstance(fn, BoundMethod):
+            return fn.handler(self.b, fn.target, *args, **kwargs)
+        if isinstance(fn, Interpreted):
+            return self.call(fn.fn, args, kwargs)
+        py_func = getattr(fn, "py_func", None)  # a @transpile'd helper: compile its source in place
+        if py_func is not None and callable(py_func):
+            return self.call(py_func, args, kwargs)
+        has_var = contains_var(args) or contains_var(kwargs)
+        if _hashable(fn) and fn in numpy_api.FUNCTIONS and (has_var or fn in numpy_api.ALWAYS):
+            return numpy_api.FUNCTIONS[fn](self.b, *args, **kwargs)
+        if isinstance(fn, types.FunctionType) and not _is_library(fn):
+            return self.call_python(fn, args, kwargs)
+        if getattr(fn, "__name__", None) in _FORBIDDEN_BUILTINS and getattr(builtins, fn.__name__, None) is fn:
+            raise UserError(f"{fn.__name__}() is not supported in compiled code", TypeError)
+        if has_var:
+            name = getattr(fn, "__qualname__", None) or repr(fn)
+            module = getattr(fn, "__module__", None) or ""
+            raise UserError(f"{module + '.' if module else ''}{name}() is not supported on run-time arrays",
+                            TypeError)
+        return py(fn, *[_wrap_callable(a) for a in args], **{k: _wrap_callable(v) for k, v in kwargs.items()})
+
+    def numpy_call(self, fn, args, kwargs, python_op: bool = False):
+        if python_op and isinstance(fn, np.ufunc) and fn is not np.matmul:
+            return apply_ufunc(self.b, fn, args, python_op=True)
+        return self.call(fn, args, kwargs)
+
+    def call_python(self, fn, args, kwargs):
+        src = function_source(fn)
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError as e:
+            raise UserError(f"{fn.__name__}(): {e}", TypeError) from None
+        bound.apply_defaults()
+        closure = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        frame = Frame(fn.__globals__, src.filename, fn.__name__, locals=dict(bound.arguments), closure=closure)
+        return self.run_body(fn.__code__, src.node, frame)
+
+    def call_closure(self, c: Closure, args, kwargs):
+        try:
+            bound = _signature(c).bind(*args, **kwargs)
+        except TypeError as e:
+            raise UserError(f"{c.name}(): {e}", TypeError) from None
+        bound.apply_defaults()
+        frame = Frame(c.frame.globals, c.filename, c.name, locals=dict(bound.arguments), parent=c.frame)
+        return self.run_body(c.node, c.node, frame)
+
+    def run_body(self, key, node, frame: Frame):
+        if key in self.active:
+            raise UserError(f"recursive call of {frame.function}() is not supported", RecursionError)
+        if len(self.active) > _MAX_DEPTH:
+            raise UserError("calls nested too deeply", RecursionError)
+        self.active.append(key)
+        try:
+            if isinstance(node, ast.Lambda):
+                return self.eval(node.body, frame)
+            try:
+                self.exec_block(node.body, frame)
+            except _Return as r:
+                return r.value
+            except (_Break, _Continue):
+                raise self.error_at(node, frame, "'break' or 'continue' outside a loop", SyntaxError) from None
+            return None
+        finally:
+            self.active.pop()
+
+    def make_closure(self, node, frame: Frame, name: str) -> Closure:
+        a = node.args
+        defaults = [self.eval(d, frame) for d in a.defaults]
+        kw_defaults = [self.eval(d, frame) if d is not None else None for d in a.kw_defaults]
+        return Closure(node, frame, defaults, kw_defaults, frame.filename, name)
+
+
+def _signature(c: Closure) -> inspect.Signature:
+    a = c.node.args
+    P = inspect.Parameter
+    positional = [(x, P.POSITIONAL_ONLY) for x in a.posonlyargs] + [(x, P.POSITIONAL_OR_KEYWORD) for x in a.args]
+    first_default = len(positional) - len(c.defaults)
+    params = [P(x.arg, kind, default=c.defaults[i - first_default] if i >= first_default else P.empty)
+              for i, (x, kind) in enumerate(positional)]
+    if a.vararg:
+        params.append(P(a.vararg.arg, P.VAR_POSITIONAL))
+    for x, d, node_default in zip(a.kwonlyargs, c.kw_defaults, a.kw_defaults):
+        params.append(P(x.arg, P.KEYWORD_ONLY, default=d if node_default is not None else P.empty))
+    if a.kwarg:
+        params.append(P(a.kwarg.arg, P.VAR_KEYWORD))
+    return inspect.Signature(params)
+
+
+def _hashable(obj) -> bool:
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def _is_library(fn) -> bool:
+    """NumPy's own Python-level functions are never inlined: they are either registered or folded."""
+    module = getattr(fn, "__module__", "") or ""
+    return module == "numpy" or module.startswith("numpy.")
+
+
+def _wrap_callable(value):
+    """A Python function passed to a builtin must be compiled when the builtin calls it, not run eagerly."""
+    if isinstance(value, types.FunctionType) and not _is_library(value):
+        return Interpreted(value)
+    return value
+
+
+def _is_global_object(obj, frame: Frame) -> bool:
+    root = frame
+    while root.parent is not None:
+        root = root.parent
+    return any(v is obj for v in root.globals.values())
+
+
+def _describe(node: ast.AST) -> str:
+    names = {"Try": "try/except", "TryStar": "try/except*", "With": "with", "AsyncWith": "async with",
+             "ClassDef": "class definition", "Global": "global", "Nonlocal": "nonlocal", "Yield": "yield",
+             "YieldFrom": "yield from", "Await": "await", "AsyncFor": "async for", "AsyncFunctionDef": "async def",
+             "Match": "match"}
+    return names.get(type(node).__name__, type(node).__name__)

@@ -1,0 +1,30 @@
+"""The named pass pipelines between the printable stages: mlir -> optimized -> llvm."""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.passmanager import PassManager
+
+# Still on tensors: clean up, share common subexpressions, fuse elementwise producers into their consumers.
+OPTIMIZE = ("builtin.module(func.func(canonicalize, cse, linalg-fuse-elementwise-ops, canonicalize, cse))")
+
+# Tensors -> buffers -> loops -> LLVM dialect.
+LOWER = ("builtin.module("
+         "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+         "buffer-deallocation-pipeline,"
+         "convert-linalg-to-loops, convert-scf-to-cf, expand-strided-metadata, lower-affine,"
+         "finalize-memref-to-llvm, convert-math-to-funcs, convert-math-to-llvm, convert-math-to-libm,"
+         "convert-arith-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, convert-index-to-llvm,"
+         "convert-ub-to-llvm, reconcile-unrealized-casts)")
+
+
+def run(module: ir.Module, pipeline: str) -> ir.Module:
+    PassManager.parse(pipeline, context=module.context).run(module.operation)
+    return module
+
+
+def optimize(module: ir.Module) -> ir.Module:
+    return run(module, OPTIMIZE)
+
+
+def lower_to_llvm(module: ir.Module) -> ir.Module:
+    return run(module, LOWER)

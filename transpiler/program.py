@@ -1,0 +1,107 @@
+"""The typed program: a small SSA list of primitives, every value with dtype, shape and source location.
+
+It is what the frontend produces and codegen consumes (like a jaxpr), printed by `--emit typed` and re-checked by
+`check` before codegen so that a frontend bug surfaces as a clear internal error rather than an MLIR verifier dump.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .types.shapes import ShapeEnv, Sym, sym_text
+
+_ids = itertools.count()
+
+
+@dataclass(eq=False)
+class Var:
+    """A value known only at run time. `scalar` marks a rank-0 value that NumPy would hand back as a NumPy scalar
+    (ufunc and reduction results) rather than a 0-d array; `weak` marks a Python scalar (NEP 50 weak)."""
+    dtype: np.dtype
+    shape: tuple
+    weak: bool = False
+    scalar: bool = False
+    id: int = field(default_factory=lambda: next(_ids))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self) -> str:
+        return f"%{self.id}"
+
+    def type_text(self) -> str:
+        weak = "weak " if self.weak else ""
+        return f"{weak}{self.dtype}{sym_text(self.shape)}"
+
+
+@dataclass(frozen=True)
+class Loc:
+    filename: str
+    lineno: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{os.path.basename(self.filename)}:{self.lineno}:{self.col + 1}"
+
+
+@dataclass(eq=False)
+class Eqn:
+    prim: str
+    inputs: list
+    outputs: list
+    params: dict
+    loc: Loc | None
+
+    def text(self, indent: str = "  ") -> str:
+        outs = ", ".join(f"{v}:{v.type_text()}" for v in self.outputs)
+        params = " ".join(f"{k}={_param_text(v)}" for k, v in self.params.items() if not k.startswith("_"))
+        args = ", ".join(map(repr, self.inputs))
+        loc = f"  # {self.loc}" if self.loc else ""
+        return f"{indent}{outs} = {self.prim}{' ' + params if params else ''} {args}".rstrip() + loc
+
+
+def _param_text(v) -> str:
+    if isinstance(v, np.ndarray):
+        return np.array2string(v, threshold=8, separator=",").replace("\n", "") if v.ndim else repr(v.item())
+    if isinstance(v, np.dtype):
+        return str(v)
+    return repr(v)
+
+
+@dataclass
+class Program:
+    name: str
+    inputs: list            # Vars, in kernel-argument order
+    input_names: list       # how each input is reached from the Python arguments, e.g. "blocks[0]['ln_1']['g']"
+    eqns: list = field(default_factory=list)
+    outputs: list = field(default_factory=list)
+    env: ShapeEnv = field(default_factory=ShapeEnv)
+
+    def text(self) -> str:
+        params = ", ".join(f"{n}: {v.type_text()} {v}" for n, v in zip(self.input_names, self.inputs))
+        lines = [f"func {self.name}({params}) -> ({', '.join(v.type_text() for v in self.outputs)}):"]
+        lines += [e.text() for e in self.eqns]
+        for a, b in self.env.guards:
+            lines.append(f"  guard {a} == {b}")
+        lines.append(f"  return {', '.join(map(repr, self.outputs))}")
+        return "\n".join(lines) + "\n"
+
+    def check(self) -> None:
+        """Every input of every equation is defined before use; every Sym used is known."""
+        defined = set(map(id, self.inputs))
+        for e in self.eqns:
+            for v in e.inputs:
+                if id(v) not in defined:
+                    raise AssertionError(f"typed program: {v} used before definition in: {e.text()}")
+            defined.update(map(id, e.outputs))
+        for v in self.outputs:
+            if id(v) not in defined:
+                raise AssertionError(f"typed program: output {v} is not defined")
+
+
+def syms_of(shape) -> list:
+    return [d for d in shape if isinstance(d, Sym)]

@@ -1,0 +1,151 @@
+"""The call boundary: Python arguments -> (specialization key, flat list of arrays), and back for results.
+
+What specializes (is part of the key) and what is run-time data:
+- arrays: dtype, rank and which dims are 1 (so broadcasting is decided at compile time); sizes are run-time;
+- NumPy scalars and Python floats: dtype only; their values are run-time (0-d inputs);
+- Python bool/int/str/None and other hashable objects: their value (they usually shape the program);
+- lists of plain numbers: data, like np.asarray of them (token ids that grow must not recompile);
+- tuples, other lists, dicts: their structure (lengths, keys) specializes; their leaves follow these rules.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..errors import UserError
+from ..program import Var
+from ..types import dtypes
+from ..types.shapes import Sym
+
+_NUMBER_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
+def flatten(value, leaves: list, originals: list, static_shapes: bool = False):
+    """The key part for `value`; run-time leaves are appended to `leaves` (as arrays) and `originals`."""
+    if isinstance(value, np.ndarray):
+        if value.dtype not in dtypes.SUPPORTED:
+            raise TypeError(f"unsupported array dtype {value.dtype} (supported: "
+                            f"{', '.join(map(str, dtypes.SUPPORTED))})")
+        leaves.append(value)
+        originals.append(value)
+        dims = value.shape if static_shapes else tuple(d == 1 for d in value.shape)
+        return ("A", value.dtype.str, value.ndim, dims)
+    if isinstance(value, np.generic):
+        if value.dtype not in dtypes.SUPPORTED:
+            raise TypeError(f"unsupported scalar type {type(value).__name__}")
+        leaves.append(np.asarray(value))
+        originals.append(value)
+        return ("S", value.dtype.str)
+    if isinstance(value, float):
+        leaves.append(np.asarray(value, dtype=np.float64))
+        originals.append(value)
+        return ("F",)
+    if isinstance(value, (bool, int, str, type(None))):
+        return ("C", type(value), value)
+    if isinstance(value, list) and value and all(isinstance(v, _NUMBER_TYPES) for v in value):
+        arr = np.asarray(value)
+        leaves.append(arr)
+        originals.append(arr)
+        return ("L", arr.dtype.str)
+    if isinstance(value, (list, tuple)):
+        tag = "T" if isinstance(value, tuple) else "l"
+        return (tag, tuple(flatten(v, leaves, originals, static_shapes) for v in value))
+    if isinstance(value, dict):
+        return ("D", tuple((k, flatten(v, leaves, originals, static_shapes)) for k, v in value.items()))
+    if isinstance(value, np.dtype) or isinstance(value, numbers.Number):
+        return ("C", type(value), value)
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"unsupported argument type {type(value).__name__}") from None
+    return ("C", type(value), value)
+
+
+def abstract(key, path: str, inputs: list, names: list):
+    """The compile-time view of an argument with this key: Vars for run-time leaves (appended to `inputs`)."""
+    tag = key[0]
+    if tag == "A":
+        _, dt, ndim, dims = key
+        index = len(inputs)
+        shape = tuple(_dim(d, f"{path}.shape[{i}]", index, i) for i, d in enumerate(dims))
+        return _input(Var(np.dtype(dt), shape), path, inputs, names)
+    if tag == "S":
+        return _input(Var(np.dtype(key[1]), (), scalar=True), path, inputs, names)
+    if tag == "F":
+        return _input(Var(dtypes.FLOAT64, (), weak=True), path, inputs, names)
+    if tag == "L":
+        index = len(inputs)
+        return _input(Var(np.dtype(key[1]), (Sym(f"len({path})", ("arg", index, 0)),)), path, inputs, names)
+    if tag == "C":
+        return key[2]
+    if tag in ("T", "l"):
+        items = [abstract(k, f"{path}[{i}]", inputs, names) for i, k in enumerate(key[1])]
+        return tuple(items) if tag == "T" else items
+    if tag == "D":
+        return {k: abstract(sub, f"{path}[{k!r}]", inputs, names) for k, sub in key[1]}
+    raise AssertionError(key)
+
+
+def _dim(d, name: str, index: int, axis: int):
+    if d is True:
+        return 1
+    if d is False:
+        return Sym(name, ("arg", index, axis))
+    return int(d)  # static shapes
+
+
+def _input(v: Var, path: str, inputs: list, names: list) -> Var:
+    inputs.append(v)
+    names.append(path)
+    return v
+
+
+# ---- results --------------------------------------------------------------------------------------------------
+def result_template(value, inputs: list, outputs: list):
+    """Describe a returned Python value: Vars become ("out", i) or ("in", i), the rest is kept as is."""
+    if isinstance(value, Var):
+        for i, v in enumerate(inputs):
+            if v is value:
+                return ("in", i)
+        for i, v in enumerate(outputs):
+            if v is value:
+                return ("out", i, _kind(value))
+        outputs.append(value)
+        return ("out", len(outputs) - 1, _kind(value))
+    if isinstance(value, (list, tuple)):
+        return ("list" if isinstance(value, list) else "tuple",
+                [result_template(v, inputs, outputs) for v in value])
+    if isinstance(value, dict):
+        return ("dict", [(k, result_template(v, inputs, outputs)) for k, v in value.items()])
+    if isinstance(value, (np.ndarray, np.generic, bool, int, float, str, type(None), np.dtype)):
+        return ("const", value)
+    raise UserError(f"cannot return a value of type {type(value).__name__} from compiled code", TypeError)
+
+
+def _kind(v: Var) -> str:
+    if v.weak:
+        return "python"
+    return "scalar" if v.scalar and not v.shape else "array"
+
+
+def build_result(template, results: list, originals: list):
+    tag = template[0]
+    if tag == "out":
+        arr = results[template[1]]
+        kind = template[2]
+        if kind == "python":
+            return arr.item()
+        if kind == "scalar":
+            return arr[()]
+        return arr
+    if tag == "in":
+        return originals[template[1]]
+    if tag == "list":
+        return [build_result(t, results, originals) for t in template[1]]
+    if tag == "tuple":
+        return tuple(build_result(t, results, originals) for t in template[1])
+    if tag == "dict":
+        return {k: build_result(t, results, originals) for k, t in template[1]}
+    value = template[1]
+    return value.copy() if isinstance(value, np.ndarray) else value
