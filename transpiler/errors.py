@@ -22,7 +22,11 @@ class CompileError(Exception):
         self.col_offset = col_offset
 
     def __str__(self) -> str:
-        head = f"{self.filename}:{self.lineno}:{self.col_offset + 1}: {self.message}"
+        return self.format()
+
+    def format(self, severity: str = "") -> str:
+        """`FILE:LINE:COL: [severity: ]message`, then the source line and a caret under the column."""
+        head = f"{self.filename}:{self.lineno}:{self.col_offset + 1}: {severity + ': ' if severity else ''}{self.message}"
         line = linecache.getline(self.filename, self.lineno).rstrip("\n") if self.lineno else ""
         if not line:
             return head

@@ -10,7 +10,7 @@ OPTIMIZE = ("builtin.module(func.func(canonicalize, cse, linalg-fuse-elementwise
 # Tensors -> buffers -> loops -> LLVM dialect.
 LOWER = ("builtin.module("
          "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
-         "buffer-deallocation-pipeline,"
+         "buffer-deallocation-pipeline, convert-bufferization-to-memref,"
          "convert-linalg-to-loops, convert-scf-to-cf, expand-strided-metadata, lower-affine,"
          "finalize-memref-to-llvm, convert-math-to-funcs, convert-math-to-llvm, convert-math-to-libm,"
          "convert-arith-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, convert-index-to-llvm,"

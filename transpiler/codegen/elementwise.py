@@ -23,14 +23,15 @@ def broadcast_map(operand_shape, result_shape) -> ir.AffineMap:
 
 
 def elementwise(em: Emitter, inputs, out, body) -> ir.Value:
-    """A linalg.generic computing `body(block_args)` for each element of `out`'s shape."""
+    """A linalg.generic computing `body(scalars)` for each element of `out`'s shape (bools as i1 inside)."""
     init = em.empty(out)
     maps = [broadcast_map(v.shape, out.shape) for v in inputs] + [ir.AffineMap.get_identity(len(out.shape))]
     op = linalg.GenericOp_(inputs=[em[v] for v in inputs], outputs=[init], indexing_maps=maps,
                            iterator_types=[linalg.IteratorType.parallel] * len(out.shape))
     block = op.regions[0].blocks[0]
     with ir.InsertionPoint(block):
-        linalg.YieldOp([body(list(block.arguments)[:len(inputs)])])
+        scalars = [scalar.load(a, v.dtype) for a, v in zip(block.arguments, inputs)]
+        linalg.YieldOp([scalar.store(body(scalars), out.dtype)])
     return op.result
 
 
@@ -56,7 +57,7 @@ def _ipow(em: Emitter, e):
 def _const(em: Emitter, e):
     value: np.ndarray = e.params["value"]
     t = em.tensor_type(e.outputs[0])
-    if value.size and (value == value.flat[0]).all() and not np.isnan(value.flat[0]) or value.size == 1:
+    if value.size == 1 or value.size and np.array_equal(value, np.full_like(value, value.flat[0]), equal_nan=True):
         attr = ir.DenseElementsAttr.get_splat(t, _scalar_attr(value.dtype, value.flat[0]))
     else:
         attr = _dense(value, t)
@@ -64,7 +65,7 @@ def _const(em: Emitter, e):
 
 
 def _scalar_attr(dt: np.dtype, v) -> ir.Attribute:
-    t = scalar.mlir_type(dt)
+    t = scalar.storage_type(dt)
     if dt.kind == "f":
         return ir.FloatAttr.get(t, float(v))
     iv = int(v)
@@ -76,7 +77,7 @@ def _scalar_attr(dt: np.dtype, v) -> ir.Attribute:
 def _dense(value: np.ndarray, t) -> ir.Attribute:
     arr = np.ascontiguousarray(value)
     if arr.dtype.kind == "b":
-        return ir.DenseElementsAttr.get(arr.astype(np.bool_), type=t)
+        arr = arr.astype(np.int8)
     if arr.dtype.kind == "u":
         arr = arr.view(arr.dtype.str.replace("u", "i"))
     return ir.DenseElementsAttr.get(arr, type=t)

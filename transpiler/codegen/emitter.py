@@ -7,7 +7,7 @@ from mlir.dialects import arith, func, tensor
 
 from ..program import Program, Var
 from ..types.shapes import Sym
-from .scalar import mlir_type
+from .scalar import storage_type
 
 EMITTERS: dict = {}
 
@@ -29,7 +29,7 @@ class Emitter:
     # ---- types and sizes ----------------------------------------------------------------------------------------
     def tensor_type(self, v: Var) -> ir.RankedTensorType:
         dyn = ir.ShapedType.get_dynamic_size()
-        return ir.RankedTensorType.get([d if isinstance(d, int) else dyn for d in v.shape], mlir_type(v.dtype))
+        return ir.RankedTensorType.get([d if isinstance(d, int) else dyn for d in v.shape], storage_type(v.dtype))
 
     def size(self, d) -> ir.Value:
         """The run-time value of a dim (an index)."""
@@ -43,7 +43,7 @@ class Emitter:
     def empty(self, v: Var) -> ir.Value:
         """A destination tensor for `v` (uninitialized: callers fill or fully overwrite it)."""
         sizes = [d if isinstance(d, int) else self.size(d) for d in (self.program.env.find(d) for d in v.shape)]
-        return tensor.empty(sizes, mlir_type(v.dtype))
+        return tensor.empty(sizes, storage_type(v.dtype))
 
     def cast_to(self, value: ir.Value, v: Var) -> ir.Value:
         """Make a value's static type agree with `v` (e.g. after unification made a `?` dim static)."""

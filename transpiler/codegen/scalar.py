@@ -25,6 +25,22 @@ def mlir_type(dt: np.dtype) -> ir.Type:
     return {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}[dt.itemsize].get()
 
 
+def storage_type(dt: np.dtype) -> ir.Type:
+    """Element type in memory: NumPy stores a bool in a byte, and memrefs of i1 cannot be loaded anyway."""
+    return ir.IntegerType.get_signless(8) if np.dtype(dt).kind == "b" else mlir_type(dt)
+
+
+def load(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """A stored element as a scalar of `mlir_type` (bool bytes -> i1, any non-zero byte is True)."""
+    if dt.kind != "b":
+        return x
+    return arith.cmpi(I.ne, x, arith.constant(x.type, ir.IntegerAttr.get(x.type, 0)))
+
+
+def store(x: ir.Value, dt: np.dtype) -> ir.Value:
+    return arith.extui(storage_type(dt), x) if dt.kind == "b" else x
+
+
 def const(dt: np.dtype, value) -> ir.Value:
     t = mlir_type(dt)
     if dt.kind == "f":
@@ -48,7 +64,7 @@ def convert(x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:
     if src.kind == "f" and dst.kind == "f":
         return arith.extf(t, x) if dst.itemsize > src.itemsize else arith.truncf(t, x)
     if src.kind == "f":
-        return arith.fptosi(t, x) if dst.kind == "i" else arith.fptoui(t, x)
+        return _float_to_int(x, dst)
     if dst.kind == "f":
         return arith.sitofp(t, x) if src.kind == "i" else arith.uitofp(t, x)
     sb, db = dtypes.bits(src), dtypes.bits(dst)
@@ -57,6 +73,18 @@ def convert(x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:
     if db < sb:
         return arith.trunci(t, x)
     return x  # same width, other signedness: signless bits are identical
+
+
+def _float_to_int(x: ir.Value, dst: np.dtype) -> ir.Value:
+    """As NumPy's C casts compile on x86: narrow ints through a 32-bit conversion, uint32 through int64, so
+    in-range negative floats wrap (np.float32(-3).astype(np.uint8) == 253) instead of saturating."""
+    if dst == np.uint64:  # negative values wrap as through int64; large positive ones need the unsigned range
+        t = mlir_type(dst)
+        negative = arith.cmpf(F.OLT, x, arith.constant(x.type, ir.FloatAttr.get(x.type, 0.0)))
+        return arith.select(negative, arith.fptosi(t, x), arith.fptoui(t, x))
+    wide = np.dtype(np.int64) if dst.itemsize == 8 or dst == np.uint32 else np.dtype(np.int32)
+    v = arith.fptosi(mlir_type(wide), x)
+    return v if wide.itemsize == dst.itemsize else arith.trunci(mlir_type(dst), v)
 
 
 # ---- helpers --------------------------------------------------------------------------------------------------
@@ -193,6 +221,10 @@ def _int_trunc_div(dts, a, b):
 
 def _cmp(fpred, spred, upred):
     def emit(dts, a, b):
+        if dts[0] != dts[1]:  # NumPy's mixed int64/uint64 loops compare exact values: widen both to i128
+            wide = ir.IntegerType.get_signless(128)
+            a, b = [(arith.extui if dt.kind in "ub" else arith.extsi)(wide, x) for x, dt in zip((a, b), dts)]
+            return arith.cmpi(spred, a, b)
         kind = dts[0].kind
         if kind == "f":
             return arith.cmpf(fpred, a, b)

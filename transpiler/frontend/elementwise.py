@@ -52,10 +52,27 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         shape = broadcast([base.shape], b.env)
         return b.emit1("ipow", [base], out_dts[0], shape, weak=python_op and is_weak(args[0]),
                        scalar=base.ndim == 0, exponent=int(args[1]))
+    if ufunc in _COMPARISONS:
+        in_dts = [_exact_int_dtype(a, dt) for a, dt in zip(args, in_dts)]
     operands = [coerce(b, a, dt) for a, dt in zip(args, in_dts)]
     shape = broadcast([o.shape for o in operands], b.env)
     weak = python_op and all(is_weak(a) for a in args)
     return b.emit1(UFUNC_PRIMS[ufunc], operands, out_dts[0], shape, weak=weak, scalar=len(shape) == 0)
+
+
+_COMPARISONS = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
+
+
+def _exact_int_dtype(value, dtype: np.dtype) -> np.dtype:
+    """NumPy 2 compares a Python int that does not fit the array's dtype by its exact value (uint8_array < 300 is
+    all True): keep such an int in a dtype that holds it; codegen compares mixed integer dtypes exactly."""
+    if isinstance(value, Var) or not isinstance(value, int) or isinstance(value, bool) or dtype.kind not in "iu":
+        return dtype
+    for candidate in (dtype, np.dtype(np.int64), np.dtype(np.uint64)):
+        info = np.iinfo(candidate)
+        if info.min <= value <= info.max:
+            return candidate
+    raise UserError(f"Python integer {value} out of bounds for comparison", OverflowError)
 
 
 def _small_int_exponent(e):

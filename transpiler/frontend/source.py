@@ -1,9 +1,14 @@
-"""Find a function's source and parse it to an AST whose line and column numbers are those of the file."""
+"""Find a function's definition in its file's AST: line and column numbers are those of the file.
+
+The whole file is parsed (once) rather than the snippet `inspect.getsource` returns, because a snippet is often not
+valid on its own (a lambda inside a dict literal, a method body) and because columns must match the file.
+Several lambdas on one line are told apart by comparing their bytecode with the function's.
+"""
 from __future__ import annotations
 
 import ast
 import inspect
-import textwrap
+import linecache
 from dataclasses import dataclass
 
 from ..errors import UserError
@@ -15,51 +20,66 @@ class FunctionSource:
     filename: str
 
 
-_cache: dict = {}
+_functions: dict = {}
+_files: dict = {}
 
 
 def function_source(fn) -> FunctionSource:
     code = fn.__code__
-    if code in _cache:
-        return _cache[code]
-    try:
-        lines, start = inspect.getsourcelines(fn)
+    if code not in _functions:
         filename = inspect.getsourcefile(fn) or code.co_filename
-    except (OSError, TypeError) as e:
-        raise UserError(f"cannot read the source of {fn.__qualname__}: {e}", TypeError) from None
+        tree = _parse_file(filename, fn)
+        node = _find(tree, code, filename, fn)
+        if isinstance(node, ast.FunctionDef):
+            node.decorator_list = []  # @transpile must not apply again while compiling
+        _functions[code] = FunctionSource(node, filename)
+    return _functions[code]
+
+
+def _parse_file(filename: str, fn) -> ast.Module:
+    lines = linecache.getlines(filename)
+    if not lines:
+        raise UserError(f"cannot read the source of {fn.__qualname__} (defined in {filename}): compiled functions "
+                        "must be defined in a file", TypeError)
     text = "".join(lines)
-    dedented = textwrap.dedent(text)
-    indent = _first_indent(text) - _first_indent(dedented)
-    tree = ast.parse(dedented)
-    ast.increment_lineno(tree, start - 1)
-    if indent:
-        for n in ast.walk(tree):
-            if hasattr(n, "col_offset"):
-                n.col_offset += indent
-                if getattr(n, "end_col_offset", None) is not None:
-                    n.end_col_offset += indent
-    node = _find_def(tree, fn)
-    if isinstance(node, ast.FunctionDef):
-        node.decorator_list = []  # @transpile must not apply again while compiling
-    _cache[code] = FunctionSource(node, filename)
-    return _cache[code]
+    cached = _files.get(filename)
+    if cached is None or cached[0] != text:
+        cached = (text, ast.parse(text, filename))
+        _files[filename] = cached
+    return cached[1]
 
 
-def _first_indent(text: str) -> int:
-    for line in text.splitlines():
-        if line.strip():
-            return len(line) - len(line.lstrip())
-    return 0
+def _find(tree: ast.Module, code, filename: str, fn):
+    first = code.co_firstlineno
+    if code.co_name == "<lambda>":
+        candidates = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == first]
+    else:
+        candidates = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      and n.name == code.co_name and _first_line(n) == first]
+    if len(candidates) > 1:
+        candidates = [n for n in candidates if _same_code(n, code, filename)] or candidates[:1]
+    if not candidates:
+        raise UserError(f"cannot find the definition of {fn.__qualname__} in {filename}", TypeError)
+    node = candidates[0]
+    if isinstance(node, ast.AsyncFunctionDef):
+        raise UserError(f"async function {code.co_name} is not supported", TypeError)
+    return node
 
 
-def _find_def(tree: ast.AST, fn):
-    name = fn.__name__
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name:
-            if isinstance(n, ast.AsyncFunctionDef):
-                raise UserError(f"async function {name} is not supported", TypeError)
-            return n
-    lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
-    if name == "<lambda>" and len(lambdas) == 1:
-        return lambdas[0]
-    raise UserError(f"cannot find the definition of {fn.__qualname__} in its source", TypeError)
+def _first_line(node) -> int:
+    return min([d.lineno for d in node.decorator_list] + [node.lineno])
+
+
+def _same_code(node, code, filename: str) -> bool:
+    """Compile the candidate on its own and compare bytecode with the function's."""
+    try:
+        if isinstance(node, ast.Lambda):
+            module = compile(ast.Expression(node), filename, "eval")
+        else:
+            module = compile(ast.Module([node], []), filename, "exec")
+    except (SyntaxError, ValueError):
+        return False
+    for const in module.co_consts:
+        if hasattr(const, "co_code") and const.co_code == code.co_code and const.co_consts == code.co_consts:
+            return True
+    return False

@@ -1,0 +1,53 @@
+"""Differential testing against NumPy: the function's own NumPy run is the reference."""
+from __future__ import annotations
+
+import numpy as np
+
+from transpiler import transpile
+
+# Tolerances per result dtype: transcendental functions come from libm (NumPy uses its own SIMD code), and float16
+# results are computed in float32 and rounded, so results match to rounding, not bit for bit.
+RTOL = {np.dtype(np.float16): 2e-3, np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-12}
+
+
+def tolerance(dtype) -> float:
+    return RTOL.get(np.dtype(dtype), 0.0)
+
+
+def assert_same(actual, expected, rtol=None, atol=None):
+    """Same structure, type, dtype and shape; values equal (ints, bools) or close (floats, NaNs equal)."""
+    if isinstance(expected, (tuple, list)):
+        assert type(actual) is type(expected), (type(actual), type(expected))
+        assert len(actual) == len(expected)
+        for a, e in zip(actual, expected):
+            assert_same(a, e, rtol, atol)
+        return
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict) and actual.keys() == expected.keys()
+        for k in expected:
+            assert_same(actual[k], expected[k], rtol, atol)
+        return
+    assert type(actual) is type(expected), f"type {type(actual).__name__} != {type(expected).__name__}"
+    if not isinstance(expected, (np.ndarray, np.generic)):
+        if isinstance(expected, float):
+            np.testing.assert_allclose(actual, expected, rtol=rtol or 1e-12, equal_nan=True)
+        else:
+            assert actual == expected
+        return
+    assert actual.dtype == expected.dtype, f"dtype {actual.dtype} != {expected.dtype}"
+    assert np.shape(actual) == np.shape(expected), f"shape {np.shape(actual)} != {np.shape(expected)}"
+    if expected.dtype.kind == "f":
+        r = tolerance(expected.dtype) if rtol is None else rtol
+        a = atol if atol is not None else r
+        np.testing.assert_allclose(actual, expected, rtol=r, atol=a, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(actual, expected)
+
+
+def check(fn, *args, rtol=None, atol=None, **kwargs):
+    """Compile `fn`, run both, compare. Returns the compiled result."""
+    with np.errstate(all="ignore"):
+        expected = fn(*args, **kwargs)
+    actual = transpile(fn)(*args, **kwargs)
+    assert_same(actual, expected, rtol, atol)
+    return actual
