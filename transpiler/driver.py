@@ -2,6 +2,7 @@
 Each stage is a function; `emit` stops at any of them and prints it."""
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass
 
@@ -28,11 +29,12 @@ class Typed:
 def trace_free_typing(fn, keys: list, names: list) -> Typed:
     """Interpret `fn` over abstract arguments described by their specialization keys."""
     inputs, input_names = [], []
-    args = [abstract(k, n, inputs, input_names) for k, n in zip(keys, names)]
+    values = {n: abstract(k, n, inputs, input_names) for k, n in zip(keys, names)}
+    call = inspect.BoundArguments(inspect.signature(fn), values)  # back to positional/keyword as bound
     program = Program(_symbol(fn.__name__), inputs, input_names)
     interp = Interpreter(Builder(program))
     try:
-        value = interp.run(fn, args, {})
+        value = interp.run(fn, list(call.args), call.kwargs)
     except CompileError:
         raise
     except RecursionError as e:

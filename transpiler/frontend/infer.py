@@ -66,6 +66,9 @@ class Interpreter:
         token = current_interpreter.set(self)
         try:
             return self.call(fn, args, kwargs)
+        except UserError as e:  # raised before any statement ran, e.g. while binding the arguments
+            src = function_source(fn)
+            raise compile_error(str(e), src.filename, src.node.lineno, src.node.col_offset, e.kind) from None
         finally:
             current_interpreter.reset(token)
 
@@ -356,7 +359,7 @@ class Interpreter:
     def truth(self, value, node, frame) -> bool:
         if isinstance(value, Var):
             raise UserError("the truth value of a run-time array is not known at compile time (control flow on "
-                            "run-time values is not supported here); use np.where", TypeError)
+                            "run-time values is not supported here); use np.where", ValueError)
         if isinstance(value, np.ndarray) and value.size > 1:
             raise UserError("The truth value of an array with more than one element is ambiguous. "
                             "Use a.any() or a.all()", ValueError)

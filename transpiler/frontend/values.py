@@ -73,7 +73,7 @@ def _unary(ufunc):
 
 def _no_bool(self):
     raise UserError("the truth value of a run-time array is not known at compile time; use np.where, or a "
-                    "comparison of a scalar inside `if`", TypeError)
+                    "comparison of a scalar inside `if`", ValueError)
 
 
 def install_operators() -> None:

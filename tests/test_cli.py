@@ -1,0 +1,66 @@
+"""The CLI: `python -m transpiler FILE --emit STAGE` with --function and --arg, and its error format."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "transpiler", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": ROOT})
+
+
+@pytest.mark.parametrize("stage", ["typed", "mlir", "optimized", "llvm"])
+def test_example_every_stage(stage):
+    r = run("examples/gelu.py", "--emit", stage)
+    assert r.returncode == 0, r.stderr
+    expected = {"typed": "tanh", "mlir": "linalg.generic", "optimized": "math.tanh", "llvm": "llvm.func"}[stage]
+    assert expected in r.stdout
+
+
+def test_default_stage_is_mlir_and_arg_overrides_annotation():
+    r = run("examples/gelu.py", "--arg", "x=float64[?,768]")
+    assert r.returncode == 0, r.stderr
+    assert "tensor<?x768xf64>" in r.stdout and "func.func @gelu" in r.stdout
+
+
+def test_function_selection_and_scalar_args(tmp_path):
+    src = tmp_path / "two.py"
+    src.write_text(
+        "import numpy as np\n\n"
+        "def scale(x, s, n):\n    return x * s + n\n\n"
+        "def other(x: 'int32[3]'):\n    return x + 1\n")
+    r = run(str(src), "--function", "scale", "--arg", "x=float32[?]", "--arg", "s=float64", "--arg", "n=3",
+            "--emit", "typed")
+    assert r.returncode == 0, r.stderr
+    assert "func scale" in r.stdout and "func other" not in r.stdout
+    assert "weak float64" in r.stdout
+    r = run(str(src), "--function", "other")
+    assert r.returncode == 0 and "tensor<3xi32>" in r.stdout
+
+
+def test_errors_are_located_without_traceback(tmp_path):
+    src = tmp_path / "bad.py"
+    src.write_text("import numpy as np\n\ndef f(x: 'bool[?]'):\n    return x - x\n")
+    r = run(str(src))
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"{src}:4:12: error: ")
+    assert "Traceback" not in r.stderr
+    assert r.stderr.rstrip().splitlines()[-1].strip() == "^"
+
+
+def test_missing_type_is_reported(tmp_path):
+    src = tmp_path / "untyped.py"
+    src.write_text("def f(x):\n    return x\n")
+    r = run(str(src))
+    assert r.returncode == 1 and "--arg x=" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_bad_arg_spec_and_missing_function():
+    r = run("examples/gelu.py", "--arg", "x=float128[?]")
+    assert r.returncode == 1 and "dtype" in r.stderr and "Traceback" not in r.stderr
+    r = run("examples/gelu.py", "--function", "nope")
+    assert r.returncode == 1 and "nope" in r.stderr
