@@ -83,6 +83,9 @@ def check_guards(program, arrays) -> None:
         size_b = b if isinstance(b, int) else arrays[b.origin[1]].shape[b.origin[2]]
         if size_a != size_b:
             raise ValueError(f"operands could not be broadcast together: {a} is {size_a} but {b} is {size_b}")
+    for d, message in program.env.nonzero:
+        if arrays[d.origin[1]].shape[d.origin[2]] == 0:
+            raise ValueError(message)
 
 
 def transpile(fn=None, **options):

@@ -22,11 +22,13 @@ def broadcast_map(operand_shape, result_shape) -> ir.AffineMap:
     return ir.AffineMap.get(rank, 0, exprs)
 
 
-def elementwise(em: Emitter, inputs, out, body) -> ir.Value:
-    """A linalg.generic computing `body(scalars)` for each element of `out`'s shape (bools as i1 inside)."""
+def elementwise(em: Emitter, inputs, out, body, values=None) -> ir.Value:
+    """A linalg.generic computing `body(scalars)` for each element of `out`'s shape (bools as i1 inside).
+    `inputs` give dtypes and shapes; their tensors are `values`, by default the Vars' own."""
     init = em.empty(out)
     maps = [broadcast_map(v.shape, out.shape) for v in inputs] + [ir.AffineMap.get_identity(len(out.shape))]
-    op = linalg.GenericOp_(inputs=[em[v] for v in inputs], outputs=[init], indexing_maps=maps,
+    values = values if values is not None else [em[v] for v in inputs]
+    op = linalg.GenericOp_(inputs=values, outputs=[init], indexing_maps=maps,
                            iterator_types=[linalg.IteratorType.parallel] * len(out.shape))
     block = op.regions[0].blocks[0]
     with ir.InsertionPoint(block):

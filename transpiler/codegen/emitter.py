@@ -86,6 +86,14 @@ class Emitter:
                 results = EMITTERS[e.prim](self, e)
                 for v, r in zip(e.outputs, results):
                     self.bind(v, r)
+                    self.register_sizes(v, r)
+
+    def register_sizes(self, v: Var, value: ir.Value) -> None:
+        """Sizes first defined by this result (a flattened length, a split piece ...) are read off it."""
+        for axis, d in enumerate(v.shape):
+            d = self.program.env.find(d)
+            if isinstance(d, Sym) and d not in self.sizes:
+                self.register_sym(d, tensor.dim(value, arith.constant(ir.IndexType.get(), axis)))
 
 
 def lower_program(program: Program) -> ir.Module:

@@ -53,6 +53,11 @@ def const(dt: np.dtype, value) -> ir.Value:
     return arith.constant(t, ir.IntegerAttr.get(t, v))
 
 
+def const_stored(dt: np.dtype, value) -> ir.Value:
+    """A constant of the storage type (bools as i8), e.g. to fill a tensor."""
+    return const(np.dtype(np.int8), int(bool(value))) if dt.kind == "b" else const(dt, value)
+
+
 # ---- conversions ----------------------------------------------------------------------------------------------
 def convert(x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:
     if src == dst:

@@ -109,8 +109,8 @@ def _promotion_stand_in(v):
 def astype(b: Builder, x: Var, dtype, copy=True) -> Var:
     dtype = dtypes.check_supported(dtype, "astype")
     if x.dtype == dtype:
-        return b.emit1("copy", [x], dtype, x.shape) if copy else x
-    return b.emit1("convert", [x], dtype, x.shape, dtype=dtype)
+        return b.emit1("copy", [x], dtype, x.shape, scalar=x.scalar) if copy else x
+    return b.emit1("convert", [x], dtype, x.shape, scalar=x.scalar, dtype=dtype)
 
 
 def clip(b: Builder, a, a_min=None, a_max=None) -> Var:

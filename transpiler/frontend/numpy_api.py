@@ -12,6 +12,8 @@ from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
 from . import elementwise as ew
+from . import reductions as red
+from .values import current_interpreter
 
 FUNCTIONS: dict = {}
 METHODS: dict = {}
@@ -104,3 +106,113 @@ def _dtype(b, x):
 @attribute("ndim")
 def _ndim(b, x):
     return x.ndim
+
+
+# ---- shapes ---------------------------------------------------------------------------------------------------
+def dim_value(b, x: Var, axis: int):
+    """x.shape[axis]: a Python int when static, else a run-time (weak) int."""
+    d = b.env.find(x.shape[axis])
+    if isinstance(d, int):
+        return d
+    return b.emit1("dim_size", [x], dtypes.INT64, (), weak=True, axis=axis)
+
+
+@attribute("shape")
+def _shape(b, x):
+    return tuple(dim_value(b, x, i) for i in range(x.ndim))
+
+
+@attribute("size")
+def _size(b, x):
+    total = 1
+    for i in range(x.ndim):
+        total = total * dim_value(b, x, i)
+    return total
+
+
+@function(len)
+def _len(b, x):
+    if not isinstance(x, Var):
+        return len(x)
+    if x.ndim == 0:
+        raise UserError("len() of unsized object", TypeError)
+    return dim_value(b, x, 0)
+
+
+@function(np.shape)
+def _np_shape(b, x):
+    return _shape(b, x)
+
+
+@function(np.ndim)
+def _np_ndim(b, x):
+    return x.ndim
+
+
+# ---- reductions -----------------------------------------------------------------------------------------------
+def _reduction(kind):
+    def handler(b, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        return red.reduce(b, kind, a, axis, dtype, out, keepdims, initial, where)
+    return handler
+
+
+def _bool_reduction(kind):
+    def handler(b, a, axis=None, out=None, keepdims=False, where=None):
+        return red.reduce(b, kind, a, axis, None, out, keepdims, None, where)
+    return handler
+
+
+def _minmax(kind):
+    def handler(b, a, axis=None, out=None, keepdims=False, initial=None, where=None):
+        return red.reduce(b, kind, a, axis, None, out, keepdims, initial, where)
+    return handler
+
+
+def _arg(kind):
+    def handler(b, a, axis=None, out=None, *, keepdims=False):
+        return red.arg_reduce(b, kind, a, axis, out, keepdims)
+    return handler
+
+
+for _name, _objs, _h in [
+    ("sum", (np.sum,), _reduction("sum")), ("prod", (np.prod,), _reduction("prod")),
+    ("max", (np.max, np.amax), _minmax("max")), ("min", (np.min, np.amin), _minmax("min")),
+    ("any", (np.any,), _bool_reduction("any")), ("all", (np.all,), _bool_reduction("all")),
+    ("argmax", (np.argmax,), _arg("argmax")), ("argmin", (np.argmin,), _arg("argmin")),
+]:
+    function(*_objs)(_h)
+    method(_name)(_h)
+
+
+# ---- library functions: Python source in stdlib/, compiled like user code --------------------------------------
+class Library:
+    """A NumPy function implemented in stdlib/: calling it compiles its source."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, b, *args, **kwargs):
+        return current_interpreter.get().call(self.fn, list(args), kwargs)
+
+
+def library(fn, *numpy_objects, methods=()):
+    entry = Library(fn)
+    for obj in numpy_objects:
+        FUNCTIONS[obj] = entry
+    for name in methods:
+        METHODS[name] = entry
+
+
+def _register_stdlib():
+    from stdlib import numeric
+    library(numeric.mean, np.mean, methods=("mean",))
+    library(numeric.var, np.var, methods=("var",))
+    library(numeric.std, np.std, methods=("std",))
+
+
+_register_stdlib()
+
+
+@function(getattr)
+def _getattr(b, obj, name, *default):
+    return current_interpreter.get().array_attribute(obj, name)

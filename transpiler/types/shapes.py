@@ -48,6 +48,7 @@ class ShapeEnv:
     """Facts learned about Syms during inference: which argument dims must be equal."""
     parent: dict = field(default_factory=dict)
     guards: list = field(default_factory=list)  # (Sym, Sym | int) checked before each call
+    nonzero: list = field(default_factory=list)  # (Sym, message): sizes that must not be 0 (max of an empty axis)
 
     def find(self, d: Dim) -> Dim:
         while isinstance(d, Sym) and d in self.parent:
@@ -67,6 +68,13 @@ class ShapeEnv:
         self.parent[a] = b
         self.guards.append((a, b))
         return b
+
+
+    def require_nonzero(self, d: Sym, message: str) -> None:
+        if d.origin[0] != "arg":  # a size computed inside the kernel: not checkable before the call
+            return
+        if all(s is not d for s, _ in self.nonzero):
+            self.nonzero.append((d, message))
 
 
 def broadcast(shapes: list[Shape], env: ShapeEnv) -> Shape:

@@ -1,0 +1,135 @@
+"""Reductions against NumPy: every reduction x axes (int, negative, tuple, None) x keepdims x dtypes."""
+import itertools
+
+import numpy as np
+import pytest
+
+from helpers import assert_same, check
+from transpiler import CompileError, emit, transpile
+
+RNG = np.random.default_rng(7)
+DTYPES = ["bool", "int8", "int32", "int64", "uint8", "uint32", "float16", "float32", "float64"]
+AXES = [None, 0, 1, -1, -3, (0, 2), (-1, -2), (0, 1, 2)]
+
+
+def sample(dtype, shape=(3, 4, 5)):
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return RNG.random(shape) < 0.6
+    if dt.kind == "f":
+        return (RNG.standard_normal(shape) * 3).astype(dt)
+    lo = 0 if dt.kind == "u" else -20
+    return RNG.integers(lo, 20, size=shape).astype(dt)
+
+
+REDUCTIONS = {
+    "sum": lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims),
+    "prod": lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims),
+    "max": lambda x, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
+    "min": lambda x, axis, keepdims: x.min(axis=axis, keepdims=keepdims),
+    "mean": lambda x, axis, keepdims: np.mean(x, axis=axis, keepdims=keepdims),
+    "var": lambda x, axis, keepdims: x.var(axis=axis, keepdims=keepdims),
+    "std": lambda x, axis, keepdims: np.std(x, axis=axis, keepdims=keepdims),
+    "any": lambda x, axis, keepdims: np.any(x, axis=axis, keepdims=keepdims),
+    "all": lambda x, axis, keepdims: x.all(axis=axis, keepdims=keepdims),
+}
+
+
+def _tol(name, dtype):
+    dt = np.dtype(dtype)
+    if name == "prod" and dt.kind == "f":
+        return 1e-2 if dt == np.float16 else 1e-5 if dt == np.float32 else 1e-12
+    if dt == np.float16 and name in ("sum", "mean", "var", "std"):
+        return 2e-2  # float16 results of a float32 accumulation: one rounding, but of a larger magnitude
+    return None
+
+
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("axis", AXES, ids=str)
+@pytest.mark.parametrize("name", list(REDUCTIONS))
+def test_reductions_axes(name, axis, keepdims):
+    fn = REDUCTIONS[name]
+    for dtype in (["float32", "int32", "bool"] if axis not in (None, -1) else DTYPES):
+        if name in ("var", "std") and dtype == "bool":
+            continue
+        x = sample(dtype)
+        if name == "prod" and np.dtype(dtype).kind == "f":
+            x = (np.abs(x) % 2 + 0.5).astype(dtype)
+        check(lambda x: fn(x, axis, keepdims), x, rtol=_tol(name, dtype), atol=_tol(name, dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_arg_reductions(name, dtype):
+    f = getattr(np, name)
+    x = sample(dtype)
+    for axis in (None, 0, 1, -1):
+        check(lambda x: f(x, axis=axis), x)
+        check(lambda x: getattr(x, name)(axis=axis, keepdims=True), x)
+
+
+def test_arg_reductions_ties_and_nan():
+    x = np.array([[1.0, 3.0, 3.0, -np.inf], [np.nan, 2.0, np.nan, 5.0], [-np.inf, -np.inf, -np.inf, -np.inf]])
+    check(lambda x: (np.argmax(x, axis=1), np.argmin(x, axis=1), np.argmax(x), np.argmin(x)), x)
+
+
+def test_reduction_dtypes_follow_numpy():
+    for dtype in DTYPES:
+        x = sample(dtype)
+        check(lambda x: (x.sum(), x.prod(axis=0), x.max(), x.any(), np.mean(x, axis=1)), x,
+              rtol=2e-2 if dtype == "float16" else None, atol=1e-2 if dtype == "float16" else None)
+    check(lambda x: np.sum(x, axis=1, dtype=np.float64), sample("float32"))
+    check(lambda x: x.sum(dtype=np.int8), sample("int32"))
+    check(lambda x: np.mean(x, dtype=np.float32), sample("int32"))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_nan_and_inf_in_reductions(dtype):
+    x = np.array([[1.0, np.nan, 3.0, 1.0], [np.inf, 1.0, -np.inf, 2.0], [-0.0, 0.0, 2.0, np.inf],
+                  [1.0, np.inf, 2.0, 3.0], [-np.inf, 1.0, 1e300, -1e300]], dtype=dtype)
+    check(lambda x: (np.max(x, axis=1), np.min(x, axis=0), np.sum(x, axis=1), x.any(axis=0), x.all(axis=1),
+                     np.mean(x, axis=1)), x)
+
+
+def test_zero_size_reductions():
+    x = np.zeros((3, 0), np.float32)
+    check(lambda x: (x.sum(axis=1), x.prod(axis=1), x.any(axis=1), x.all(axis=1), x.sum(axis=0)), x)
+    f = transpile(lambda x: x.max(axis=1))
+    with pytest.raises(ValueError):
+        np.max(x, axis=1)
+    with pytest.raises(ValueError):
+        f(x)
+    with pytest.raises(ValueError):
+        transpile(lambda x: np.argmax(x))(np.zeros((0,), np.float32))
+    check(lambda x: x.max(axis=0), x)  # reducing the non-empty axis is fine
+
+
+def test_axis_errors():
+    with pytest.raises(CompileError) as e:
+        transpile(lambda x: x.sum(axis=3))(sample("float32"))
+    assert isinstance(e.value, np.exceptions.AxisError)
+    with pytest.raises(ValueError):
+        transpile(lambda x: x.sum(axis=(0, 0)))(sample("float32"))
+
+
+def test_large_offset_sum_and_variance():
+    x = (RNG.standard_normal((4, 1000)) + 1e4).astype(np.float64)
+    check(lambda x: (np.var(x, axis=-1), np.std(x, axis=1, ddof=1), np.mean(x, axis=-1)), x)
+
+
+def test_shape_and_size_of_runtime_dims():
+    def f(x):
+        n = x.shape[-1]
+        return x.sum(axis=-1) / n, x.size, len(x)
+    x = sample("float32", (3, 7))
+    out = transpile(f)(x)
+    expected = f(x)
+    assert_same(out[0], expected[0])
+    assert out[1] == expected[1] and out[2] == expected[2]
+
+
+def test_reduction_mlir_uses_linalg_reduce_on_filled_init():
+    text = emit(lambda x: np.max(x, axis=-1), sample("float32"))
+    assert "linalg.reduce" in text and "linalg.fill" in text and "0xFF800000" in text  # -inf identity
+    text = emit(lambda x: x.sum(axis=(0, 2)), sample("int32"))
+    assert "linalg.reduce" in text and "dimensions = [0, 2]" in text

@@ -1,0 +1,127 @@
+"""Reductions -> linalg.reduce over a linalg.fill'ed init (the identity); argmax/argmin -> a linalg.generic with a
+reduction iterator carrying (best value, its index). Float sums accumulate in a wider type (float16 in float32,
+float32 in float64) and round once at the end: NumPy's pairwise summation is accurate to a few ulp, and a
+wider sequential sum is the way to stay within rounding of it whatever the order."""
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, linalg, math
+
+from . import scalar
+from .elementwise import elementwise
+from .emitter import Emitter, emitter
+
+_WIDER = {np.dtype(np.float16): np.dtype(np.float32), np.dtype(np.float32): np.dtype(np.float64)}
+
+
+def identity(kind: str, dt: np.dtype):
+    if kind in ("sum", "any"):
+        return 0
+    if kind in ("prod", "all"):
+        return 1
+    if dt.kind == "f":
+        return -np.inf if kind == "max" else np.inf
+    if dt.kind == "b":
+        return 0 if kind == "max" else 1
+    info = np.iinfo(dt)
+    return info.min if kind == "max" else info.max
+
+
+def combine(kind: str, dt: np.dtype, a: ir.Value, acc: ir.Value) -> ir.Value:
+    if kind in ("any", "all") or dt.kind == "b":
+        op = {"any": arith.ori, "max": arith.ori, "sum": arith.ori, "all": arith.andi, "min": arith.andi,
+              "prod": arith.andi}[kind]
+        return op(a, acc)
+    prim = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}[kind]
+    return scalar.BINARY[prim]([dt, dt], a, acc)
+
+
+def fill(em: Emitter, v_shape_like, dt: np.dtype, value) -> ir.Value:
+    init = em.empty(v_shape_like)
+    return linalg.fill(scalar.const_stored(dt, value), outs=[init])
+
+
+class _Like:
+    """A stand-in Var (dtype, shape) for destinations of intermediate types."""
+    def __init__(self, dtype, shape):
+        self.dtype, self.shape = np.dtype(dtype), tuple(shape)
+
+
+@emitter("reduce")
+def _reduce(em: Emitter, e):
+    x, out = e.inputs[0], e.outputs[0]
+    kind, axes = e.params["kind"], e.params["axes"]
+    acc_dt = _WIDER.get(out.dtype, out.dtype) if kind == "sum" else out.dtype
+    source = em[x]
+    if acc_dt != x.dtype:
+        wide = _Like(acc_dt, x.shape)
+        source = elementwise(em, [x], wide, lambda a: scalar.convert(a[0], x.dtype, acc_dt), values=[source])
+    acc = _Like(acc_dt, out.shape)
+    init = fill(em, acc, acc_dt, identity(kind, acc_dt))
+    if kind == "sum" and acc_dt == x.dtype and acc_dt.kind == "f":
+        result = _compensated_sum(em, source, init, fill(em, acc, acc_dt, 0), axes, acc)
+    else:
+        op = linalg.ReduceOp([init.type], [source], [init], list(axes))
+        stored = scalar.storage_type(acc_dt)
+        block = op.regions[0].blocks.append(stored, stored)
+        with ir.InsertionPoint(block):
+            linalg.YieldOp([combine(kind, acc_dt, block.arguments[0], block.arguments[1])])
+        result = op.result
+    if acc_dt != out.dtype:
+        result = elementwise(em, [_Like(acc_dt, out.shape)], out, lambda a: scalar.convert(a[0], acc_dt, out.dtype),
+                             values=[result])
+    return [result]
+
+
+def _compensated_sum(em: Emitter, source, sum_init, err_init, axes, acc) -> ir.Value:
+    """Neumaier's compensated sum (a running sum and its rounding error), for float64, which has no wider type to
+    accumulate in: its error does not grow with the length, so it stays within rounding of NumPy's pairwise sum.
+    linalg.reduce takes one input per init, so the input is passed twice."""
+    op = linalg.ReduceOp([sum_init.type, err_init.type], [source, source], [sum_init, err_init], list(axes))
+    t = scalar.mlir_type(acc.dtype)
+    block = op.regions[0].blocks.append(t, t, t, t)
+    with ir.InsertionPoint(block):
+        x, _, s, c = block.arguments
+        total = arith.addf(s, x)
+        big_s = arith.cmpf(arith.CmpFPredicate.OGE, math.absf(s), math.absf(x))
+        lost = arith.select(big_s, arith.addf(arith.subf(s, total), x), arith.addf(arith.subf(x, total), s))
+        finite = arith.cmpf(arith.CmpFPredicate.ONE, math.absf(total), scalar.const(acc.dtype, np.inf))
+        lost = arith.select(finite, lost, scalar.const(acc.dtype, 0.0))  # inf - inf would poison the error term
+        linalg.YieldOp([total, arith.addf(c, lost)])
+    return elementwise(em, [acc, acc], acc, lambda a: arith.addf(a[0], a[1]), values=list(op.results))
+
+
+@emitter("argmax", "argmin")
+def _arg_reduce(em: Emitter, e):
+    x, out = e.inputs[0], e.outputs[0]
+    axis, dt = e.params["axis"], x.dtype
+    is_max = e.prim == "argmax"
+    rank = x.ndim
+    best = fill(em, _Like(dt, out.shape), dt, identity("max" if is_max else "min", dt))
+    index = fill(em, out, out.dtype, 0)
+    out_map = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(i) for i in range(rank) if i != axis])
+    iterators = [linalg.IteratorType.reduction if i == axis else linalg.IteratorType.parallel for i in range(rank)]
+    op = linalg.GenericOp_(inputs=[em[x]], outputs=[best, index],
+                           indexing_maps=[ir.AffineMap.get_identity(rank), out_map, out_map],
+                           iterator_types=iterators)
+    block = op.regions[0].blocks[0]
+    with ir.InsertionPoint(block):
+        v, b, i = block.arguments
+        take = _better(dt, is_max, v, b)
+        here = arith.index_cast(scalar.mlir_type(out.dtype), linalg.IndexOp(axis).result)
+        linalg.YieldOp([arith.select(take, v, b), arith.select(take, here, i)])
+    return [op.results[1]]
+
+
+def _better(dt: np.dtype, is_max: bool, v, best):
+    """Strictly better, so the first occurrence wins; the first NaN wins over any number (NumPy's rule)."""
+    if dt.kind == "f":
+        F = arith.CmpFPredicate
+        strictly = arith.cmpf(F.OGT if is_max else F.OLT, v, best)
+        first_nan = arith.andi(arith.cmpf(F.UNO, v, v), arith.cmpf(F.ORD, best, best))
+        return arith.ori(strictly, first_nan)
+    I = arith.CmpIPredicate
+    signed = dt.kind == "i"
+    pred = (I.sgt if signed else I.ugt) if is_max else (I.slt if signed else I.ult)
+    return arith.cmpi(pred, v, best)
