@@ -4,8 +4,12 @@ from __future__ import annotations
 from mlir import ir
 from mlir.passmanager import PassManager
 
-# Still on tensors: clean up, share common subexpressions, fuse elementwise producers into their consumers.
-OPTIMIZE = ("builtin.module(func.func(canonicalize, cse, linalg-fuse-elementwise-ops, canonicalize, cse))")
+# Still on tensors. Named ops (reduce, fill, matmul) become linalg.generic so that elementwise producers fuse into
+# them; unit dims (from keepdims) are folded away first, so no reshape stands between a producer and its consumer;
+# CSE makes a value with several uses (softmax's numerator) be computed once: fusion only duplicates single-use
+# producers.
+_FUSE = "linalg-fold-unit-extent-dims, canonicalize, cse, linalg-fuse-elementwise-ops"
+OPTIMIZE = (f"builtin.module(func.func(linalg-generalize-named-ops, {_FUSE}, {_FUSE}, canonicalize, cse))")
 
 # Tensors -> buffers -> loops -> LLVM dialect.
 LOWER = ("builtin.module("
