@@ -5,6 +5,8 @@ import functools
 import inspect
 import threading
 
+import numpy as np
+
 from . import driver
 from .errors import CompileError, compile_error
 from .runtime.signature import build_result, flatten
@@ -55,6 +57,7 @@ class Transpiled:
         arrays = [a if a.flags.c_contiguous and a.flags.aligned else np.ascontiguousarray(a) for a in leaves]
         check_guards(typed.program, arrays)
         results = kernel(arrays)
+        raise_failed_checks(typed.program, results)
         return build_result(typed.template, results, originals)
 
     def emit(self, *args, stage: str = "mlir", **kwargs) -> str:
@@ -72,20 +75,18 @@ class Transpiled:
         return f"<transpiled {self.py_func.__qualname__}>"
 
 
-import numpy as np  # noqa: E402
-
 
 def check_guards(program, arrays) -> None:
-    """Run-time sizes the compiled code assumed equal (broadcasting of two dynamic dims) must be equal."""
-    for a, b in program.env.guards:
-        _, ia, xa = a.origin
-        size_a = arrays[ia].shape[xa]
-        size_b = b if isinstance(b, int) else arrays[b.origin[1]].shape[b.origin[2]]
-        if size_a != size_b:
-            raise ValueError(f"operands could not be broadcast together: {a} is {size_a} but {b} is {size_b}")
-    for d, message in program.env.nonzero:
-        if arrays[d.origin[1]].shape[d.origin[2]] == 0:
-            raise ValueError(message)
+    """Run-time sizes the kernel was compiled to assume equal (or non-zero) are checked before it runs."""
+    program.env.check(arrays)
+
+
+def raise_failed_checks(program, results) -> None:
+    """The kernel's check flags are its last results: raise the first that is set (e.g. a gather id out of range)."""
+    flags = results[len(results) - len(program.checks):] if program.checks else []
+    for value, (_, kind, message) in zip(flags, program.checks):
+        if value[()]:
+            raise kind(message)
 
 
 def transpile(fn=None, **options):

@@ -45,7 +45,7 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
             (loc.filename, loc.lineno, loc.col) if loc else ())) from e
     outputs: list = []
     template = result_template(value, inputs, outputs)
-    program.outputs = outputs
+    program.outputs = outputs + [flag for flag, _, _ in program.checks]  # check flags come back last
     program.check()
     return Typed(program, template)
 

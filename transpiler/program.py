@@ -24,6 +24,7 @@ class Var:
     shape: tuple
     weak: bool = False
     scalar: bool = False
+    size_of: object = None  # for an int that is a dim (x.shape[0], n // 3 ...): that dim, so it can size arrays
     id: int = field(default_factory=lambda: next(_ids))
 
     @property
@@ -80,13 +81,18 @@ class Program:
     eqns: list = field(default_factory=list)
     outputs: list = field(default_factory=list)
     env: ShapeEnv = field(default_factory=ShapeEnv)
+    # run-time checks the kernel reports instead of trapping (an out-of-range gather id ...): (flag Var, exception
+    # type, message); each flag is an extra kernel result, raised in the caller when set
+    checks: list = field(default_factory=list)
 
     def text(self) -> str:
         params = ", ".join(f"{n}: {v.type_text()} {v}" for n, v in zip(self.input_names, self.inputs))
         lines = [f"func {self.name}({params}) -> ({', '.join(v.type_text() for v in self.outputs)}):"]
         lines += [e.text() for e in self.eqns]
-        for a, b in self.env.guards:
+        for a, b, _ in self.env.guards:
             lines.append(f"  guard {a} == {b}")
+        for flag, kind, message in self.checks:
+            lines.append(f"  check {flag} else {kind.__name__}({message!r})")
         lines.append(f"  return {', '.join(map(repr, self.outputs))}")
         return "\n".join(lines) + "\n"
 

@@ -10,6 +10,8 @@ from ..types.shapes import Sym
 from .scalar import storage_type
 
 EMITTERS: dict = {}
+_INDEX_OPS = {"add": arith.addi, "sub": arith.subi, "mul": arith.muli, "floordiv": arith.floordivsi,
+              "min": arith.minsi, "max": arith.maxsi}
 
 
 def emitter(*prims):
@@ -29,15 +31,23 @@ class Emitter:
     # ---- types and sizes ----------------------------------------------------------------------------------------
     def tensor_type(self, v: Var) -> ir.RankedTensorType:
         dyn = ir.ShapedType.get_dynamic_size()
-        return ir.RankedTensorType.get([d if isinstance(d, int) else dyn for d in v.shape], storage_type(v.dtype))
+        dims = [self.program.env.find(d) for d in v.shape]
+        return ir.RankedTensorType.get([d if isinstance(d, int) else dyn for d in dims], storage_type(v.dtype))
 
     def size(self, d) -> ir.Value:
-        """The run-time value of a dim (an index)."""
-        if isinstance(d, int):
-            return arith.constant(ir.IndexType.get(), d)
+        """The run-time value of a dim (an index), computed from its Sym's origin the first time it is needed."""
         d = self.program.env.find(d)
         if isinstance(d, int):
             return arith.constant(ir.IndexType.get(), d)
+        if d not in self.sizes:
+            kind, *operands = d.origin
+            if kind == "var":     # an int computed inside the kernel
+                value = tensor.extract(self[operands[0]], [])
+                self.sizes[d] = arith.index_cast(ir.IndexType.get(), value)
+            elif kind in _INDEX_OPS:
+                self.sizes[d] = _INDEX_OPS[kind](*(self.size(o) for o in operands))
+            else:
+                raise AssertionError(f"size {d} ({kind}) used before the value that defines it")
         return self.sizes[d]
 
     def empty(self, v: Var) -> ir.Value:
@@ -85,6 +95,7 @@ class Emitter:
             with loc:
                 results = EMITTERS[e.prim](self, e)
                 for v, r in zip(e.outputs, results):
+                    r = self.cast_to(r, v)
                     self.bind(v, r)
                     self.register_sizes(v, r)
 

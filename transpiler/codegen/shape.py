@@ -1,10 +1,14 @@
-"""Shape primitives: inserting size-1 dims (tensor.expand_shape), flattening (tensor.collapse_shape), sizes."""
+"""Shape primitives: expand_shape/collapse_shape/reshape for views, linalg.transpose, insert_slice for
+concatenation, linalg.fill for constant arrays, and index-driven linalg.generic for arange, tri, eye, triu/tril."""
 from __future__ import annotations
 
+import numpy as np
 from mlir import ir
-from mlir.dialects import arith, tensor
+from mlir.dialects import arith, linalg, tensor
 
+from . import scalar
 from .emitter import Emitter, emitter
+from .indexing import mixed, sizes_mixed
 
 
 @emitter("expand_dims")
@@ -47,3 +51,115 @@ def _dim_size(em: Emitter, e):
 def _reassociation(groups) -> ir.ArrayAttr:
     i64 = ir.IntegerType.get_signless(64)
     return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, i) for i in g]) for g in groups])
+
+
+@emitter("transpose")
+def _transpose(em: Emitter, e):
+    x, out = e.inputs[0], e.outputs[0]
+    return [linalg.transpose(em[x], outs=[em.empty(out)], permutation=list(e.params["perm"])).results[0]]
+
+
+@emitter("reshape")
+def _reshape(em: Emitter, e):
+    x, out = e.inputs[0], e.outputs[0]
+    index = ir.IndexType.get()
+    sizes = [em.size(d) for d in out.shape]
+    shape = tensor.from_elements(ir.RankedTensorType.get([len(sizes)], index), sizes)
+    return [tensor.reshape(em.tensor_type(out), em[x], shape)]
+
+
+@emitter("squeeze")
+def _squeeze(em: Emitter, e):
+    x, out = e.inputs[0], e.outputs[0]
+    dropped = set(e.params["axes"])
+    groups, pending = [], []
+    for i in range(x.ndim):
+        pending.append(i)
+        if i not in dropped:
+            groups.append(pending)
+            pending = []
+    if pending and groups:
+        groups[-1].extend(pending)
+    return [tensor.collapse_shape(em.tensor_type(out), em[x], _reassociation(groups))]
+
+
+@emitter("concat")
+def _concat(em: Emitter, e):
+    out, axis = e.outputs[0], e.params["axis"]
+    result = em.empty(out)
+    offset = arith.constant(ir.IndexType.get(), 0)
+    env = em.program.env
+    for x in e.inputs:
+        sizes = [d if isinstance(d, int) else em.size(d) for d in (env.find(d) for d in x.shape)]
+        offsets = [offset if i == axis else 0 for i in range(x.ndim)]
+        dyn_off, st_off = mixed(offsets)
+        dyn_sz, st_sz = sizes_mixed(sizes)
+        result = tensor.insert_slice(em[x], result, dyn_off, dyn_sz, [], st_off, st_sz, [1] * x.ndim)
+        offset = arith.addi(offset, em.size(x.shape[axis]))
+    return [result]
+
+
+@emitter("full")
+def _full(em: Emitter, e):
+    value = tensor.extract(em[e.inputs[0]], [])
+    return [linalg.fill(value, outs=[em.empty(e.outputs[0])])]
+
+
+def _index_generic(em: Emitter, out, inputs, body):
+    """A linalg.generic over `out`'s shape whose body sees the loop indices (and the inputs' elements)."""
+    rank = out.ndim
+    maps = [ir.AffineMap.get_identity(rank)] * (len(inputs) + 1)
+    op = linalg.GenericOp_(inputs=[em[v] for v in inputs], outputs=[em.empty(out)], indexing_maps=maps,
+                           iterator_types=[linalg.IteratorType.parallel] * rank)
+    block = op.regions[0].blocks[0]
+    with ir.InsertionPoint(block):
+        idx = [linalg.IndexOp(d).result for d in range(rank)]
+        args = [scalar.load(a, v.dtype) for a, v in zip(block.arguments, inputs)]
+        linalg.YieldOp([scalar.store(body(idx, args), out.dtype)])
+    return op.result
+
+
+@emitter("arange")
+def _arange(em: Emitter, e):
+    out = e.outputs[0]
+    start, step = e.params["start"], e.params["step"]
+    i64 = np.dtype(np.int64)
+
+    def body(idx, _):
+        i = arith.index_cast(scalar.mlir_type(i64), idx[0])
+        if out.dtype.kind == "f":
+            fi = scalar.convert(i, i64, out.dtype)
+            return arith.addf(scalar.const(out.dtype, start), arith.mulf(fi, scalar.const(out.dtype, step)))
+        v = arith.addi(arith.constant(i.type, int(start)), arith.muli(i, arith.constant(i.type, int(step))))
+        return scalar.convert(v, i64, out.dtype)
+    return [_index_generic(em, out, [], body)]
+
+
+def _diagonal_offset(idx):
+    """j - i for the last two loop indices, as i64."""
+    i64 = ir.IntegerType.get_signless(64)
+    return arith.subi(arith.index_cast(i64, idx[-1]), arith.index_cast(i64, idx[-2]))
+
+
+@emitter("tri")
+def _tri(em: Emitter, e):
+    out, k, mode = e.outputs[0], e.params["k"], e.params["mode"]
+    pred = arith.CmpIPredicate.sle if mode == "tri" else arith.CmpIPredicate.eq
+
+    def body(idx, _):
+        k_value = arith.constant(ir.IntegerType.get_signless(64), k)
+        keep = arith.cmpi(pred, _diagonal_offset(idx), k_value)
+        return arith.select(keep, scalar.const(out.dtype, 1), scalar.const(out.dtype, 0))
+    return [_index_generic(em, out, [], body)]
+
+
+@emitter("triangle")
+def _triangle(em: Emitter, e):
+    x, out, k, mode = e.inputs[0], e.outputs[0], e.params["k"], e.params["mode"]
+    pred = arith.CmpIPredicate.sle if mode == "tril" else arith.CmpIPredicate.sge
+
+    def body(idx, args):
+        k_value = arith.constant(ir.IntegerType.get_signless(64), k)
+        keep = arith.cmpi(pred, _diagonal_offset(idx), k_value)
+        return arith.select(keep, args[0], scalar.const(out.dtype, 0))
+    return [_index_generic(em, out, [x], body)]

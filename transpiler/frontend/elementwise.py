@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import broadcast
+from ..types.shapes import broadcast, derived
 from .builder import Builder, as_operand, coerce, is_weak, operand_type
 
 # ufunc -> primitive name. Both operands already have the loop dtype when the primitive is emitted.
@@ -57,7 +57,32 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     operands = [coerce(b, a, dt) for a, dt in zip(args, in_dts)]
     shape = broadcast([o.shape for o in operands], b.env)
     weak = python_op and all(is_weak(a) for a in args)
-    return b.emit1(UFUNC_PRIMS[ufunc], operands, out_dts[0], shape, weak=weak, scalar=len(shape) == 0)
+    result = b.emit1(UFUNC_PRIMS[ufunc], operands, out_dts[0], shape, weak=weak, scalar=len(shape) == 0)
+    result.size_of = _size_arithmetic(ufunc, args)
+    return result
+
+
+_SIZE_OPS = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.floor_divide: "floordiv",
+             np.maximum: "max", np.minimum: "min"}
+
+
+def _size_arithmetic(ufunc, args):
+    """`x.shape[0] // 3` is still a dim: keep its expression so it can size arrays and be checked before calls."""
+    if ufunc not in _SIZE_OPS:
+        return None
+    dims = [as_dim(a) for a in args]
+    if any(d is None for d in dims):
+        return None
+    return derived(_SIZE_OPS[ufunc], *dims)
+
+
+def as_dim(value):
+    """A compile-time int or a Var that stands for a dim, as a Dim; None otherwise."""
+    if isinstance(value, Var):
+        return value.size_of
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    return None
 
 
 _COMPARISONS = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)

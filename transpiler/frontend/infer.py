@@ -484,7 +484,7 @@ class Interpreter:
             return self.call_python(fn, args, kwargs)
         if getattr(fn, "__name__", None) in _FORBIDDEN_BUILTINS and getattr(builtins, fn.__name__, None) is fn:
             raise UserError(f"{fn.__name__}() is not supported in compiled code", TypeError)
-        if has_var:
+        if has_var and not _is_builtin(fn):   # builtins (zip, map, sum ...) run for real on containers of Vars
             name = getattr(fn, "__qualname__", None) or repr(fn)
             module = getattr(fn, "__module__", None) or ""
             raise UserError(f"{module + '.' if module else ''}{name}() is not supported on run-time arrays",
@@ -556,6 +556,11 @@ def _signature(c: Closure) -> inspect.Signature:
     if a.kwarg:
         params.append(P(a.kwarg.arg, P.VAR_KEYWORD))
     return inspect.Signature(params)
+
+
+def _is_builtin(fn) -> bool:
+    name = getattr(fn, "__name__", None)
+    return name is not None and getattr(builtins, name, None) is fn
 
 
 def _hashable(obj) -> bool:

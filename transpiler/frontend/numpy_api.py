@@ -114,7 +114,9 @@ def dim_value(b, x: Var, axis: int):
     d = b.env.find(x.shape[axis])
     if isinstance(d, int):
         return d
-    return b.emit1("dim_size", [x], dtypes.INT64, (), weak=True, axis=axis)
+    v = b.emit1("dim_size", [x], dtypes.INT64, (), weak=True, axis=axis)
+    v.size_of = d
+    return v
 
 
 @attribute("shape")
@@ -216,3 +218,71 @@ _register_stdlib()
 @function(getattr)
 def _getattr(b, obj, name, *default):
     return current_interpreter.get().array_attribute(obj, name)
+
+
+# ---- shapes, indexing, matmul ---------------------------------------------------------------------------------
+def _register_shape_ops():
+    from . import indexing, linalg, shape_ops as so
+
+    attribute("T")(lambda b, x: so.transpose(b, x))
+    function(np.transpose)(so.transpose)
+    method("transpose")(so.transpose_method)
+    function(np.swapaxes)(so.swapaxes)
+    method("swapaxes")(so.swapaxes)
+    function(np.reshape)(lambda b, a, shape=None, order="C", **kw: so.reshape(b, a, kw.get("newshape", shape),
+                                                                              order))
+    method("reshape")(so.reshape_method)
+    function(np.expand_dims)(so.expand_dims)
+    function(np.squeeze)(so.squeeze)
+    method("squeeze")(so.squeeze)
+    method("flatten", "ravel")(lambda b, x, order="C": so.reshape(b, x, (-1,), order))
+    function(np.ravel)(lambda b, x, order="C": so.reshape(b, x, (-1,), order))
+    function(np.split)(so.split)
+    function(np.array_split)(so.array_split)
+    function(np.concatenate)(so.concatenate)
+    function(np.stack)(so.stack)
+    function(np.hstack)(so.hstack)
+    function(np.vstack)(so.vstack)
+    function(np.atleast_1d)(so.atleast_1d)
+    function(np.atleast_2d)(so.atleast_2d)
+    for fn, handler in [(np.zeros, so.zeros), (np.ones, so.ones), (np.empty, so.zeros), (np.full, so.full),
+                        (np.arange, so.arange), (np.tri, so.tri), (np.eye, so.eye)]:
+        function(fn)(handler)
+    function(np.zeros_like, np.empty_like)(so.like(0))
+    function(np.ones_like)(so.like(1))
+    function(np.full_like)(so.like(None))
+    function(np.triu)(so.triangle("triu"))
+    function(np.tril)(so.triangle("tril"))
+    method("__getitem__")(indexing.getitem)
+    function(np.take)(lambda b, a, indices, axis=None: indexing.gather(
+        b, so.reshape(b, a, (-1,)) if axis is None else so.as_var(b, a), indices,
+        0 if axis is None else so.normalize_axis(axis, so.as_var(b, a).ndim)))
+    function(np.matmul)(linalg.matmul)
+    function(np.dot)(linalg.dot)
+    method("dot")(linalg.dot)
+
+
+_register_shape_ops()
+
+
+@function(range)
+def _range(b, *args):
+    """range() of a run-time int: usable as an index and as a loop's trip count."""
+    from .values import RuntimeRange
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    return RuntimeRange(start, stop, step)
+
+
+@function(isinstance)
+def _isinstance(b, obj, classinfo):
+    """A run-time array is an np.ndarray (or a NumPy scalar, or a Python scalar when weak), as it will be."""
+    if not isinstance(obj, Var):
+        return isinstance(obj, classinfo)
+    classes = classinfo if isinstance(classinfo, tuple) else (classinfo,)
+    if obj.weak:
+        stand_in = {"b": False, "i": 0, "u": 0, "f": 0.0}[obj.dtype.kind]
+    elif obj.scalar:
+        stand_in = obj.dtype.type(0)
+    else:
+        stand_in = np.zeros((0,) * obj.ndim, obj.dtype)
+    return isinstance(stand_in, classes)

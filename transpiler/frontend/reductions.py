@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym
+from ..types.shapes import Sym, derived
 from .builder import Builder, as_operand
 from .elementwise import to_bool
 
@@ -86,12 +86,8 @@ def flatten(b: Builder, x: Var) -> Var:
         return b.emit1("expand_dims", [x], x.dtype, (1,), axes=(0,))
     size = 1
     for d in x.shape:
-        if not isinstance(d, int):
-            size = None
-            break
-        size *= d
-    dim = size if size is not None else Sym(f"size({x})", ("flatten", x.id))
-    return b.emit1("flatten", [x], x.dtype, (dim,))
+        size = derived("mul", size, b.env.find(d))
+    return b.emit1("flatten", [x], x.dtype, (size,))
 
 
 def require_nonempty(b: Builder, x: Var, axes: tuple, name: str, empty_message: str = "") -> None:

@@ -2,7 +2,7 @@
 
 The whole file is parsed (once) rather than the snippet `inspect.getsource` returns, because a snippet is often not
 valid on its own (a lambda inside a dict literal, a method body) and because columns must match the file.
-Several lambdas on one line are told apart by comparing their bytecode with the function's.
+Several lambdas on one line are told apart by the source positions of their bytecode.
 """
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def _find(tree: ast.Module, code, filename: str, fn):
         candidates = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                       and n.name == code.co_name and _first_line(n) == first]
     if len(candidates) > 1:
-        candidates = [n for n in candidates if _same_code(n, code, filename)] or candidates[:1]
+        candidates = [n for n in candidates if _contains_code(n, code)] or candidates[:1]
     if not candidates:
         raise UserError(f"cannot find the definition of {fn.__qualname__} in {filename}", TypeError)
     node = candidates[0]
@@ -70,16 +70,11 @@ def _first_line(node) -> int:
     return min([d.lineno for d in node.decorator_list] + [node.lineno])
 
 
-def _same_code(node, code, filename: str) -> bool:
-    """Compile the candidate on its own and compare bytecode with the function's."""
-    try:
-        if isinstance(node, ast.Lambda):
-            module = compile(ast.Expression(node), filename, "eval")
-        else:
-            module = compile(ast.Module([node], []), filename, "exec")
-    except (SyntaxError, ValueError):
-        return False
-    for const in module.co_consts:
-        if hasattr(const, "co_code") and const.co_code == code.co_code and const.co_consts == code.co_consts:
-            return True
-    return False
+def _contains_code(node, code) -> bool:
+    """Whether the source positions of the function's instructions lie inside this definition."""
+    start = (node.lineno, node.col_offset)
+    end = (node.end_lineno, node.end_col_offset)
+    spans = [(line, col, end_line, end_col) for line, end_line, col, end_col in code.co_positions()
+             if line is not None and col is not None and (end_line, end_col) > (line, col)]  # not RESUME
+    return bool(spans) and all(start <= (line, col) and (end_line, end_col) <= end
+                               for line, col, end_line, end_col in spans)

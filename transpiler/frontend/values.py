@@ -52,6 +52,18 @@ class BoundMethod:
         return current_interpreter.get().call(self, list(args), kwargs)
 
 
+@dataclass(eq=False)
+class RuntimeRange:
+    """range(n) where n is a run-time int: an index (`wpe[range(n)]`) or the trip count of a loop."""
+    start: object
+    stop: object
+    step: object
+
+    def materialize(self, b):
+        from .shape_ops import arange
+        return arange(b, self.start, self.stop, self.step)
+
+
 _BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide, "floordiv": np.floor_divide,
     "mod": np.remainder, "pow": np.power, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
@@ -87,6 +99,16 @@ def install_operators() -> None:
     Var.__abs__ = _unary(np.absolute)
     Var.__bool__ = _no_bool
     Var.__index__ = lambda self: _no_bool(self)
+    Var.__iter__ = lambda self: iter(current_interpreter.get().iterate_array(self))
+    Var.__len__ = _static_len
+
+
+def _static_len(self):
+    if not self.shape:
+        raise UserError("len() of unsized object", TypeError)
+    if not isinstance(self.shape[0], int):
+        raise UserError("len() of a run-time size is not a compile-time int here; use x.shape[0]", TypeError)
+    return self.shape[0]
 
 
 install_operators()

@@ -47,7 +47,7 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False):
         arr = np.asarray(value)
         leaves.append(arr)
         originals.append(arr)
-        return ("L", arr.dtype.str)
+        return ("L", arr.dtype.str, len(value) == 1)
     if isinstance(value, (list, tuple)):
         tag = "T" if isinstance(value, tuple) else "l"
         return (tag, tuple(flatten(v, leaves, originals, static_shapes) for v in value))
@@ -76,7 +76,8 @@ def abstract(key, path: str, inputs: list, names: list):
         return _input(Var(dtypes.FLOAT64, (), weak=True), path, inputs, names)
     if tag == "L":
         index = len(inputs)
-        return _input(Var(np.dtype(key[1]), (Sym(f"len({path})", ("arg", index, 0)),)), path, inputs, names)
+        dim = 1 if key[2] else Sym(f"len({path})", ("arg", index, 0))
+        return _input(Var(np.dtype(key[1]), (dim,)), path, inputs, names)
     if tag == "C":
         return key[2]
     if tag in ("T", "l"):

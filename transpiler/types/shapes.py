@@ -1,21 +1,29 @@
 """Shapes: tuples of dims, each a static int or a `Sym` (a size known only at run time).
 
-Array arguments get one Sym per dim that is not 1 (dims of size 1 are specialized statically, so broadcasting is
-always decided at compile time). When broadcasting needs two different Syms to be equal, the requirement is recorded
-in the `ShapeEnv` and checked at the call boundary, where NumPy would raise the same ValueError.
+A Sym says how its value is found: an argument's dim (`("arg", input_index, axis)`), an arithmetic expression of
+other dims (`("floordiv", d, 3)` for a third of a dim after np.split, `("add", a, b)` after a concatenation ...), or
+a run-time value computed inside the kernel (`("var", var)`, e.g. a slice bound read from an array). Array
+arguments get one Sym per dim that is not 1 (dims of size 1 are specialized statically, so broadcasting is always
+decided at compile time).
+
+When broadcasting or a contraction needs two dims to be equal, the `ShapeEnv` records the requirement as a guard.
+Guards over argument dims and expressions of them are evaluated in Python before each call, where NumPy would
+raise the same ValueError; the kernel never runs with sizes that disagree.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Union
 
 from ..errors import UserError
 
+_OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "floordiv": operator.floordiv,
+        "min": min, "max": max}
+
 
 @dataclass(eq=False)
 class Sym:
-    """A run-time size. `origin` says where it comes from: ("arg", path, axis) for argument dims, or a
-    primitive-specific tag for sizes computed inside the kernel (split pieces, arange lengths ...)."""
     name: str
     origin: tuple
 
@@ -25,6 +33,40 @@ class Sym:
 
 Dim = Union[int, Sym]
 Shape = tuple
+
+
+def derived(op: str, *operands) -> Dim:
+    """The dim `op(*operands)`, folded when every operand is static."""
+    if all(isinstance(o, int) for o in operands):
+        return _OPS[op](*operands)
+    if op == "mul" and 1 in operands:
+        return next(o for o in operands if o != 1) if operands.count(1) == 1 else 1
+    if op == "floordiv" and operands[1] == 1:
+        return operands[0]
+    sign = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//"}.get(op)
+    name = f"({operands[0]}{sign}{operands[1]})" if sign else f"{op}({', '.join(map(str, operands))})"
+    return Sym(name, (op, *operands))
+
+
+def is_checkable(d: Dim) -> bool:
+    """Whether the value of `d` follows from the arguments' shapes alone (so a guard on it can run in Python)."""
+    if isinstance(d, int):
+        return True
+    kind = d.origin[0]
+    if kind == "arg":
+        return True
+    if kind in _OPS:
+        return all(is_checkable(o) for o in d.origin[1:])
+    return False
+
+
+def evaluate(d: Dim, arrays: list) -> int:
+    if isinstance(d, int):
+        return d
+    kind = d.origin[0]
+    if kind == "arg":
+        return arrays[d.origin[1]].shape[d.origin[2]]
+    return _OPS[kind](*(evaluate(o, arrays) for o in d.origin[1:]))
 
 
 def is_static(shape: Shape) -> bool:
@@ -45,9 +87,9 @@ def sym_text(shape: Shape) -> str:
 
 @dataclass
 class ShapeEnv:
-    """Facts learned about Syms during inference: which argument dims must be equal."""
+    """Facts learned about Syms during inference: which dims must be equal, which must not be 0."""
     parent: dict = field(default_factory=dict)
-    guards: list = field(default_factory=list)  # (Sym, Sym | int) checked before each call
+    guards: list = field(default_factory=list)   # (Dim, Dim, message): checked before each call
     nonzero: list = field(default_factory=list)  # (Sym, message): sizes that must not be 0 (max of an empty axis)
 
     def find(self, d: Dim) -> Dim:
@@ -61,20 +103,29 @@ class ShapeEnv:
             return a
         if isinstance(a, int) and isinstance(b, int):
             raise UserError(what, ValueError)
-        if isinstance(a, int):
-            a, b = b, a
-        if a.origin[0] != "arg" or (isinstance(b, Sym) and b.origin[0] != "arg"):
-            raise UserError(f"{what}: cannot prove the run-time sizes {a} and {b} are equal", ValueError)
+        if not (is_checkable(a) and is_checkable(b)):
+            raise UserError(f"{what}: cannot check that the run-time sizes {a} and {b} are equal", ValueError)
+        if isinstance(a, int) or (isinstance(b, Sym) and b.origin[0] == "arg" and a.origin[0] != "arg"):
+            a, b = b, a   # keep the simplest representative: a static size, else an argument's dim
         self.parent[a] = b
-        self.guards.append((a, b))
+        self.guards.append((a, b, what))
         return b
 
-
     def require_nonzero(self, d: Sym, message: str) -> None:
-        if d.origin[0] != "arg":  # a size computed inside the kernel: not checkable before the call
+        if not is_checkable(d):  # a size computed from data inside the kernel: not checkable before the call
             return
         if all(s is not d for s, _ in self.nonzero):
             self.nonzero.append((d, message))
+
+    def check(self, arrays: list) -> None:
+        """Raise NumPy's ValueError if the arguments' sizes break an assumption the kernel was compiled with."""
+        for a, b, what in self.guards:
+            va, vb = evaluate(a, arrays), evaluate(b, arrays)
+            if va != vb:
+                raise ValueError(f"{what} (at run time {a} is {va} but {b} is {vb})")
+        for d, message in self.nonzero:
+            if evaluate(d, arrays) == 0:
+                raise ValueError(message)
 
 
 def broadcast(shapes: list[Shape], env: ShapeEnv) -> Shape:

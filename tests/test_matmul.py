@@ -1,0 +1,69 @@
+"""Matrix products against NumPy: 1-D, 2-D, batched with broadcast batch dims, mixed dtypes."""
+import numpy as np
+import pytest
+
+from helpers import check
+from transpiler import emit, transpile
+
+RNG = np.random.default_rng(5)
+
+
+def arr(shape, dtype=np.float32):
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return RNG.standard_normal(shape).astype(dt)
+    if dt.kind == "b":
+        return RNG.random(shape) < 0.5
+    return RNG.integers(-9, 9, size=shape).astype(dt)
+
+
+SHAPES = [((3, 4), (4, 5)), ((4,), (4, 5)), ((3, 4), (4,)), ((4,), (4,)), ((2, 3, 4), (2, 4, 5)),
+          ((2, 3, 4), (4, 5)), ((4,), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2)), ((1, 3, 4), (6, 4, 2)),
+          ((7, 1), (1, 6)), ((0, 4), (4, 3)), ((3, 0), (0, 2))]
+
+
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_matmul_shapes(shapes, dtype):
+    a, b = arr(shapes[0], dtype), arr(shapes[1], dtype)
+    rtol = 1e-5 if dtype == np.float32 else None
+    check(lambda a, b: a @ b, a, b, rtol=rtol, atol=rtol)
+    check(lambda a, b: np.matmul(a, b), a, b, rtol=rtol, atol=rtol)
+    if a.ndim <= 2 and b.ndim <= 2:
+        check(lambda a, b: np.dot(a, b), a, b, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("pair", [(np.float32, np.float64), (np.float64, np.float32), (np.int32, np.float32),
+                                  (np.int8, np.int16), (np.uint8, np.int32), (bool, bool), (bool, np.float32),
+                                  (np.float16, np.float32)], ids=str)
+def test_matmul_mixed_dtypes(pair):
+    a, b = arr((3, 5), pair[0]), arr((5, 2), pair[1])
+    check(lambda a, b: a @ b, a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_mixed_matmul_reads_operands_without_converting_copies():
+    text = emit(lambda a, b: a @ b, arr((3, 5), np.float32), arr((5, 2), np.float64))
+    assert "linalg.matmul" in text and "tensor<?x?xf32>" in text
+    assert "arith.extf" not in text.split("linalg.matmul")[0]   # no separate conversion of the float32 operand
+
+
+def test_matmul_lowers_to_named_ops():
+    assert "linalg.matmul" in emit(lambda a, b: a @ b, arr((3, 4)), arr((4, 5)))
+    assert "linalg.batch_matmul" in emit(lambda a, b: a @ b, arr((2, 3, 4)), arr((2, 4, 5)))
+    assert "linalg.generic" in emit(lambda a, b: a @ b, arr((2, 3, 4)), arr((4, 5)))
+
+
+def test_matmul_mismatch_is_value_error():
+    with pytest.raises(ValueError):
+        arr((3, 4)) @ arr((5, 2))
+    with pytest.raises(ValueError):
+        transpile(lambda a, b: a @ b)(arr((3, 4)), arr((5, 2)))
+    with pytest.raises(ValueError):
+        transpile(lambda a, b: a @ b, static_shapes=True)(arr((3, 4)), arr((5, 2)))
+
+
+def test_matmul_results_are_scalars_for_vectors():
+    a = arr((4,))
+    out = transpile(lambda a: a @ a)(a)
+    assert isinstance(out, np.float32)
+    np.testing.assert_allclose(out, a @ a, rtol=1e-6)

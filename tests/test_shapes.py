@@ -1,0 +1,183 @@
+"""Shape operations, slicing and gathers against NumPy, with run-time and static dims."""
+import numpy as np
+import pytest
+
+from helpers import check
+from transpiler import CompileError, transpile
+
+RNG = np.random.default_rng(11)
+
+
+def arr(shape, dtype=np.float32):
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return (RNG.standard_normal(shape) * 3).astype(dt)
+    if dt.kind == "b":
+        return RNG.random(shape) < 0.5
+    return RNG.integers(-50, 50, size=shape).astype(dt)
+
+
+@pytest.mark.parametrize("static", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, bool])
+def test_transposes_and_reshapes(dtype, static):
+    x = arr((2, 3, 4), dtype)
+    for fn in [lambda x: x.T, lambda x: np.transpose(x, (1, 0, 2)), lambda x: x.transpose(2, 0, 1),
+               lambda x: np.swapaxes(x, 0, -1), lambda x: x.swapaxes(1, 2), lambda x: x.reshape(-1),
+               lambda x: x.reshape(6, 4), lambda x: x.reshape((4, -1)), lambda x: np.reshape(x, (2, 2, 6)),
+               lambda x: x.reshape(x.shape[0], -1), lambda x: np.expand_dims(x, 1), lambda x: np.expand_dims(x, -1),
+               lambda x: np.expand_dims(x, (0, 2)), lambda x: x[:, None], lambda x: x[None, ..., None],
+               lambda x: x[:, None].squeeze(1), lambda x: np.squeeze(x[None]), lambda x: x.ravel(),
+               lambda x: x.T @ np.ones(2, x.dtype) if x.dtype != bool else x.T]:
+        check(fn, x) if not static else _check_static(fn, x)
+
+
+def _check_static(fn, *args):
+    expected = fn(*args)
+    actual = transpile(fn, static_shapes=True)(*args)
+    np.testing.assert_array_equal(actual, expected)
+    assert actual.dtype == expected.dtype
+
+
+def test_reshape_errors():
+    with pytest.raises(ValueError):
+        transpile(lambda x: x.reshape(5, -1), static_shapes=True)(arr((2, 3)))
+    with pytest.raises(ValueError):   # run-time sizes: a guard before the call
+        transpile(lambda x: x.reshape(4, -1))(arr((2, 3)))
+    with pytest.raises(ValueError):
+        transpile(lambda x: x.squeeze(0))(arr((2, 3)))
+
+
+@pytest.mark.parametrize("index", [
+    np.s_[1], np.s_[-1], np.s_[1:3], np.s_[::2], np.s_[::-1], np.s_[-3:], np.s_[:-1, 2], np.s_[..., 1],
+    np.s_[1, ..., ::-2], np.s_[2:0:-1], np.s_[:, None, 1:], np.s_[-1, -1], np.s_[5:], np.s_[:100],
+    np.s_[-100:2], np.s_[1:1], np.s_[::3, ::-1], np.s_[None], np.s_[..., None],
+], ids=repr)
+@pytest.mark.parametrize("static", [False, True])
+def test_basic_indexing(index, static):
+    x = arr((4, 5, 3))
+    fn = lambda x: x[index]  # noqa: E731
+    check(fn, x) if not static else _check_static(fn, x)
+
+
+def test_indexing_with_runtime_sizes_and_ints():
+    x = arr((6, 4))
+    check(lambda x: x[: x.shape[0] // 2], x)
+    check(lambda x: x[x.shape[0] - 1], x)
+    check(lambda x: x[1:, : x.shape[1] - 1], x)
+    check(lambda x, i: x[i], x, np.int64(-2))
+    with pytest.raises(IndexError):
+        transpile(lambda x: x[7])(x)             # run-time size: checked in the kernel
+    with pytest.raises(IndexError):
+        transpile(lambda x: x[7], static_shapes=True)(x)
+    with pytest.raises(IndexError):
+        transpile(lambda x, i: x[i])(x, np.int64(6))
+
+
+@pytest.mark.parametrize("ids", [[0, 2, 1], [-1, 0], [3], []], ids=str)
+def test_gathers(ids):
+    wte = arr((5, 4))
+    check(lambda w, i: w[i], wte, np.array(ids, dtype=np.int64))
+    check(lambda w: w[ids], wte)
+    check(lambda w, i: w[:, i], wte, np.array([j % 4 for j in ids], dtype=np.int32))
+    check(lambda w, i: w[i] + w[range(len(i))], wte, np.array(ids, dtype=np.int64)) if ids else None
+
+
+def test_gather_from_python_list_argument_is_data():
+    wte, wpe = arr((50, 8)), arr((16, 8))
+
+    def embed(ids, wte, wpe):
+        return wte[ids] + wpe[range(len(ids))]
+    f = transpile(embed)
+    for n in (1, 2, 3, 9):
+        ids = list(RNG.integers(0, 50, size=n))
+        ids = [int(i) for i in ids]
+        np.testing.assert_array_equal(f(ids, wte, wpe), embed(ids, wte, wpe))
+    assert f.compilations == 2    # n == 1 (a size-1 dim broadcasts) and n > 1; never per length
+
+
+def test_gather_out_of_range_raises_index_error():
+    w = arr((5, 3))
+    f = transpile(lambda w, i: w[i])
+    for bad in ([5], [-6], [0, 1, 99]):
+        with pytest.raises(IndexError):
+            w[np.array(bad)]
+        with pytest.raises(IndexError):
+            f(w, np.array(bad))
+    with pytest.raises(IndexError):
+        transpile(lambda w, ids: w[range(len(ids))])(w, list(range(9)))
+
+
+def test_mixed_advanced_and_int_index_order():
+    x = arr((3, 4, 5))
+    check(lambda x: x[0, :, [1, 2]], x)      # separated: the advanced dims go first
+    check(lambda x: x[:, 0, [1, 2]], x)      # adjacent: they stay in place
+
+
+@pytest.mark.parametrize("static", [False, True])
+def test_split_and_join(static):
+    x = arr((4, 12))
+    fns = [lambda x: np.split(x, 3, axis=-1), lambda x: np.split(x, [2, 5, 20], axis=1),
+           lambda x: np.array_split(x, 5, axis=1), lambda x: np.split(x, 2), lambda x: np.array_split(x, 3),
+           lambda x: np.hstack(np.split(x, 4, axis=1)[::-1]), lambda x: np.vstack(np.split(x, 2, axis=1)),
+           lambda x: np.concatenate([x, x * 2], axis=0), lambda x: np.concatenate([x[:, :3], x], axis=-1),
+           lambda x: np.stack([x, x + 1, x - 1]), lambda x: np.stack([x[0], x[1]], axis=1),
+           lambda x: np.hstack([x[0], x[1], x[2, :2]]), lambda x: np.concatenate([x.astype(np.float64), x])]
+    for fn in fns:
+        if static:
+            expected = fn(x)
+            actual = transpile(fn, static_shapes=True)(x)
+            for a, e in zip(actual if isinstance(actual, list) else [actual],
+                            expected if isinstance(expected, list) else [expected]):
+                np.testing.assert_array_equal(a, e)
+                assert a.dtype == e.dtype
+        else:
+            check(fn, x)
+
+
+def test_split_unequal_division_raises():
+    with pytest.raises(ValueError):
+        transpile(lambda x: np.split(x, 5, axis=1))(arr((2, 12)))
+    with pytest.raises(ValueError):
+        transpile(lambda x: np.split(x, 5, axis=1), static_shapes=True)(arr((2, 12)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, None])
+def test_constructors(dtype):
+    x = arr((3, 5))
+    kw = {} if dtype is None else {"dtype": dtype}
+    check(lambda x: np.zeros((x.shape[0], 2), **kw) + 1, x)
+    check(lambda x: np.ones(x.shape[1], **kw), x)
+    check(lambda x: np.full((x.shape[0], x.shape[1]), 7, **kw), x)
+    check(lambda x: np.zeros_like(x, **kw), x)
+    check(lambda x: np.ones_like(x, **kw), x)
+    check(lambda x: np.full_like(x, 2.5, **kw), x)
+    check(lambda x: np.arange(x.shape[1], **kw), x)
+    check(lambda x: np.arange(2, x.shape[1] * 3, 2, **kw), x)
+    check(lambda x: np.eye(x.shape[0], **kw), x)
+    check(lambda x: np.eye(x.shape[0], x.shape[1], k=1, **kw), x)
+    check(lambda x: np.tri(x.shape[0], **kw), x)
+    check(lambda x: np.tri(x.shape[0], x.shape[1], -1, **kw), x)
+    check(lambda x: np.zeros(4, **kw), x)            # all static: folded at compile time
+    check(lambda x: np.tri(x.shape[0], dtype=x.dtype), x)
+
+
+def test_triu_tril():
+    x = arr((2, 4, 5))
+    for k in (-2, 0, 1, 3):
+        check(lambda x: (np.triu(x, k), np.tril(x, k)), x)
+
+
+def test_shape_attributes():
+    def f(x):
+        return x.shape, x.ndim, x.size, len(x), x.dtype
+    x = arr((3, 4))
+    assert transpile(f, static_shapes=True)(x) == f(x)
+    n, ndim, size, length, dt = transpile(f)(x)
+    assert tuple(n) == x.shape and ndim == 2 and size == 12 and length == 3 and dt == x.dtype
+
+
+def test_mismatched_concat_raises():
+    with pytest.raises(ValueError):
+        transpile(lambda a, b: np.concatenate([a, b], axis=0))(arr((2, 3)), arr((2, 4)))
+    with pytest.raises(CompileError):
+        transpile(lambda a, b: np.concatenate([a, b]), static_shapes=True)(arr((2, 3)), arr((2, 4)))

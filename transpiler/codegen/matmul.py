@@ -1,0 +1,57 @@
+"""Matrix products: linalg.matmul for 2-D, linalg.batch_matmul for equal 3-D batches, otherwise a linalg.generic
+contraction whose maps broadcast the batch dims; always over a zero-filled init. Operands of another dtype than
+the result are widened element by element inside the contraction, never converted as whole arrays."""
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import linalg
+
+from . import scalar
+from .emitter import Emitter, emitter
+
+
+@emitter("matmul")
+def _matmul(em: Emitter, e):
+    x, y = e.inputs
+    out = e.outputs[0]
+    init = linalg.fill(scalar.const_stored(out.dtype, 0), outs=[em.empty(out)])
+    env = em.program.env
+    named_ok = out.dtype.kind == "f" and x.dtype.kind == "f" and y.dtype.kind == "f" or \
+        x.dtype == y.dtype == out.dtype and out.dtype.kind in "iu"
+    if named_ok and x.ndim == y.ndim == 2:
+        return [linalg.matmul(em[x], em[y], outs=[init])]
+    if named_ok and x.ndim == y.ndim == 3 and env.find(x.shape[0]) is env.find(y.shape[0]) \
+            and env.find(x.shape[0]) != 1:
+        return [linalg.batch_matmul(em[x], em[y], outs=[init])]
+    return [_contraction(em, x, y, out, init)]
+
+
+def _contraction(em: Emitter, x, y, out, init) -> ir.Value:
+    """out[b..., m, n] += x[b..., m, k] * y[b..., k, n] with broadcast batch dims."""
+    rank = out.ndim            # loops: batch..., m, n, then k
+    k = rank
+    batch = rank - 2
+
+    def operand_map(v, rows, cols):
+        offset = batch - (v.ndim - 2)
+        exprs = []
+        for i in range(v.ndim - 2):
+            d = offset + i
+            exprs.append(ir.AffineConstantExpr.get(0) if v.shape[i] == 1 and out.shape[d] != 1
+                         else ir.AffineDimExpr.get(d))
+        return ir.AffineMap.get(rank + 1, 0, exprs + [ir.AffineDimExpr.get(rows), ir.AffineDimExpr.get(cols)])
+
+    maps = [operand_map(x, batch, k), operand_map(y, k, batch + 1),
+            ir.AffineMap.get(rank + 1, 0, [ir.AffineDimExpr.get(i) for i in range(rank)])]
+    iterators = [linalg.IteratorType.parallel] * rank + [linalg.IteratorType.reduction]
+    op = linalg.GenericOp_(inputs=[em[x], em[y]], outputs=[init], indexing_maps=maps, iterator_types=iterators)
+    block = op.regions[0].blocks[0]
+    dt = out.dtype
+    with ir.InsertionPoint(block):
+        a = scalar.convert(scalar.load(block.arguments[0], x.dtype), x.dtype, dt)
+        b = scalar.convert(scalar.load(block.arguments[1], y.dtype), y.dtype, dt)
+        acc = scalar.load(block.arguments[2], dt)
+        product = scalar.BINARY["mul"]([dt, dt], a, b)
+        linalg.YieldOp([scalar.store(scalar.BINARY["add"]([dt, dt], acc, product), dt)])
+    return op.result

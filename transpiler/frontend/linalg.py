@@ -1,0 +1,43 @@
+"""Matrix products on run-time arrays: `@`, np.matmul, np.dot.
+
+Operands are not converted before the product: a float32 @ float64 matmul reads the float32 operand and widens
+each element inside the contraction (exactly what NumPy's cast to float64 computes, without the copy)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UserError
+from ..types import dtypes
+from ..types.shapes import broadcast
+from .builder import Builder
+from .elementwise import apply_ufunc
+from .shape_ops import as_var, expand_dims, squeeze
+
+
+def matmul(b: Builder, a, c, dtype=None):
+    x, y = as_var(b, a), as_var(b, c)
+    if x.ndim == 0 or y.ndim == 0:
+        raise UserError("matmul: Input operand does not have enough dimensions", ValueError)
+    _, (out_dt,) = dtypes.resolve_ufunc(np.matmul, [x.dtype, y.dtype]) if dtype is None else \
+        dtypes.resolve_ufunc_with_dtype(np.matmul, [x.dtype, y.dtype], dtypes.check_supported(dtype))
+    x2 = expand_dims(b, x, 0) if x.ndim == 1 else x
+    y2 = expand_dims(b, y, -1) if y.ndim == 1 else y
+    b.env.unify(x2.shape[-1], y2.shape[-2], "matmul: Input operand 1 has a mismatch in its core dimension 0 "
+                f"(size {x2.shape[-1]} is different from {y2.shape[-2]})")
+    batch = broadcast([x2.shape[:-2], y2.shape[:-2]], b.env)
+    shape = batch + (x2.shape[-2], y2.shape[-1])
+    r = b.emit1("matmul", [x2, y2], out_dt, shape, scalar=False)
+    drop = ([len(shape) - 2] if x.ndim == 1 else []) + ([len(shape) - 1] if y.ndim == 1 else [])
+    if drop:
+        r = squeeze(b, r, tuple(drop))
+        r.scalar = r.ndim == 0
+    return r
+
+
+def dot(b: Builder, a, c):
+    x, y = as_var(b, a), as_var(b, c)
+    if x.ndim == 0 or y.ndim == 0:
+        return apply_ufunc(b, np.multiply, [x, y])
+    if x.ndim > 2 or y.ndim > 2:
+        raise UserError("np.dot of arrays with more than 2 dims is not supported; use np.matmul", TypeError)
+    return matmul(b, x, y)

@@ -1,0 +1,342 @@
+"""Shape operations on run-time arrays: transpose, reshape, expand_dims, squeeze, split, concatenate, stack, and
+the array constructors (zeros, full, arange, eye, tri ...) when a size or fill value is a run-time value.
+
+Sizes are Dims (types/shapes.py): a static int, an argument's dim, or an expression of them, so `np.split(x, 3)`
+of a run-time dim gives three pieces of one shared size `(d//3)`, and a reshape or split that NumPy would refuse
+for some sizes becomes a guard checked before the call.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UserError
+from ..program import Var
+from ..types import dtypes
+from ..types.shapes import Sym, broadcast, derived
+from .builder import Builder, as_operand, coerce
+from .elementwise import as_dim
+
+
+def as_var(b: Builder, a) -> Var:
+    a = as_operand(a)
+    return a if isinstance(a, Var) else b.const(np.asarray(a))
+
+
+def as_size(value, what: str = "size"):
+    """A size given by the program: an int, or a run-time int (a dim, or a value computed in the kernel)."""
+    if isinstance(value, Sym):
+        return value
+    d = as_dim(value)
+    if d is not None:
+        if isinstance(d, int) and d < 0:
+            raise UserError(f"negative dimensions are not allowed ({what} {d})", ValueError)
+        return d
+    if isinstance(value, Var) and value.ndim == 0 and value.dtype.kind in "iu":
+        return Sym(f"int({value})", ("var", value))
+    raise UserError(f"{what} must be an integer, got {type(value).__name__}", TypeError)
+
+
+def normalize_axis(axis, ndim: int) -> int:
+    if isinstance(axis, Var):
+        raise UserError("axis must be known at compile time", TypeError)
+    try:
+        return int(np.lib.array_utils.normalize_axis_index(axis, ndim))
+    except np.exceptions.AxisError as e:
+        raise UserError(str(e), np.exceptions.AxisError) from None
+
+
+# ---- permutations and reshapes -----------------------------------------------------------------------------------
+def transpose(b: Builder, a, axes=None) -> Var:
+    x = as_var(b, a)
+    if axes is None:
+        perm = tuple(reversed(range(x.ndim)))
+    else:
+        perm = tuple(normalize_axis(ax, x.ndim) for ax in axes)
+        if sorted(perm) != list(range(x.ndim)):
+            raise UserError("axes don't match array", ValueError)
+    if perm == tuple(range(x.ndim)):
+        return x
+    return b.emit1("transpose", [x], x.dtype, tuple(x.shape[p] for p in perm), perm=perm)
+
+
+def transpose_method(b: Builder, x, *axes):
+    if len(axes) == 1 and (isinstance(axes[0], (tuple, list)) or axes[0] is None):
+        axes = axes[0]
+    return transpose(b, x, axes if axes else None)
+
+
+def swapaxes(b: Builder, a, axis1, axis2) -> Var:
+    x = as_var(b, a)
+    perm = list(range(x.ndim))
+    i, j = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(b, x, perm)
+
+
+def reshape(b: Builder, a, shape, order="C") -> Var:
+    if order != "C":
+        raise UserError("only order='C' reshapes are supported", TypeError)
+    x = as_var(b, a)
+    shape = shape if isinstance(shape, (tuple, list)) else (shape,)
+    dims = []
+    unknown = None
+    for i, s in enumerate(shape):
+        if isinstance(s, (int, np.integer)) and int(s) == -1:
+            if unknown is not None:
+                raise UserError("can only specify one unknown dimension", ValueError)
+            unknown = i
+            dims.append(None)
+        else:
+            dims.append(as_size(s, "reshape dimension"))
+    total = product(x.shape, b)
+    known = product([d for d in dims if d is not None], b)
+    if unknown is not None:
+        dims[unknown] = derived("floordiv", total, known)
+    b.env.unify(product(dims, b), total, f"cannot reshape array of size {total} into shape "
+                f"{tuple(str(d) if d is not None else -1 for d in shape)}")
+    dims = tuple(dims)
+    if tuple(b.env.find(d) for d in dims) == tuple(b.env.find(d) for d in x.shape):
+        return x
+    return b.emit1("reshape", [x], x.dtype, dims)
+
+
+def reshape_method(b: Builder, x, *shape, order="C"):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return reshape(b, x, shape, order)
+
+
+def product(dims, b: Builder):
+    total = 1
+    for d in dims:
+        total = derived("mul", total, b.env.find(d))
+    return total
+
+
+def expand_dims(b: Builder, a, axis) -> Var:
+    x = as_var(b, a)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    ndim = x.ndim + len(axes)
+    axes = tuple(sorted(normalize_axis(ax, ndim) for ax in axes))
+    if len(set(axes)) != len(axes):
+        raise UserError("repeated axis", ValueError)
+    shape = list(x.shape)
+    for ax in axes:
+        shape.insert(ax, 1)
+    return b.emit1("expand_dims", [x], x.dtype, tuple(shape), axes=axes)
+
+
+def squeeze(b: Builder, a, axis=None) -> Var:
+    x = as_var(b, a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(x.shape) if b.env.find(d) == 1)
+    else:
+        axes = tuple(sorted({normalize_axis(ax, x.ndim) for ax in (axis if isinstance(axis, (tuple, list))
+                                                                     else (axis,))}))
+        if any(b.env.find(x.shape[ax]) != 1 for ax in axes):
+            raise UserError("cannot select an axis to squeeze out which has size not equal to one", ValueError)
+    if not axes:
+        return x
+    shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    return b.emit1("squeeze", [x], x.dtype, shape, axes=axes)
+
+
+# ---- pieces and joins -----------------------------------------------------------------------------------------
+def take_slice(b: Builder, x: Var, axis: int, start, size) -> Var:
+    """x[..., start:start+size, ...] along `axis` (start and size are Dims known to be in range)."""
+    specs = [("all",)] * x.ndim
+    specs[axis] = ("range", start, size, 1)
+    shape = tuple(size if i == axis else d for i, d in enumerate(x.shape))
+    return b.emit1("slice", [x], x.dtype, shape, specs=tuple(specs))
+
+
+def split(b: Builder, a, indices_or_sections, axis=0) -> list:
+    x = as_var(b, a)
+    axis = normalize_axis(axis, x.ndim)
+    n = b.env.find(x.shape[axis])
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        if k <= 0:
+            raise UserError("number sections must be larger than 0.", ValueError)
+        piece = derived("floordiv", n, k)
+        b.env.unify(derived("mul", piece, k), n, "array split does not result in an equal division")
+        return [take_slice(b, x, axis, derived("mul", piece, i), piece) for i in range(k)]
+    return _split_at(b, x, axis, n, list(indices_or_sections))
+
+
+def array_split(b: Builder, a, indices_or_sections, axis=0) -> list:
+    x = as_var(b, a)
+    axis = normalize_axis(axis, x.ndim)
+    n = b.env.find(x.shape[axis])
+    if not isinstance(indices_or_sections, (int, np.integer)):
+        return _split_at(b, x, axis, n, list(indices_or_sections))
+    k = int(indices_or_sections)
+    if k <= 0:
+        raise UserError("number sections must be larger than 0.", ValueError)
+    base = derived("floordiv", n, k)
+    extra = derived("sub", n, derived("mul", base, k))      # the first `extra` pieces get one more element
+    pieces, start = [], 0
+    for i in range(k):
+        size = derived("add", base, derived("min", derived("max", derived("sub", extra, i), 0), 1))
+        pieces.append(take_slice(b, x, axis, start, size))
+        start = derived("add", start, size)
+    return pieces
+
+
+def _split_at(b: Builder, x: Var, axis: int, n, indices: list) -> list:
+    """np.split at explicit indices: pieces x[i:j] with NumPy's slice clamping."""
+    bounds = [0] + [_clamp_index(as_dim_or_error(i), n) for i in indices] + [n]
+    pieces = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        size = derived("max", derived("sub", hi, lo), 0)
+        pieces.append(take_slice(b, x, axis, derived("min", lo, n), size))
+    return pieces
+
+
+def as_dim_or_error(i):
+    d = as_dim(i)
+    if d is None:
+        raise UserError("split indices must be integers", TypeError)
+    return d
+
+
+def _clamp_index(i, n):
+    if isinstance(i, int) and i < 0:
+        i = derived("max", derived("add", n, i), 0)
+    return derived("min", i, n)
+
+
+def concatenate(b: Builder, arrays, axis=0, dtype=None) -> Var:
+    if axis is None:
+        arrays = [reshape(b, a, (-1,)) for a in arrays]
+        axis = 0
+    xs = [as_var(b, a) for a in arrays]
+    if not xs:
+        raise UserError("need at least one array to concatenate", ValueError)
+    ndim = xs[0].ndim
+    if ndim == 0 or any(x.ndim != ndim for x in xs):
+        raise UserError("all the input arrays must have same number of dimensions", ValueError)
+    axis = normalize_axis(axis, ndim)
+    out_dt = dtypes.check_supported(dtype) if dtype is not None else np.result_type(*[x.dtype for x in xs])
+    xs = [coerce(b, x, out_dt) for x in xs]
+    shape = list(xs[0].shape)
+    for x in xs[1:]:
+        for i in range(ndim):
+            if i != axis:
+                shape[i] = b.env.unify(shape[i], x.shape[i], "all the input array dimensions except for the "
+                                       "concatenation axis must match exactly")
+    total = 0
+    for x in xs:
+        total = derived("add", total, b.env.find(x.shape[axis]))
+    shape[axis] = total
+    if len(xs) == 1:
+        return xs[0]
+    return b.emit1("concat", xs, out_dt, tuple(shape), axis=axis)
+
+
+def stack(b: Builder, arrays, axis=0) -> Var:
+    xs = [as_var(b, a) for a in arrays]
+    if not xs:
+        raise UserError("need at least one array to stack", ValueError)
+    shape = broadcast([xs[0].shape], b.env)
+    for x in xs[1:]:
+        if x.ndim != len(shape):
+            raise UserError("all input arrays must have the same shape", ValueError)
+        shape = tuple(b.env.unify(p, q, "all input arrays must have the same shape") for p, q in zip(shape, x.shape))
+    axis = normalize_axis(axis, len(shape) + 1)
+    return concatenate(b, [expand_dims(b, x, axis) for x in xs], axis)
+
+
+def hstack(b: Builder, tup, dtype=None) -> Var:
+    xs = [atleast_1d(b, a) for a in tup]
+    return concatenate(b, xs, 0 if xs and xs[0].ndim == 1 else 1, dtype)
+
+
+def vstack(b: Builder, tup, dtype=None) -> Var:
+    return concatenate(b, [atleast_2d(b, a) for a in tup], 0, dtype)
+
+
+def atleast_1d(b: Builder, a) -> Var:
+    x = as_var(b, a)
+    return expand_dims(b, x, 0) if x.ndim == 0 else x
+
+
+def atleast_2d(b: Builder, a) -> Var:
+    x = atleast_1d(b, a)
+    return expand_dims(b, x, 0) if x.ndim == 1 else x
+
+
+# ---- constructors with run-time sizes ------------------------------------------------------------------------
+def shape_of(b: Builder, shape) -> tuple:
+    shape = shape if isinstance(shape, (tuple, list)) else (shape,)
+    return tuple(as_size(s) for s in shape)
+
+
+def full(b: Builder, shape, fill_value, dtype=None) -> Var:
+    dims = shape_of(b, shape)
+    if isinstance(fill_value, Var):
+        out_dt = dtypes.check_supported(dtype) if dtype is not None else fill_value.dtype
+        if fill_value.ndim:
+            raise UserError("a run-time fill value must be a scalar", ValueError)
+        return b.emit1("full", [b.convert(fill_value, out_dt)], out_dt, dims)
+    out_dt = dtypes.check_supported(dtype if dtype is not None else np.asarray(fill_value).dtype)
+    return b.emit1("full", [b.const(np.asarray(fill_value).astype(out_dt))], out_dt, dims)
+
+
+def zeros(b: Builder, shape, dtype=float):
+    return full(b, shape, 0, dtype)
+
+
+def ones(b: Builder, shape, dtype=float):
+    return full(b, shape, 1, dtype)
+
+
+def like(value):
+    def handler(b: Builder, a, *args, dtype=None, shape=None):
+        x = as_var(b, a)
+        fill_value = args[0] if args else value
+        return full(b, x.shape if shape is None else shape, fill_value, dtype if dtype is not None else x.dtype)
+    return handler
+
+
+def arange(b: Builder, *args, dtype=None):
+    if len(args) == 1:
+        start, stop, step = 0, args[0], 1
+    elif len(args) == 2:
+        (start, stop), step = args, 1
+    else:
+        start, stop, step = args
+    if isinstance(start, Var) or isinstance(step, Var):
+        raise UserError("np.arange: only the stop value may be a run-time value", TypeError)
+    if step == 0:
+        raise UserError("Maximum allowed size exceeded", ValueError)
+    stop_dim = as_size(stop, "arange stop") if not isinstance(stop, (float, np.floating)) else None
+    if stop_dim is None or not isinstance(start, (int, np.integer)) or not isinstance(step, (int, np.integer)):
+        raise UserError("np.arange with a run-time stop needs integer start and step", TypeError)
+    length = derived("max", derived("floordiv", derived("add", derived("sub", stop_dim, int(start)), int(step) - 1),
+                                    int(step)), 0) if step > 0 else None
+    if length is None:
+        raise UserError("np.arange with a run-time stop needs a positive step", TypeError)
+    out_dt = dtypes.check_supported(dtype) if dtype is not None else np.asarray(np.arange(start, start + step)).dtype
+    return b.emit1("arange", [], out_dt, (length,), start=start, step=step)
+
+
+def tri(b: Builder, N, M=None, k=0, dtype=float):
+    n = as_size(N)
+    m = n if M is None else as_size(M)
+    return b.emit1("tri", [], dtypes.check_supported(dtype), (n, m), k=int(k), mode="tri")
+
+
+def eye(b: Builder, N, M=None, k=0, dtype=float):
+    n = as_size(N)
+    m = n if M is None else as_size(M)
+    return b.emit1("tri", [], dtypes.check_supported(dtype), (n, m), k=int(k), mode="eye")
+
+
+def triangle(mode):
+    def handler(b: Builder, m, k=0):
+        x = as_var(b, m)
+        if x.ndim < 2:
+            raise UserError(f"{mode}: input must be at least 2-d", ValueError)
+        return b.emit1("triangle", [x], x.dtype, x.shape, k=int(k), mode=mode)
+    return handler
