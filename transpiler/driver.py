@@ -46,6 +46,7 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     outputs: list = []
     template = result_template(value, inputs, outputs)
     program.outputs = outputs + [flag for flag, _, _ in program.checks]  # check flags come back last
+    program.callees = interp.outliner.programs
     program.check()
     return Typed(program, template)
 

@@ -14,6 +14,7 @@ OPTIMIZE = (f"builtin.module(func.func(linalg-generalize-named-ops, {_FUSE}, {_F
 # Tensors -> buffers -> loops -> LLVM dialect.
 LOWER = ("builtin.module("
          "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+         "drop-equivalent-buffer-results,"   # callees write into their caller's destinations: no returned buffers
          "buffer-deallocation-pipeline, convert-bufferization-to-memref,"
          "convert-linalg-to-loops, convert-scf-to-cf, expand-strided-metadata, lower-affine,"
          "finalize-memref-to-llvm, convert-math-to-funcs, convert-math-to-llvm, convert-math-to-libm,"

@@ -84,8 +84,13 @@ class Program:
     # run-time checks the kernel reports instead of trapping (an out-of-range gather id ...): (flag Var, exception
     # type, message); each flag is an extra kernel result, raised in the caller when set
     checks: list = field(default_factory=list)
+    callees: list = field(default_factory=list)   # programs of the functions it calls (`call` primitives)
 
     def text(self) -> str:
+        """The program, preceded by the functions it calls."""
+        return "".join(c.own_text() + "\n" for c in self.callees) + self.own_text()
+
+    def own_text(self) -> str:
         params = ", ".join(f"{n}: {v.type_text()} {v}" for n, v in zip(self.input_names, self.inputs))
         lines = [f"func {self.name}({params}) -> ({', '.join(v.type_text() for v in self.outputs)}):"]
         lines += [e.text() for e in self.eqns]

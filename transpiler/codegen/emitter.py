@@ -3,7 +3,7 @@ MLIR types for Vars, SSA values for run-time sizes, `tensor.empty` destinations 
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, func, tensor
+from mlir.dialects import arith, bufferization, func, tensor
 
 from ..program import Program, Var
 from ..types.shapes import Sym
@@ -30,8 +30,13 @@ class Emitter:
 
     # ---- types and sizes ----------------------------------------------------------------------------------------
     def tensor_type(self, v: Var) -> ir.RankedTensorType:
+        return self.tensor_type_in(self.program, v)
+
+    @staticmethod
+    def tensor_type_in(program: Program, v: Var) -> ir.RankedTensorType:
+        """v's tensor type as `program` (this function or a callee) declares it."""
         dyn = ir.ShapedType.get_dynamic_size()
-        dims = [self.program.env.find(d) for d in v.shape]
+        dims = [program.env.find(d) for d in v.shape]
         return ir.RankedTensorType.get([d if isinstance(d, int) else dyn for d in dims], storage_type(v.dtype))
 
     def size(self, d) -> ir.Value:
@@ -55,9 +60,10 @@ class Emitter:
         sizes = [d if isinstance(d, int) else self.size(d) for d in (self.program.env.find(d) for d in v.shape)]
         return tensor.empty(sizes, storage_type(v.dtype))
 
-    def cast_to(self, value: ir.Value, v: Var) -> ir.Value:
-        """Make a value's static type agree with `v` (e.g. after unification made a `?` dim static)."""
-        want = self.tensor_type(v)
+    def cast_to(self, value: ir.Value, v: Var, declared_in: Program | None = None) -> ir.Value:
+        """Make a value's static type agree with `v` as declared here (or in a callee's signature): unification
+        can make a `?` dim static on one side only."""
+        want = self.tensor_type_in(declared_in or self.program, v)
         return value if value.type == want else tensor.cast(want, value)
 
     def __getitem__(self, v: Var) -> ir.Value:
@@ -72,12 +78,17 @@ class Emitter:
             self.sizes.setdefault(self.program.env.find(d), value)
 
     # ---- the walk -----------------------------------------------------------------------------------------------
-    def emit_function(self) -> func.FuncOp:
+    def emit_function(self, public: bool = True) -> func.FuncOp:
+        """The kernel (public: returns its results, which the caller adopts) or a callee (private: writes its
+        results into destination tensors its caller passes after the inputs, so no buffer changes owner across a
+        call and deallocation stays local to each function)."""
         p = self.program
         in_types = [self.tensor_type(v) for v in p.inputs]
         out_types = [self.tensor_type(v) for v in p.outputs]
-        f = func.FuncOp(p.name, (in_types, out_types))
-        f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        arg_types = in_types if public else in_types + out_types
+        f = func.FuncOp(p.name, (arg_types, out_types), visibility=None if public else "private")
+        if public:
+            f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         entry = f.add_entry_block()
         with ir.InsertionPoint(entry):
             for v, arg in zip(p.inputs, entry.arguments):
@@ -86,7 +97,12 @@ class Emitter:
                     if isinstance(d, Sym) and d not in self.sizes:
                         self.register_sym(d, tensor.dim(arg, arith.constant(ir.IndexType.get(), axis)))
             self.emit_eqns(p.eqns)
-            func.ReturnOp([self.cast_to(self[v], v) for v in p.outputs])
+            results = [self.cast_to(self[v], v) for v in p.outputs]
+            if not public:
+                destinations = entry.arguments[len(p.inputs):]
+                results = [bufferization.materialize_in_destination(r.type, r, d) for r, d in
+                           zip(results, destinations)]
+            func.ReturnOp(results)
         return f
 
     def emit_eqns(self, eqns) -> None:
@@ -112,7 +128,19 @@ def lower_program(program: Program) -> ir.Module:
     with ir.Location.unknown():
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):
+            for callee in program.callees:
+                Emitter(callee).emit_function(public=False)
             Emitter(program).emit_function()
     if not module.operation.verify():
         raise AssertionError("generated MLIR does not verify")
     return module
+
+
+@emitter("call")
+def _call(em: Emitter, e):
+    callee = e.params["_program"]
+    operands = [em.cast_to(em[v], formal, callee) for v, formal in zip(e.inputs, callee.inputs)]
+    destinations = [em.cast_to(em.empty(v), formal, callee) for v, formal in zip(e.outputs, callee.outputs)]
+    result_types = [em.tensor_type_in(callee, v) for v in callee.outputs]
+    call = func.CallOp(result_types, ir.FlatSymbolRefAttr.get(callee.name), operands + destinations)
+    return list(call.results)

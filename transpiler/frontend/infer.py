@@ -18,6 +18,7 @@ from ..program import Loc, Var
 from . import numpy_api
 from .builder import Builder
 from .elementwise import apply_ufunc
+from .outline import Outliner, signature_key
 from .scope import Frame
 from .source import function_source
 from .values import (OPERATOR_UFUNCS, PY_OPERATORS, BoundMethod, Closure, Interpreted, contains_var,
@@ -59,6 +60,7 @@ class _Continue(Exception):
 class Interpreter:
     def __init__(self, builder: Builder):
         self.b = builder
+        self.outliner = Outliner(self)
         self.active: list = []   # functions being interpreted, for the recursion check
 
     # ---- entry points -------------------------------------------------------------------------------------------
@@ -504,8 +506,14 @@ class Interpreter:
             raise UserError(f"{fn.__name__}(): {e}", TypeError) from None
         bound.apply_defaults()
         closure = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-        frame = Frame(fn.__globals__, src.filename, fn.__name__, locals=dict(bound.arguments), closure=closure)
-        return self.run_body(fn.__code__, src.node, frame)
+
+        def interpret(arguments):
+            frame = Frame(fn.__globals__, src.filename, fn.__name__, locals=dict(arguments), closure=closure)
+            return self.run_body(fn.__code__, src.node, frame)
+        key = signature_key(fn, bound.arguments)
+        if self.outliner.wants(key):
+            return self.outliner.call(fn, key, bound.arguments, interpret)
+        return interpret(bound.arguments)
 
     def call_closure(self, c: Closure, args, kwargs):
         try:

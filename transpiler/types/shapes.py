@@ -43,9 +43,19 @@ def derived(op: str, *operands) -> Dim:
         return next(o for o in operands if o != 1) if operands.count(1) == 1 else 1
     if op == "floordiv" and operands[1] == 1:
         return operands[0]
+    if op in ("add", "sub") and operands[1] == 0:
+        return operands[0]
+    if op == "add" and operands[0] == 0:
+        return operands[1]
     sign = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//"}.get(op)
     name = f"({operands[0]}{sign}{operands[1]})" if sign else f"{op}({', '.join(map(str, operands))})"
     return Sym(name, (op, *operands))
+
+
+def _rank(d: Dim) -> int:
+    if isinstance(d, int):
+        return 0
+    return 1 if d.origin[0] == "arg" else 2
 
 
 def is_checkable(d: Dim) -> bool:
@@ -105,7 +115,7 @@ class ShapeEnv:
             raise UserError(what, ValueError)
         if not (is_checkable(a) and is_checkable(b)):
             raise UserError(f"{what}: cannot check that the run-time sizes {a} and {b} are equal", ValueError)
-        if isinstance(a, int) or (isinstance(b, Sym) and b.origin[0] == "arg" and a.origin[0] != "arg"):
+        if _rank(a) < _rank(b):
             a, b = b, a   # keep the simplest representative: a static size, else an argument's dim
         self.parent[a] = b
         self.guards.append((a, b, what))

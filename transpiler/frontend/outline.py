@@ -1,0 +1,192 @@
+"""Functions compiled once and called: a Python function called again with arguments of the same types becomes
+its own func.func, and each further call site is one `call` primitive, so compile time follows code size, not call
+count (GPT-2's twelve transformer blocks are interpreted twice, not twelve times).
+
+The first call of a function with a given signature is inlined (it may fuse with its neighbours); from the second
+call on, the body is interpreted once more over fresh abstract arguments into a sub-program, whose dims are its own
+argument Syms, and every call site maps those dims back to the caller's: output shapes, the sub-program's guards
+(instantiated as the caller's guards) and its check flags (passed on as the caller's checks).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..program import Program, Var
+from ..runtime.signature import build_result, result_template
+from ..types.shapes import Sym, derived
+from .builder import Builder
+
+
+@dataclass
+class Outlined:
+    program: Program
+    template: object
+    n_results: int       # results before the check flags
+
+
+def signature_key(fn, arguments: dict):
+    """A hashable description of the call's arguments, or None when the call should be inlined: no run-time
+    argument, an int that is a dim (the callee may size arrays with it), or an unhashable compile-time value."""
+    has_var = [False]
+
+    def key(v):
+        if isinstance(v, Var):
+            if v.size_of is not None:
+                raise _Inline
+            has_var[0] = True
+            return ("V", v.dtype.str, tuple(d if isinstance(d, int) else None for d in v.shape), v.weak, v.scalar)
+        if isinstance(v, (list, tuple)):
+            return (type(v).__name__, tuple(key(x) for x in v))
+        if isinstance(v, dict):
+            return ("dict", tuple((k, key(x)) for k, x in v.items()))
+        if isinstance(v, np.ndarray):
+            raise _Inline
+        try:
+            hash(v)
+        except TypeError:
+            raise _Inline from None
+        return ("C", type(v), v)
+
+    try:
+        k = (fn, tuple((name, key(v)) for name, v in arguments.items()))
+    except _Inline:
+        return None
+    return k if has_var[0] else None
+
+
+class _Inline(Exception):
+    pass
+
+
+class Outliner:
+    def __init__(self, interp):
+        self.interp = interp
+        self.seen: set = set()
+        self.outlined: dict = {}
+        self.programs: list = []      # sub-programs, in creation order (callees before their callers' use)
+
+    def wants(self, key) -> bool:
+        """Inline the first call of a signature; outline the ones after it."""
+        if key is None:
+            return False
+        if key in self.seen:
+            return True
+        self.seen.add(key)
+        return False
+
+    def call(self, fn, key, arguments: dict, interpret):
+        entry = self.outlined.get(key)
+        if entry is None:
+            entry = self._build(fn, arguments, interpret)
+            self.outlined[key] = entry
+        return self._call_site(entry, arguments)
+
+    def _build(self, fn, arguments: dict, interpret) -> Outlined:
+        inputs, names = [], []
+        fresh = {name: _fresh(v, name, inputs, names) for name, v in arguments.items()}
+        program = Program(f"{fn.__name__}_{len(self.programs)}", inputs, names)
+        outer = self.interp.b
+        self.interp.b = Builder(program)
+        self.interp.b.loc = outer.loc
+        try:
+            value = interpret(fresh)
+        finally:
+            self.interp.b = outer
+        outputs: list = []
+        template = result_template(value, inputs, outputs)
+        n_results = len(outputs)
+        program.outputs = outputs + [flag for flag, _, _ in program.checks]
+        program.check()
+        self.programs.append(program)
+        return Outlined(program, template, n_results)
+
+    def _call_site(self, entry: Outlined, arguments: dict):
+        b = self.interp.b
+        callee = entry.program
+        leaves: list = []
+        for v in arguments.values():
+            _leaves(v, leaves)
+        subst: dict = {}
+        for formal, actual in zip(callee.inputs, leaves):
+            for d, a in zip(formal.shape, actual.shape):
+                if isinstance(d, Sym):
+                    subst[d] = a
+        env = callee.env
+
+        def dim(d):
+            d = env.find(d)
+            if isinstance(d, int):
+                return d
+            if d in subst:
+                return subst[d]
+            kind, *operands = d.origin
+            if kind in ("add", "sub", "mul", "floordiv", "min", "max"):
+                return derived(kind, *(dim(o) for o in operands))
+            subst[d] = Sym(f"{d.name}@{callee.name}", ("result", callee.name))
+            return subst[d]
+
+        for a, c, what in env.guards:
+            b.env.unify(dim(a), dim(c), what)
+        for d, message in env.nonzero:
+            target = b.env.find(dim(d))
+            if isinstance(target, Sym):
+                b.env.require_nonzero(target, message)
+        outs = [Var(v.dtype, tuple(dim(d) for d in v.shape), weak=v.weak, scalar=v.scalar) for v in callee.outputs]
+        b.program.eqns.append(_call_eqn(b, callee, leaves, outs))
+        for (flag, kind, message), out in zip(callee.checks, outs[entry.n_results:]):
+            b.program.checks.append((out, kind, message))
+        return build_result_vars(entry.template, outs[:entry.n_results], leaves)
+
+
+def _call_eqn(b: Builder, callee: Program, leaves, outs):
+    from ..program import Eqn
+    return Eqn("call", list(leaves), outs, {"callee": callee.name, "_program": callee}, b.loc)
+
+
+def _fresh(v, path: str, inputs: list, names: list):
+    """The callee's view of an argument: run-time leaves become its inputs, with dims of their own."""
+    if isinstance(v, Var):
+        index = len(inputs)
+        shape = tuple(d if isinstance(d, int) else Sym(f"{path}.shape[{i}]", ("arg", index, i))
+                      for i, d in enumerate(v.shape))
+        fresh = Var(v.dtype, shape, weak=v.weak, scalar=v.scalar)
+        inputs.append(fresh)
+        names.append(path)
+        return fresh
+    if isinstance(v, (list, tuple)):
+        items = [_fresh(x, f"{path}[{i}]", inputs, names) for i, x in enumerate(v)]
+        return tuple(items) if isinstance(v, tuple) else items
+    if isinstance(v, dict):
+        return {k: _fresh(x, f"{path}[{k!r}]", inputs, names) for k, x in v.items()}
+    return v
+
+
+def _leaves(v, out: list) -> None:
+    if isinstance(v, Var):
+        out.append(v)
+    elif isinstance(v, (list, tuple)):
+        for x in v:
+            _leaves(x, out)
+    elif isinstance(v, dict):
+        for x in v.values():
+            _leaves(x, out)
+
+
+def build_result_vars(template, results: list, inputs: list):
+    """Rebuild the callee's return value at the call site (results are Vars here, not arrays)."""
+    tag = template[0]
+    if tag == "out":
+        return results[template[1]]
+    if tag == "in":
+        return inputs[template[1]]
+    if tag in ("list", "tuple"):
+        items = [build_result_vars(t, results, inputs) for t in template[1]]
+        return items if tag == "list" else tuple(items)
+    if tag == "dict":
+        return {k: build_result_vars(t, results, inputs) for k, t in template[1]}
+    return template[1]
+
+
+__all__ = ["Outliner", "signature_key", "build_result"]
