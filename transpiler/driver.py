@@ -40,7 +40,7 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     except RecursionError as e:
         raise compile_error(f"program too deeply nested: {e}") from None
     except Exception as e:  # a compiler bug: still point at the source being compiled
-        loc = interp.b.loc
+        loc = getattr(e, "transpiler_loc", None) or interp.b.loc
         raise compile_error(f"internal compiler error: {type(e).__name__}: {e}", *(
             (loc.filename, loc.lineno, loc.col) if loc else ())) from e
     outputs: list = []

@@ -59,10 +59,26 @@ class Eqn:
 
     def text(self, indent: str = "  ") -> str:
         outs = ", ".join(f"{v}:{v.type_text()}" for v in self.outputs)
-        params = " ".join(f"{k}={_param_text(v)}" for k, v in self.params.items() if not k.startswith("_"))
+        params = " ".join(f"{k}={_param_text(v)}" for k, v in self.params.items()
+                          if not k.startswith("_") and not isinstance(v, Block))
         args = ", ".join(map(repr, self.inputs))
         loc = f"  # {self.loc}" if self.loc else ""
-        return f"{indent}{outs} = {self.prim}{' ' + params if params else ''} {args}".rstrip() + loc
+        head = f"{indent}{outs + ' = ' if outs else ''}{self.prim}{' ' + params if params else ''} {args}".rstrip()
+        lines = [head + loc]
+        for name, block in self.params.items():
+            if isinstance(block, Block):
+                lines.append(f"{indent}  {name}({', '.join(map(repr, block.args))}):")
+                lines += [e.text(indent + "    ") for e in block.eqns]
+                lines.append(f"{indent}    yield {', '.join(map(repr, block.results))}")
+        return "\n".join(lines)
+
+
+@dataclass(eq=False)
+class Block:
+    """A region of a control-flow primitive: its arguments, its primitives and the values it yields."""
+    args: list
+    eqns: list
+    results: list
 
 
 def _param_text(v) -> str:
@@ -102,16 +118,26 @@ class Program:
         return "\n".join(lines) + "\n"
 
     def check(self) -> None:
-        """Every input of every equation is defined before use; every Sym used is known."""
+        """Every value is defined before it is used, and regions only see values that dominate them."""
         defined = set(map(id, self.inputs))
-        for e in self.eqns:
-            for v in e.inputs:
-                if id(v) not in defined:
-                    raise AssertionError(f"typed program: {v} used before definition in: {e.text()}")
-            defined.update(map(id, e.outputs))
+        _check_eqns(self.eqns, defined)
         for v in self.outputs:
             if id(v) not in defined:
                 raise AssertionError(f"typed program: output {v} is not defined")
+
+
+def _check_eqns(eqns, defined: set) -> None:
+    for e in eqns:
+        for v in e.inputs:
+            if id(v) not in defined:
+                raise AssertionError(f"typed program: {v} used before definition in: {e.text()}")
+        for block in (b for b in e.params.values() if isinstance(b, Block)):
+            inner = defined | set(map(id, block.args))
+            _check_eqns(block.eqns, inner)
+            for v in block.results:
+                if id(v) not in inner:
+                    raise AssertionError(f"typed program: {v} yielded but not defined in: {e.text()}")
+        defined.update(map(id, e.outputs))
 
 
 def syms_of(shape) -> list:

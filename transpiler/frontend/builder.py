@@ -1,6 +1,8 @@
 """Appends primitives to the typed program; turns compile-time values into constants where they meet run-time ones."""
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from ..errors import UserError
@@ -13,6 +15,16 @@ class Builder:
     def __init__(self, program: Program):
         self.program = program
         self.loc: Loc | None = None
+        self.eqns: list = program.eqns      # where primitives go: the program, or a region being recorded
+
+    @contextlib.contextmanager
+    def recording(self):
+        """Collect the primitives emitted inside the `with` into a fresh list (the body of a region)."""
+        outer, self.eqns = self.eqns, []
+        try:
+            yield self.eqns
+        finally:
+            self.eqns = outer
 
     @property
     def env(self) -> ShapeEnv:
@@ -21,7 +33,7 @@ class Builder:
     def emit(self, prim: str, inputs: list, outs: list, /, weak: bool = False, scalar: bool = False, **params) -> list:
         """Add `prim` with result types `outs` [(dtype, shape)]; returns the result Vars."""
         results = [Var(np.dtype(dt), tuple(shape), weak=weak, scalar=scalar and len(shape) == 0) for dt, shape in outs]
-        self.program.eqns.append(Eqn(prim, list(inputs), results, params, self.loc))
+        self.eqns.append(Eqn(prim, list(inputs), results, params, self.loc))
         return results
 
     def emit1(self, prim: str, inputs: list, dtype, shape, /, **kw) -> Var:

@@ -43,6 +43,9 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     if ufunc is np.logical_not or ufunc is np.logical_and or ufunc is np.logical_or or ufunc is np.logical_xor:
         args = [to_bool(b, a) for a in args]
     types = [operand_type(a) for a in args]
+    if all(isinstance(t, type) for t in types):
+        # only Python scalars: run-time ones compute in their own dtype (int64, float64), as Python numbers would
+        types = [a.dtype if isinstance(a, Var) else t for a, t in zip(args, types)]
     if dtype is not None:
         in_dts, out_dts = dtypes.resolve_ufunc_with_dtype(ufunc, types, dtypes.check_supported(dtype))
     else:

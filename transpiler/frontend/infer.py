@@ -18,11 +18,12 @@ from ..program import Loc, Var
 from . import numpy_api
 from .builder import Builder
 from .elementwise import apply_ufunc
+from .control import Control, Undefined, contains_return
 from .outline import Outliner, signature_key
 from .scope import Frame
 from .source import function_source
-from .values import (OPERATOR_UFUNCS, PY_OPERATORS, BoundMethod, Closure, Interpreted, contains_var,
-                     current_interpreter)
+from .values import (OPERATOR_UFUNCS, PY_OPERATORS, BoundMethod, Closure, Interpreted, RuntimeRange,
+                     contains_var, current_interpreter)
 
 # Exceptions that compile-time Python evaluation raises on behalf of the user's code (a KeyError on a dict of
 # weights, a ZeroDivisionError ...): they become CompileErrors of the same kind at the node that raised them.
@@ -61,6 +62,7 @@ class Interpreter:
     def __init__(self, builder: Builder):
         self.b = builder
         self.outliner = Outliner(self)
+        self.control = Control(self)
         self.active: list = []   # functions being interpreted, for the recursion check
 
     # ---- entry points -------------------------------------------------------------------------------------------
@@ -86,13 +88,38 @@ class Interpreter:
             return thunk()
         except UserError as e:
             raise self.error_at(node, frame, str(e), e.kind) from None
+        except (CompileError, _Return, _Break, _Continue):
+            raise
+        except Exception as e:   # a compiler bug: remember the innermost place it happened
+            if not hasattr(e, "transpiler_loc"):
+                e.transpiler_loc = self.b.loc
+            raise
         finally:
             self.b.loc = outer
 
     # ---- statements ---------------------------------------------------------------------------------------------
-    def exec_block(self, stmts: list, frame: Frame) -> None:
-        for stmt in stmts:
-            self.exec(stmt, frame)
+    def exec_block(self, stmts: list, frame: Frame, top: bool = False) -> None:
+        """Run statements; `top` marks a function's own body, where a run-time `if` may `return`."""
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, ast.If):
+                if self._located(stmt, frame, lambda: self.run_if(stmt, frame, stmts[i + 1:], top)):
+                    return
+            else:
+                self.exec(stmt, frame)
+
+    def run_if(self, stmt: ast.If, frame: Frame, rest: list, top: bool) -> bool:
+        """True when the statements after the `if` were run as part of it (a return in a run-time branch)."""
+        test = self.eval(stmt.test, frame)
+        if not isinstance(test, Var):
+            self.exec_block(stmt.body if self.truth(test, stmt.test, frame) else stmt.orelse, frame)
+            return False
+        if not top and (contains_return(stmt.body) or contains_return(stmt.orelse)):
+            raise UserError("`return` inside a run-time `if` is supported at the top level of a function body only",
+                            SyntaxError)
+        consumed, value = self.control.run_if(stmt, frame, test, rest)
+        if consumed:
+            raise _Return(value)
+        return False
 
     def exec(self, stmt: ast.stmt, frame: Frame) -> None:
         handler = getattr(self, "stmt_" + type(stmt).__name__, None)
@@ -141,13 +168,10 @@ class Interpreter:
             new = self.b.convert(new, old.dtype)
         return new
 
-    def stmt_If(self, s, frame):
-        test = self.eval(s.test, frame)
-        branch = s.body if self.truth(test, s.test, frame) else s.orelse
-        self.exec_block(branch, frame)
-
     def stmt_For(self, s, frame):
         iterable = self.eval(s.iter, frame)
+        if isinstance(iterable, RuntimeRange):
+            return self.control.run_for(s, frame, iterable)
         if contains_var(iterable) and isinstance(iterable, Var):
             raise self.error_at(s.iter, frame, "iterating over a run-time array is not supported; iterate over "
                                 "range(len(x)) and index instead", TypeError)
@@ -165,7 +189,12 @@ class Interpreter:
 
     def stmt_While(self, s, frame):
         count = 0
-        while self.truth(self.eval(s.test, frame), s.test, frame):
+        while True:
+            test = self.eval(s.test, frame)
+            if isinstance(test, Var):   # from here on the condition is known only at run time
+                return self.control.run_while(s, frame)
+            if not self.truth(test, s.test, frame):
+                break
             count += 1
             if count > _MAX_UNROLL:
                 raise self.error_at(s, frame, f"loop unrolled more than {_MAX_UNROLL} times at compile time")
@@ -281,7 +310,10 @@ class Interpreter:
         return e.value
 
     def expr_Name(self, e, frame):
-        return frame.lookup(e.id)
+        value = frame.lookup(e.id)
+        if isinstance(value, Undefined):
+            raise UserError(value.why, NameError)
+        return value
 
     def expr_Tuple(self, e, frame):
         return tuple(self.eval_items(e.elts, frame))
@@ -330,13 +362,29 @@ class Interpreter:
         return py(PY_OPERATORS[type(e.op)], operand)
 
     def expr_BoolOp(self, e, frame):
+        """Python's short-circuit `and`/`or`; once an operand is a run-time truth value the rest combine with
+        np.logical_and/or (pure expressions: evaluating the rest has no effect to skip)."""
         is_and = isinstance(e.op, ast.And)
         value = None
-        for operand in e.values:
+        for i, operand in enumerate(e.values):
             value = self.eval(operand, frame)
+            if isinstance(value, Var):
+                return self._runtime_boolop(value, e.values[i + 1:], is_and, frame)
             if self.truth(value, operand, frame) != is_and:
                 return value
         return value
+
+    def _runtime_boolop(self, first: Var, rest, is_and: bool, frame):
+        combine = np.logical_and if is_and else np.logical_or
+        result = self.control.condition(first)
+        for operand in rest:
+            value = self.eval(operand, frame)
+            if not isinstance(value, Var):
+                if self.truth(value, operand, frame) != is_and:   # `c and False`, `c or True`: decided
+                    return value if not is_and else self.b.const(np.asarray(False))
+                continue
+            result = self.numpy_call(combine, [result, self.control.condition(value)], {})
+        return result
 
     def expr_Compare(self, e, frame):
         left = self.eval(e.left, frame)
@@ -356,6 +404,8 @@ class Interpreter:
 
     def expr_IfExp(self, e, frame):
         test = self.eval(e.test, frame)
+        if isinstance(test, Var):
+            return self.control.run_ifexp(e, frame, test)
         return self.eval(e.body if self.truth(test, e.test, frame) else e.orelse, frame)
 
     def truth(self, value, node, frame) -> bool:
@@ -491,6 +541,7 @@ class Interpreter:
             module = getattr(fn, "__module__", None) or ""
             raise UserError(f"{module + '.' if module else ''}{name}() is not supported on run-time arrays",
                             TypeError)
+        _check_foldable(fn)
         return py(fn, *[_wrap_callable(a) for a in args], **{k: _wrap_callable(v) for k, v in kwargs.items()})
 
     def numpy_call(self, fn, args, kwargs, python_op: bool = False):
@@ -534,7 +585,7 @@ class Interpreter:
             if isinstance(node, ast.Lambda):
                 return self.eval(node.body, frame)
             try:
-                self.exec_block(node.body, frame)
+                self.exec_block(node.body, frame, top=True)
             except _Return as r:
                 return r.value
             except (_Break, _Continue):
@@ -564,6 +615,35 @@ def _signature(c: Closure) -> inspect.Signature:
     if a.kwarg:
         params.append(P(a.kwarg.arg, P.VAR_KEYWORD))
     return inspect.Signature(params)
+
+
+# Modules whose functions may run while compiling (constant folding): pure computation only. Anything else
+# (os, time, random, np.random ...) would run once at compile time instead of at every call.
+_FOLDABLE = ("numpy", "math", "cmath", "operator", "functools", "itertools", "collections", "builtins", "typing",
+             "transpiler", "stdlib")
+
+
+def _check_foldable(fn) -> None:
+    module = getattr(fn, "__module__", None)
+    if module is None and isinstance(fn, type):
+        module = fn.__module__
+    if module is None:   # a method of a compile-time object (list.append, str.format ...)
+        return
+    top = module.split(".")[0]
+    if module.startswith("numpy.random") or top not in _FOLDABLE and not _is_user_module(module):
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+        raise UserError(f"calling {module}.{name}() in compiled code is not supported: it would run once, while "
+                        "compiling, not at every call", TypeError)
+
+
+def _is_user_module(module: str) -> bool:
+    """A module of the user's own program (not an installed or standard-library package)."""
+    import sys
+    import sysconfig
+    mod = sys.modules.get(module)
+    path = getattr(mod, "__file__", None) or ""
+    library = (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])
+    return bool(path) and not any(path.startswith(p) for p in library)
 
 
 def _is_builtin(fn) -> bool:

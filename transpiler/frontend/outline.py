@@ -134,7 +134,7 @@ class Outliner:
             if isinstance(target, Sym):
                 b.env.require_nonzero(target, message)
         outs = [Var(v.dtype, tuple(dim(d) for d in v.shape), weak=v.weak, scalar=v.scalar) for v in callee.outputs]
-        b.program.eqns.append(_call_eqn(b, callee, leaves, outs))
+        b.eqns.append(_call_eqn(b, callee, leaves, outs))
         for (flag, kind, message), out in zip(callee.checks, outs[entry.n_results:]):
             b.program.checks.append((out, kind, message))
         return build_result_vars(entry.template, outs[:entry.n_results], leaves)
