@@ -1,29 +1,37 @@
 """The named pass pipelines between the printable stages: mlir -> optimized -> llvm."""
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
+
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, func, memref
 from mlir.passmanager import PassManager
 
-# Still on tensors. Named ops (reduce, fill, matmul) become linalg.generic so that elementwise producers fuse into
-# them; unit dims (from keepdims) are folded away first, so no reshape stands between a producer and its consumer;
-# CSE makes a value with several uses (softmax's numerator) be computed once: fusion only duplicates single-use
+# Still on tensors. Named ops become linalg.generic (GENERALIZE, below) so that elementwise producers fuse into
+# reductions and fills; matrix products stay named: they become calls into NumPy's BLAS after bufferization.
+# Unit dims (from keepdims) are folded away first, so no reshape stands between a producer and its consumer; CSE
+# makes a value with several uses (softmax's numerator) be computed once: fusion only duplicates single-use
 # producers.
 _FUSE = "linalg-fold-unit-extent-dims, canonicalize, cse, linalg-fuse-elementwise-ops"
-OPTIMIZE = (f"builtin.module(func.func(linalg-generalize-named-ops, {_FUSE}, {_FUSE}, canonicalize, cse))")
+OPTIMIZE = ["GENERALIZE", f"func.func({_FUSE}, {_FUSE}, canonicalize, cse)"]
 
-# Tensors -> buffers (with ownership-based deallocation) ...
-BUFFERIZE = ("builtin.module("
-             "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
-             " allow-return-allocs-from-loops},"
-             "drop-equivalent-buffer-results,"   # callees write into their caller's destinations: no returned buffers
-             "buffer-deallocation-pipeline, convert-bufferization-to-memref)")
+# Tensors -> buffers (with ownership-based deallocation); matmuls -> calls to library functions (runtime/blas.py).
+BUFFERIZE = ["one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
+             " allow-return-allocs-from-loops}",
+             "drop-equivalent-buffer-results",   # callees write into their caller's destinations: no returned buffers
+             "buffer-deallocation-pipeline", "convert-bufferization-to-memref"]
 # ... -> loops -> LLVM dialect.
-TO_LLVM = ("builtin.module("
-           "convert-linalg-to-loops, convert-scf-to-cf, expand-strided-metadata, lower-affine,"
-           "finalize-memref-to-llvm, convert-math-to-funcs, convert-math-to-llvm, convert-math-to-libm,"
-           "convert-arith-to-llvm, convert-cf-to-llvm, convert-func-to-llvm, convert-index-to-llvm,"
-           "convert-ub-to-llvm, reconcile-unrealized-casts)")
+TO_LLVM = ["convert-linalg-to-loops", "convert-scf-to-cf", "expand-strided-metadata", "lower-affine",
+           "finalize-memref-to-llvm", "convert-math-to-funcs", "convert-math-to-llvm", "convert-math-to-libm",
+           "convert-arith-to-llvm", "convert-cf-to-llvm", "convert-func-to-llvm", "convert-index-to-llvm",
+           "convert-ub-to-llvm", "reconcile-unrealized-casts"]
+
+
+def pipeline_text(passes: list) -> str:
+    steps = [_generalize_passes() if p == "GENERALIZE" else p for p in passes]
+    return "builtin.module(" + ", ".join(steps) + ")"
 
 
 def run(module: ir.Module, pipeline: str) -> ir.Module:
@@ -31,15 +39,78 @@ def run(module: ir.Module, pipeline: str) -> ir.Module:
     return module
 
 
+# Every named linalg op but the matrix products becomes a linalg.generic (so elementwise producers fuse into
+# reductions and fills, and loops are generated for them); a transform script selects them by name.
+_GENERALIZE_SCRIPT = """
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @generalize(%root: !transform.any_op {transform.readonly}) {
+    %ops = transform.structured.match ops{["linalg.fill", "linalg.reduce", "linalg.transpose", "linalg.copy",
+                                           "linalg.broadcast", "linalg.map"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %generic = transform.structured.generalize %ops : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+
+}
+"""
+
+
+def _generalize_passes() -> str:
+    path = os.path.join(tempfile.gettempdir(), f"transpiler-generalize-{os.getuid()}-{_script_hash()}.mlir")
+    if not os.path.exists(path):
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            f.write(_GENERALIZE_SCRIPT)
+        os.replace(tmp, path)   # atomic: concurrent processes never read a partial script
+    return f"transform-preload-library{{transform-library-paths={path}}}, transform-interpreter{{entry-point=generalize}}"
+
+
+def _script_hash() -> str:
+    return hashlib.sha1(_GENERALIZE_SCRIPT.encode()).hexdigest()[:12]
+
+
 def optimize(module: ir.Module) -> ir.Module:
-    return run(module, OPTIMIZE)
+    return run(module, pipeline_text(OPTIMIZE))
 
 
 def lower_to_llvm(module: ir.Module) -> ir.Module:
-    run(module, BUFFERIZE)
+    """Needs `optimize` to have run in the same context first (it loads the generalization script)."""
+    run(module, pipeline_text(BUFFERIZE))
     with module.context, ir.Location.unknown():
         widen_bool_buffers(module)
-    return run(module, TO_LLVM)
+        matmuls_to_calls(module)
+    return run(module, pipeline_text(TO_LLVM))
+
+
+def matmuls_to_calls(module: ir.Module) -> None:
+    """Replace each linalg.matmul / batch_matmul on buffers by a call of an external function named after its
+    operand types (as convert-linalg-to-std names them), which runtime/blas.py provides: NumPy's BLAS."""
+    ops = []
+    module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
+    declared = {op.attributes["sym_name"].value for op in ops if op.name == "func.func"}
+    for op in ops:
+        if op.name not in ("linalg.matmul", "linalg.batch_matmul"):
+            continue
+        operands = list(op.operands)
+        types = [_fully_strided(v.type) for v in operands]
+        name = op.name.replace(".", "_") + "".join(
+            "_view" + "sx" * ir.MemRefType(t).rank + str(ir.MemRefType(t).element_type) for t in types)
+        if name not in declared:
+            with ir.InsertionPoint.at_block_begin(module.body):
+                fn = func.FuncOp(name, (types, []), visibility="private")
+                fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            declared.add(name)
+        with ir.InsertionPoint(op), op.location:
+            casts = [memref.cast(t, v) for t, v in zip(types, operands)]
+            func.CallOp([], ir.FlatSymbolRefAttr.get(name), casts)
+        op.erase()
+
+
+def _fully_strided(t) -> ir.Type:
+    m = ir.MemRefType(t)
+    dyn = ir.ShapedType.get_dynamic_stride_or_offset()
+    layout = ir.StridedLayoutAttr.get(dyn, [dyn] * m.rank)
+    return ir.MemRefType.get([ir.ShapedType.get_dynamic_size()] * m.rank, m.element_type, layout, m.memory_space)
 
 
 def widen_bool_buffers(module: ir.Module) -> None:

@@ -17,8 +17,8 @@ def _matmul(em: Emitter, e):
     out = e.outputs[0]
     init = linalg.fill(scalar.const_stored(out.dtype, 0), outs=[em.empty(out)])
     env = em.program.env
-    named_ok = out.dtype.kind == "f" and x.dtype.kind == "f" and y.dtype.kind == "f" or \
-        x.dtype == y.dtype == out.dtype and out.dtype.kind in "iu"
+    # float products stay named: they run in BLAS (runtime/blas.py); integer ones are generated loops
+    named_ok = out.dtype.kind == "f" and x.dtype.kind == "f" and y.dtype.kind == "f"
     if named_ok and x.ndim == y.ndim == 2:
         return [linalg.matmul(em[x], em[y], outs=[init])]
     if named_ok and x.ndim == y.ndim == 3 and env.find(x.shape[0]) is env.find(y.shape[0]) \

@@ -8,6 +8,7 @@ import mlir
 import numpy as np
 from mlir.execution_engine import ExecutionEngine
 
+from . import blas
 from .memref import descriptor_for, descriptor_type, results_type, to_numpy
 
 def runtime_libraries() -> list:
@@ -21,6 +22,9 @@ class Kernel:
 
     def __init__(self, llvm_module, name: str, out_dtypes: list, out_ranks: list, opt_level: int = 3):
         self.engine = ExecutionEngine(llvm_module, opt_level=opt_level, shared_libs=runtime_libraries())
+        self.callbacks = [blas.callback(f) for f in blas.library_functions(str(llvm_module))]
+        for fn_name, cb in zip(blas.library_functions(str(llvm_module)), self.callbacks):
+            self.engine.register_runtime(fn_name, cb)
         self.engine.initialize()
         self.fn = self.engine.lookup(name)
         self.out_dtypes = out_dtypes

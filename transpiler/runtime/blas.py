@@ -1,0 +1,54 @@
+"""Matrix products in the kernel call NumPy's own matmul (its BLAS): `convert-linalg-to-std` turns each remaining
+`linalg.matmul` / `linalg.batch_matmul` on buffers into a call of an external function named after its operand
+types, e.g. `linalg_matmul_viewsxsxf32_viewsxsxf32_viewsxsxf32`; here each such function is a C callback that views
+the three memref descriptors as NumPy arrays (no copy) and runs `np.matmul(a, b, out=c)`.
+
+So float32 and float64 products run at BLAS speed on all cores, and mixed products (float64 @ float32) convert
+exactly as NumPy does: results match the reference bit for bit, including the summation order.
+"""
+from __future__ import annotations
+
+import ctypes
+import re
+
+import numpy as np
+
+from .memref import descriptor_type
+
+_ELEMENT = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+_NAME = re.compile(r"^(?:_mlir_ciface_)?linalg_(?:batch_)?matmul((?:_view(?:sx)+(?:f16|f32|f64)){3})$")
+_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+
+
+def library_functions(llvm_module_text: str) -> list:
+    """Names of the matmul library functions the lowered module calls."""
+    names = set(re.findall(r"@(linalg_(?:batch_)?matmul(?:_view(?:sx)+(?:f16|f32|f64)){3})\b", llvm_module_text))
+    return sorted(names)
+
+
+def callback(name: str):
+    """A C function for `name` (keep a reference: the JIT calls it for the kernel's lifetime)."""
+    m = _NAME.match(name)
+    if m is None:
+        raise ValueError(f"not a matmul library function: {name}")
+    operands = []
+    for part in m.group(1).split("_view")[1:]:
+        rank = part.count("sx")
+        operands.append((rank, np.dtype(_ELEMENT[part[2 * rank:]])))
+
+    def matmul(pa, pb, pc):
+        a, b, c = (_view(p, rank, dt) for p, (rank, dt) in zip((pa, pb, pc), operands))
+        np.matmul(a, b, out=c)
+    return _CALLBACK(matmul)
+
+
+def _view(ptr: int, rank: int, dtype: np.dtype) -> np.ndarray:
+    d = ctypes.cast(ptr, ctypes.POINTER(descriptor_type(rank))).contents
+    item = dtype.itemsize
+    shape = tuple(d.sizes)
+    strides = tuple(s * item for s in d.strides)
+    data = (d.aligned or 0) + d.offset * item
+    holder = type("View", (), {})()
+    holder.__array_interface__ = {"data": (data, False), "shape": shape, "strides": strides, "typestr": dtype.str,
+                                  "version": 3}
+    return np.asarray(holder)
