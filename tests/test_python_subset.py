@@ -23,14 +23,18 @@ def test_mlp_with_list_of_dicts(dtype):
 
 
 def test_repeated_calls_are_one_function():
-    ls = layers([6, 6, 6, 6, 6, 6, 2])
+    blocks = layers([6] * 6)
     x = RNG.standard_normal((3, 6)).astype(np.float32)
-    text = emit(P.mlp, x, ls, stage="mlir")
-    # dense(..., activation=relu) is called five times with the same types: inlined once, then one func.func
-    assert text.count("func.func private @dense") == 1
-    assert text.count("call @dense") == 4
-    typed = emit(P.mlp, x, ls, stage="typed")
-    assert typed.count("= call callee='dense") == 4
+    text = emit(P.deep, x, blocks, stage="mlir")
+    # residual_block is called five times with the same types: one func.func (its source is long enough to be
+    # outlined from the first call), called five times
+    assert text.count("func.func private @residual_block") == 1
+    assert text.count("call @residual_block") == 5
+    typed = emit(P.deep, x, blocks, stage="typed")
+    assert typed.count("= call callee='residual_block") == 5
+    check(P.deep, x, blocks, rtol=1e-5, atol=1e-5)
+    # a one-line helper stays inline, where it fuses with its neighbours
+    assert "func.func private" not in emit(P.mlp, x, layers([6, 6, 6, 6, 2]), stage="mlir")
 
 
 def test_zip_map_sorted_and_dict_comprehension():

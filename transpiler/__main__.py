@@ -8,12 +8,13 @@ Errors are printed as `FILE:LINE:COL: error: ...` with the source line and a car
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
 import inspect
 import os
 import sys
 
-from . import argspec, driver
+from . import argspec, check, driver
 from .api import Transpiled
 from .errors import CompileError
 
@@ -26,7 +27,12 @@ def main(argv=None) -> int:
     p.add_argument("--arg", "-a", action="append", default=[], metavar="NAME=TYPE",
                    help="argument type, e.g. x=float32[?,768], n_head=12, eps=float64")
     p.add_argument("--emit", choices=driver.STAGES, default="mlir", help="stage to print (default: mlir)")
+    p.add_argument("--check", action="store_true",
+                   help="report every unsupported construct in FILE (one FILE:LINE:COL: error: line each) and exit "
+                        "1 if there is any, instead of printing IR")
     ns = p.parse_args(argv)
+    if ns.check:
+        return _check(ns)
     try:
         module = _load(ns.file)
         arg_types = dict(_split_arg(a) for a in ns.arg)
@@ -41,6 +47,41 @@ def main(argv=None) -> int:
         print(f"{ns.file}: error: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def _check(ns) -> int:
+    """Static scan of the whole file, then a typed compile of each function whose argument types are known."""
+    try:
+        with open(ns.file) as f:
+            source = f.read()
+        tree = ast.parse(source, ns.file)
+    except OSError as e:
+        print(f"{ns.file}: error: {e}", file=sys.stderr)
+        return 1
+    except SyntaxError as e:
+        print(f"{ns.file}:{e.lineno}:{e.offset}: error: SyntaxError: {e.msg}", file=sys.stderr)
+        return 1
+    errors = check.scan(tree, os.path.abspath(ns.file))
+    flagged = {e.lineno for e in errors}
+    try:
+        module = _load(ns.file)
+        arg_types = dict(_split_arg(a) for a in ns.arg)
+        for fn in _functions(module, ns.function):
+            try:
+                keys, names = _argument_keys(fn, arg_types)
+                driver.trace_free_typing(fn, keys, names)
+            except (_UsageError, argspec.ArgSpecError):
+                continue          # types unknown: the static scan is all we can say
+            except CompileError as e:
+                if e.lineno not in flagged:
+                    errors.append(e)
+    except CompileError as e:
+        errors.append(e)
+    except _UsageError:
+        pass
+    for e in sorted(errors, key=lambda e: (e.lineno, e.col_offset)):
+        print(e.format("error").splitlines()[0])
+    return 1 if errors else 0
 
 
 class _UsageError(Exception):

@@ -32,6 +32,8 @@ _USER_EXCEPTIONS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionErr
 _FORBIDDEN_BUILTINS = {"eval", "exec", "compile", "open", "input", "globals", "locals", "vars", "setattr", "delattr",
                        "__import__", "breakpoint", "exit", "quit", "print", "id", "hash", "iter", "next"}
 _MAX_DEPTH = 200
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add", "discard",
+             "sort", "reverse", "popitem", "__setitem__", "__delitem__"}
 _MAX_UNROLL = 100_000
 
 
@@ -63,6 +65,7 @@ class Interpreter:
         self.b = builder
         self.outliner = Outliner(self)
         self.control = Control(self)
+        self.frame_of_call = None
         self.active: list = []   # functions being interpreted, for the recursion check
 
     # ---- entry points -------------------------------------------------------------------------------------------
@@ -508,6 +511,7 @@ class Interpreter:
 
     # ---- calls --------------------------------------------------------------------------------------------------
     def expr_Call(self, e, frame):
+        self.frame_of_call = frame   # whose globals a method call could mutate
         fn = self.eval(e.func, frame)
         args = self.eval_items(e.args, frame)
         kwargs = {}
@@ -542,6 +546,11 @@ class Interpreter:
             raise UserError(f"{module + '.' if module else ''}{name}() is not supported on run-time arrays",
                             TypeError)
         _check_foldable(fn)
+        owner = getattr(fn, "__self__", None)
+        if isinstance(owner, (list, dict, set)) and self.frame_of_call is not None \
+                and _is_global_object(owner, self.frame_of_call) \
+                and getattr(fn, "__name__", "") in _MUTATORS:
+            raise UserError("mutating a module-level object from compiled code is not supported", TypeError)
         return py(fn, *[_wrap_callable(a) for a in args], **{k: _wrap_callable(v) for k, v in kwargs.items()})
 
     def numpy_call(self, fn, args, kwargs, python_op: bool = False):
@@ -562,9 +571,9 @@ class Interpreter:
             frame = Frame(fn.__globals__, src.filename, fn.__name__, locals=dict(arguments), closure=closure)
             return self.run_body(fn.__code__, src.node, frame)
         key = signature_key(fn, bound.arguments)
-        if self.outliner.wants(key):
+        if self.active and self.outliner.wants(key, src.node):   # the compiled function itself is never outlined
             return self.outliner.call(fn, key, bound.arguments, interpret)
-        return interpret(bound.arguments)
+        return self.outliner.inline_first(key, interpret, bound.arguments)
 
     def call_closure(self, c: Closure, args, kwargs):
         try:
@@ -647,8 +656,11 @@ def _is_user_module(module: str) -> bool:
 
 
 def _is_builtin(fn) -> bool:
+    """A Python builtin, or a method of a compile-time container (`out.append(x)`, `d.get(k)`)."""
     name = getattr(fn, "__name__", None)
-    return name is not None and getattr(builtins, name, None) is fn
+    if name is not None and getattr(builtins, name, None) is fn:
+        return True
+    return isinstance(getattr(fn, "__self__", None), (list, dict, set, tuple, str))
 
 
 def _hashable(obj) -> bool:

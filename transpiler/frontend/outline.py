@@ -9,6 +9,7 @@ argument Syms, and every call site maps those dims back to the caller's: output 
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,6 +57,21 @@ def signature_key(fn, arguments: dict):
     return k if has_var[0] else None
 
 
+_MIN_OUTLINED_SIZE = 8      # primitives of the first call
+_MIN_OUTLINED_SOURCE = 60   # AST nodes of the body
+_source_sizes: dict = {}
+
+
+def _source_size(node) -> int:
+    if node not in _source_sizes:
+        _source_sizes[node] = sum(1 for _ in ast.walk(node))
+    return _source_sizes[node]
+
+
+def _count(eqns) -> int:
+    return len(eqns)
+
+
 class _Inline(Exception):
     pass
 
@@ -63,18 +79,27 @@ class _Inline(Exception):
 class Outliner:
     def __init__(self, interp):
         self.interp = interp
-        self.seen: set = set()
+        self.size: dict = {}          # signature -> primitives its first (inlined) call produced
         self.outlined: dict = {}
         self.programs: list = []      # sub-programs, in creation order (callees before their callers' use)
 
-    def wants(self, key) -> bool:
-        """Inline the first call of a signature; outline the ones after it."""
+    def wants(self, key, node) -> bool:
+        """Outline a function whose source is long from its first call; otherwise inline the first call of a
+        signature and outline the ones after it if that first call was big enough to be worth a function of its
+        own. Small helpers stay inline, where they fuse with their neighbours."""
         if key is None:
             return False
-        if key in self.seen:
-            return True
-        self.seen.add(key)
-        return False
+        if key in self.size:
+            return self.size[key] >= _MIN_OUTLINED_SIZE
+        return _source_size(node) >= _MIN_OUTLINED_SOURCE
+
+    def inline_first(self, key, interpret, arguments):
+        """Run the first call inline and remember how many primitives it produced."""
+        before = _count(self.interp.b.eqns)
+        value = interpret(arguments)
+        if key is not None:
+            self.size.setdefault(key, _count(self.interp.b.eqns) - before)
+        return value
 
     def call(self, fn, key, arguments: dict, interpret):
         entry = self.outlined.get(key)
