@@ -64,3 +64,28 @@ def test_bad_arg_spec_and_missing_function():
     assert r.returncode == 1 and "dtype" in r.stderr and "Traceback" not in r.stderr
     r = run("examples/gelu.py", "--function", "nope")
     assert r.returncode == 1 and "nope" in r.stderr
+
+
+def test_check_reports_every_unsupported_construct(tmp_path):
+    src = tmp_path / "many.py"
+    src.write_text(
+        "import numpy as np\n\n"
+        "def a(x: 'float32[?]'):\n"
+        "    try:\n        y = x\n    except ValueError:\n        pass\n"
+        "    print(x)\n    return x\n\n"
+        "def b(x: 'bool[?]'):\n    return x - x\n\n"
+        "def c(x):\n    global Q\n    with open('f') as fh:\n        pass\n    return x\n\n"
+        "def fine(x: 'float32[?]'):\n    return x * 2\n")
+    r = run(str(src), "--check")
+    assert r.returncode == 1
+    lines = r.stdout.strip().splitlines()
+    assert [line.split(": error:")[0] for line in lines] == [
+        f"{src}:4:5", f"{src}:8:5", f"{src}:12:12", f"{src}:15:5", f"{src}:16:5", f"{src}:16:10"]
+    assert all(": error: " in line for line in lines)
+
+
+def test_check_passes_a_clean_file():
+    r = run("examples/gelu.py", "--check")
+    assert r.returncode == 0 and r.stdout == ""
+    r = run("stdlib/nn.py", "--check")
+    assert r.returncode == 0, r.stdout
