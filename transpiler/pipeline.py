@@ -91,7 +91,8 @@ def matmuls_to_calls(module: ir.Module) -> None:
     for op in ops:
         if op.name not in ("linalg.matmul", "linalg.batch_matmul"):
             continue
-        operands = list(op.operands)
+        with ir.InsertionPoint(op), op.location:
+            operands = [_as_indexed(v, m, c) for v, m, c in zip(op.operands, _operand_maps(op), _CANONICAL)]
         types = [_fully_strided(v.type) for v in operands]
         name = op.name.replace(".", "_") + "".join(
             "_view" + "sx" * ir.MemRefType(t).rank + str(ir.MemRefType(t).element_type) for t in types)
@@ -104,6 +105,30 @@ def matmuls_to_calls(module: ir.Module) -> None:
             casts = [memref.cast(t, v) for t, v in zip(types, operands)]
             func.CallOp([], ir.FlatSymbolRefAttr.get(name), casts)
         op.erase()
+
+
+def _operand_maps(op) -> list:
+    """The matmul's indexing maps as result-dim tuples, or Nones for the default maps."""
+    if "indexing_maps" not in op.attributes:
+        return [None] * len(op.operands)
+    maps = ir.ArrayAttr(op.attributes["indexing_maps"])
+    return [tuple(str(e) for e in ir.AffineMapAttr(m).value.results) for m in maps]
+
+
+_CANONICAL = [("d0", "d2"), ("d2", "d1"), ("d0", "d1")]   # matmul's (m, k), (k, n), (m, n)
+
+
+def _as_indexed(value, dims, canonical):
+    """An operand read through a transposed map becomes a transposed view (strides swapped, no copy)."""
+    if dims is None or dims == canonical:
+        return value
+    if dims != canonical[::-1]:
+        raise AssertionError(f"unexpected matmul indexing map {dims}")
+    m = ir.MemRefType(value.type)
+    strides, offset = m.get_strides_and_offset()
+    layout = ir.StridedLayoutAttr.get(offset, strides[::-1])
+    result = ir.MemRefType.get(m.shape[::-1], m.element_type, layout, m.memory_space)
+    return memref.transpose(result, value, ir.AffineMap.get_permutation([1, 0]))
 
 
 def _fully_strided(t) -> ir.Type:

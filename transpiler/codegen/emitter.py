@@ -27,6 +27,7 @@ class Emitter:
         self.program = program
         self.values: dict = {}   # Var id -> ir.Value
         self.sizes: dict = {}    # Sym -> ir.Value of index type
+        self.producers: dict = {}  # Var id -> the Eqn that defines it
 
     # ---- types and sizes ----------------------------------------------------------------------------------------
     def tensor_type(self, v: Var) -> ir.RankedTensorType:
@@ -110,6 +111,8 @@ class Emitter:
             loc = ir.Location.file(e.loc.filename, e.loc.lineno, e.loc.col + 1) if e.loc else ir.Location.unknown()
             with loc:
                 results = EMITTERS[e.prim](self, e)
+                for v in e.outputs:
+                    self.producers[v.id] = e
                 for v, r in zip(e.outputs, results):
                     r = self.cast_to(r, v)
                     self.bind(v, r)

@@ -20,11 +20,34 @@ def _matmul(em: Emitter, e):
     # float products stay named: they run in BLAS (runtime/blas.py); integer ones are generated loops
     named_ok = out.dtype.kind == "f" and x.dtype.kind == "f" and y.dtype.kind == "f"
     if named_ok and x.ndim == y.ndim == 2:
-        return [linalg.matmul(em[x], em[y], outs=[init])]
+        return [_matmul_2d(em, x, y, init)]
     if named_ok and x.ndim == y.ndim == 3 and env.find(x.shape[0]) is env.find(y.shape[0]) \
             and env.find(x.shape[0]) != 1:
         return [linalg.batch_matmul(em[x], em[y], outs=[init])]
     return [_contraction(em, x, y, out, init)]
+
+
+def _matmul_2d(em: Emitter, x, y, init) -> ir.Value:
+    """linalg.matmul; an operand that is the transpose of another 2-D value is read through a transposed map
+    instead (`q @ k.T`, `x @ wte.T`), so no transposed copy is made: the BLAS call gets a transposed view."""
+    d = [ir.AffineDimExpr.get(i) for i in range(3)]           # (m, n, k)
+    maps = [[d[0], d[2]], [d[2], d[1]], [d[0], d[1]]]
+    operands = []
+    for i, v in enumerate((x, y)):
+        source = _transposed_source(em, v)
+        if source is not None:
+            maps[i] = maps[i][::-1]
+            v = source
+        operands.append(em[v])
+    attrs = [ir.AffineMap.get(3, 0, m) for m in maps]
+    return linalg.matmul(*operands, outs=[init], indexing_maps=attrs)
+
+
+def _transposed_source(em: Emitter, v):
+    e = em.producers.get(v.id)
+    if e is not None and e.prim == "transpose" and tuple(e.params["perm"]) == (1, 0):
+        return e.inputs[0]
+    return None
 
 
 def _contraction(em: Emitter, x, y, out, init) -> ir.Value:
