@@ -10,7 +10,8 @@ import numpy as np
 from mlir import ir
 
 from . import codegen, pipeline
-from .errors import CompileError, compile_error
+from .errors import CompileError, UserError, compile_error
+from .frontend.source import function_source
 from .frontend.builder import Builder
 from .frontend.infer import Interpreter
 from .program import Program
@@ -44,7 +45,11 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
         raise compile_error(f"internal compiler error: {type(e).__name__}: {e}", *(
             (loc.filename, loc.lineno, loc.col) if loc else ())) from e
     outputs: list = []
-    template = result_template(value, inputs, outputs)
+    try:
+        template = result_template(value, inputs, outputs)
+    except UserError as e:
+        src = function_source(fn)
+        raise compile_error(str(e), src.filename, src.node.lineno, src.node.col_offset, e.kind) from None
     program.outputs = outputs + [flag for flag, _, _ in program.checks]  # check flags come back last
     program.callees = interp.outliner.programs
     program.check()
@@ -56,7 +61,30 @@ def to_mlir(typed: Typed, context: ir.Context) -> ir.Module:
         return codegen.lower_program(typed.program)
 
 
+def _internal_errors(typed: Typed):
+    """Anything that fails after typing (an MLIR verifier or pass error) is a compiler bug: report it as a
+    CompileError at the compiled function, never as a raw MLIRError."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def guard():
+        try:
+            yield
+        except CompileError:
+            raise
+        except Exception as e:
+            loc = next((eq.loc for eq in typed.program.eqns if eq.loc), None)
+            where = (loc.filename, loc.lineno, loc.col) if loc else ()
+            raise compile_error(f"internal compiler error: {type(e).__name__}: {e}", *where) from e
+    return guard()
+
+
 def stage_text(typed: Typed, stage: str) -> str:
+    with _internal_errors(typed):
+        return _stage_text(typed, stage)
+
+
+def _stage_text(typed: Typed, stage: str) -> str:
     if stage == "typed":
         return typed.program.text()
     with ir.Context() as ctx:
@@ -69,6 +97,11 @@ def stage_text(typed: Typed, stage: str) -> str:
 
 
 def compile_kernel(typed: Typed, opt_level: int = 3) -> Kernel:
+    with _internal_errors(typed):
+        return _compile_kernel(typed, opt_level)
+
+
+def _compile_kernel(typed: Typed, opt_level: int = 3) -> Kernel:
     ctx = ir.Context()
     with ctx:
         module = to_mlir(typed, ctx)

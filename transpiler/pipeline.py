@@ -24,7 +24,9 @@ BUFFERIZE = ["one-shot-bufferize{bufferize-function-boundaries function-boundary
              "buffer-deallocation-pipeline", "convert-bufferization-to-memref"]
 # ... -> loops -> LLVM dialect.
 TO_LLVM = ["convert-linalg-to-loops", "convert-scf-to-cf", "expand-strided-metadata", "lower-affine",
-           "finalize-memref-to-llvm", "convert-math-to-funcs", "convert-math-to-llvm", "convert-math-to-libm",
+           "finalize-memref-to-llvm", "convert-math-to-funcs",
+           "convert-math-to-libm",   # first: log1p, expm1 ... stay accurate libm calls, not log(1 + x) expansions
+           "convert-math-to-llvm",
            "convert-arith-to-llvm", "convert-cf-to-llvm", "convert-func-to-llvm", "convert-index-to-llvm",
            "convert-ub-to-llvm", "reconcile-unrealized-casts"]
 

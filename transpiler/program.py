@@ -25,6 +25,7 @@ class Var:
     weak: bool = False
     scalar: bool = False
     size_of: object = None  # for an int that is a dim (x.shape[0], n // 3 ...): that dim, so it can size arrays
+    from_list: bool = False  # a Python list argument (data): Python operators on it are not NumPy's
     id: int = field(default_factory=lambda: next(_ids))
 
     @property

@@ -48,6 +48,8 @@ def sizes_mixed(values):
 def _slice(em: Emitter, e):
     x, out = e.inputs[0], e.outputs[0]
     env = em.program.env
+    if any(env.find(d) == 0 for d in out.shape):   # statically empty: nothing to read (and offsets may be n)
+        return [em.empty(out)]
     offsets, sizes, strides, reversed_axes = [], [], [], []
     for axis, spec in enumerate(e.params["specs"]):
         n = env.find(x.shape[axis])
@@ -130,7 +132,7 @@ def _gather(em: Emitter, e):
     n = em.size(x.shape[axis])
     with ir.InsertionPoint(block):
         raw = block.arguments[0]
-        i = arith.index_cast(ir.IndexType.get(), raw) if ids.dtype.kind == "i" else \
+        i = arith.index_cast(ir.IndexType.get(), raw) if ids.dtype.kind == "i" or ids.dtype == np.uint64 else \
             arith.index_castui(ir.IndexType.get(), raw)
         loop = [linalg.IndexOp(d).result for d in range(rank)]
         source_index = loop[:axis] + [normalize(i, n)] + loop[axis + k:]
@@ -152,9 +154,8 @@ def _index_check(em: Emitter, e):
     i64 = ir.IntegerType.get_signless(64)
     with ir.InsertionPoint(block):
         raw, acc = block.arguments
+        # NumPy casts ids to intp (same_kind): uint64 values wrap (2**64 - 1 is -1, the last element)
         v = scalar.convert(raw, ids.dtype, np.dtype(np.int64)) if ids.dtype != np.int64 else raw
-        if ids.dtype == np.uint64:  # above int64's range is out of bounds too
-            v = arith.select(arith.cmpi(I.slt, raw, arith.constant(i64, 0)), arith.constant(i64, 2**62), raw)
         n64 = arith.index_cast(i64, n)
         low = arith.cmpi(I.slt, v, arith.subi(arith.constant(i64, 0), n64))
         high = arith.cmpi(I.sge, v, n64)

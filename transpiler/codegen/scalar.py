@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, math
+from mlir.dialects import arith, math, scf
 
 from ..types import dtypes
 
@@ -167,15 +167,22 @@ def _float_divmod(dt, a, b):
     fix = arith.andi(mod_nonzero, wrong_sign)
     mod = arith.select(fix, arith.addf(mod, b), mod)
     div = arith.select(fix, arith.subf(div, const(dt, 1.0)), div)
-    mod = arith.select(mod_nonzero, mod, math.copysign(zero, b))
+    mod = arith.select(mod_nonzero, mod, _signed_zero(dt, b))
     floordiv = math.floor(div)
     floordiv = arith.select(arith.cmpf(F.OGT, arith.subf(div, floordiv), const(dt, 0.5)),
                             arith.addf(floordiv, const(dt, 1.0)), floordiv)
     div_nonzero = arith.cmpf(F.UNE, div, zero)
-    floordiv = arith.select(div_nonzero, floordiv, math.copysign(zero, arith.divf(a, b)))
+    floordiv = arith.select(div_nonzero, floordiv, _signed_zero(dt, arith.divf(a, b)))
     b_zero = arith.cmpf(F.OEQ, b, zero)
     floordiv = arith.select(b_zero, arith.divf(a, b), floordiv)
     return floordiv, mod
+
+
+def _signed_zero(dt: np.dtype, like: ir.Value) -> ir.Value:
+    """copysign(0.0, like): the sign bit read through an integer view (math.copysign has no libm lowering)."""
+    int_type = ir.IntegerType.get_signless(dt.itemsize * 8)
+    negative = arith.cmpi(I.slt, arith.bitcast(int_type, like), arith.constant(int_type, 0))
+    return arith.select(negative, const(dt, -0.0), const(dt, 0.0))
 
 
 def _float_floordiv(dts, a, b):
@@ -204,7 +211,21 @@ def _int_sign(dts, x):
 
 
 def _int_pow(dts, a, b):
-    return math.ipowi(a, b)
+    """Exponentiation by squaring, the exponent read as unsigned (negative signed exponents were refused by a
+    check flag, as NumPy refuses them): wraps like NumPy's integer power."""
+    t = a.type
+    op = scf.WhileOp([t, t, t], [arith.constant(t, 1), a, b])
+    before = op.regions[0].blocks.append(t, t, t)
+    after = op.regions[1].blocks.append(t, t, t)
+    with ir.InsertionPoint(before):
+        result, base, exp = before.arguments
+        scf.ConditionOp(arith.cmpi(I.ne, exp, arith.constant(t, 0)), [result, base, exp])
+    with ir.InsertionPoint(after):
+        result, base, exp = after.arguments
+        odd = arith.cmpi(I.ne, arith.andi(exp, arith.constant(t, 1)), arith.constant(t, 0))
+        result = arith.select(odd, arith.muli(result, base), result)
+        scf.YieldOp([result, arith.muli(base, base), arith.shrui(exp, arith.constant(t, 1))])
+    return op.results[0]
 
 
 def _float_pow(dts, a, b):

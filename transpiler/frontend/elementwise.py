@@ -40,6 +40,13 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     as Python's own arithmetic would.
     """
     args = [as_operand(a) for a in args]
+    if python_op and any(isinstance(a, Var) and a.from_list for a in args):
+        raise UserError("a list argument is run-time data, but on lists Python's operators concatenate or repeat: "
+                        "convert it with np.asarray first", TypeError)
+    if python_op and ufunc is np.power and type(args[1]) is int and args[1] == 2:
+        ufunc, args = np.square, args[:1]     # NumPy's own fast path for `x ** 2` (bool ** 2 is int8)
+    if ufunc is np._core.umath.clip:
+        args = [args[0]] + [_clamp_bound(a, args[0]) for a in args[1:]]
     if ufunc is np.logical_not or ufunc is np.logical_and or ufunc is np.logical_or or ufunc is np.logical_xor:
         args = [to_bool(b, a) for a in args]
     types = [operand_type(a) for a in args]
@@ -55,9 +62,11 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         shape = broadcast([base.shape], b.env)
         return b.emit1("ipow", [base], out_dts[0], shape, weak=python_op and is_weak(args[0]),
                        scalar=base.ndim == 0, exponent=int(args[1]))
-    if ufunc in _COMPARISONS:
+    if ufunc in _COMPARISONS and any(isinstance(t, np.dtype) and t.kind in "iu" for t in types):
         in_dts = [_exact_int_dtype(a, dt) for a, dt in zip(args, in_dts)]
     operands = [coerce(b, a, dt) for a, dt in zip(args, in_dts)]
+    if ufunc is np.power and in_dts[0].kind in "iub":
+        _check_integer_exponent(b, args[1] if in_dts[1].kind == "i" else 0)
     shape = broadcast([o.shape for o in operands], b.env)
     weak = python_op and all(is_weak(a) for a in args)
     result = b.emit1(UFUNC_PRIMS[ufunc], operands, out_dts[0], shape, weak=weak, scalar=len(shape) == 0)
@@ -103,6 +112,28 @@ def _exact_int_dtype(value, dtype: np.dtype) -> np.dtype:
     raise UserError(f"Python integer {value} out of bounds for comparison", OverflowError)
 
 
+def _check_integer_exponent(b: Builder, e) -> None:
+    """NumPy refuses negative integer exponents of integers: at compile time, or by a kernel check flag."""
+    message = "Integers to negative integer powers are not allowed."
+    if isinstance(e, Var):
+        from .reductions import reduce
+        negative = apply_ufunc(b, np.less, [e, 0])
+        flag = reduce(b, "any", negative) if negative.ndim else negative
+        b.program.checks.append((flag, ValueError, message))
+    elif np.any(np.asarray(e) < 0):
+        raise UserError(message, ValueError)
+
+
+def _clamp_bound(bound, x):
+    """np.clip compares by value: a Python int bound beyond the array's integer range clips nothing on that side,
+    which is the same as the range's end."""
+    dt = x.dtype if isinstance(x, Var) else np.asarray(x).dtype
+    if type(bound) is int and dt.kind in "iu":
+        info = np.iinfo(dt)
+        return min(max(bound, int(info.min)), int(info.max))
+    return bound
+
+
 def _small_int_exponent(e):
     if isinstance(e, Var) or isinstance(e, bool):
         return None
@@ -116,14 +147,21 @@ def _small_int_exponent(e):
 def to_bool(b: Builder, value):
     if isinstance(value, Var):
         return b.convert(value, dtypes.BOOL) if value.dtype != dtypes.BOOL else value
-    return np.asarray(as_operand(value)).astype(bool) if not is_weak(value) else bool(value)
+    if is_weak(value):
+        if type(value) is int:
+            dtypes.weak_to_dtype(value, dtypes.INT64)   # NumPy goes through a C long: OverflowError beyond it
+        return bool(value)
+    return np.asarray(as_operand(value)).astype(bool)
 
 
 def where(b: Builder, condition, x, y) -> Var:
     cond = to_bool(b, as_operand(condition))
     x, y = as_operand(x), as_operand(y)
     out = dtypes.result_type(*[_promotion_stand_in(v) for v in (x, y)])
-    ops = [cond if isinstance(cond, Var) else b.const(cond)] + [coerce(b, v, out) for v in (x, y)]
+    # a Python int that does not fit is cast as NumPy casts it here (np.where(c, uint16_array, -1) holds 65535)
+    branches = [b.const(np.asarray(v).astype(out)) if is_weak(v) and not isinstance(v, Var) else coerce(b, v, out)
+                for v in (x, y)]
+    ops = [cond if isinstance(cond, Var) else b.const(cond)] + branches
     shape = broadcast([o.shape for o in ops], b.env)
     return b.emit1("select", ops, out, shape, scalar=False)
 

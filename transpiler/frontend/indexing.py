@@ -172,7 +172,7 @@ def _basic(b: Builder, x: Var, specs) -> Var:
                 norm.append(("index_var", len(inputs) - 1))
             else:
                 norm.append(("index", i))
-    return b.emit1("slice", inputs, x.dtype, tuple(shape), specs=tuple(norm))
+    return b.emit1("slice", inputs, x.dtype, tuple(shape), scalar=not shape, specs=tuple(norm))
 
 
 def gather(b: Builder, x: Var, ids, axis: int) -> Var:

@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import CompileError, UserError, compile_error
 from ..program import Loc, Var
 from . import numpy_api
+from ..runtime.signature import result_template
 from .builder import Builder
 from .elementwise import apply_ufunc
 from .control import Control, Undefined, contains_return
@@ -28,7 +29,7 @@ from .values import (OPERATOR_UFUNCS, PY_OPERATORS, BoundMethod, Closure, Interp
 # Exceptions that compile-time Python evaluation raises on behalf of the user's code (a KeyError on a dict of
 # weights, a ZeroDivisionError ...): they become CompileErrors of the same kind at the node that raised them.
 _USER_EXCEPTIONS = (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError, AttributeError, OverflowError,
-                    NameError, StopIteration, ArithmeticError, LookupError)
+                    NameError, StopIteration, ArithmeticError, LookupError, ImportError)
 _FORBIDDEN_BUILTINS = {"eval", "exec", "compile", "open", "input", "globals", "locals", "vars", "setattr", "delattr",
                        "__import__", "breakpoint", "exit", "quit", "print", "id", "hash", "iter", "next"}
 _MAX_DEPTH = 200
@@ -74,8 +75,9 @@ class Interpreter:
         try:
             return self.call(fn, args, kwargs)
         except UserError as e:  # raised before any statement ran, e.g. while binding the arguments
-            src = function_source(fn)
-            raise compile_error(str(e), src.filename, src.node.lineno, src.node.col_offset, e.kind) from None
+            code = getattr(fn, "__code__", None)
+            filename, line = (code.co_filename, code.co_firstlineno) if code else ("<unknown>", 0)
+            raise compile_error(str(e), filename, line, 0, e.kind) from None
         finally:
             current_interpreter.reset(token)
 
@@ -137,7 +139,10 @@ class Interpreter:
         pass
 
     def stmt_Return(self, s, frame):
-        raise _Return(self.eval(s.value, frame) if s.value is not None else None)
+        value = self.eval(s.value, frame) if s.value is not None else None
+        if len(self.active) == 1:    # the compiled function itself: what it returns must cross the boundary
+            result_template(value, [], [])
+        raise _Return(value)
 
     def stmt_Assign(self, s, frame):
         value = self.eval(s.value, frame)
@@ -359,8 +364,8 @@ class Interpreter:
     def expr_UnaryOp(self, e, frame):
         operand = self.eval(e.operand, frame)
         if isinstance(operand, Var):
-            if isinstance(e.op, ast.Not):
-                return self.numpy_call(np.logical_not, [operand], {}, python_op=True)
+            if isinstance(e.op, ast.Not):   # Python's truth of an array: only defined for one element
+                return self.numpy_call(np.logical_not, [self.control.condition(operand)], {}, python_op=True)
             return self.numpy_call(OPERATOR_UFUNCS[type(e.op)], [operand], {}, python_op=True)
         return py(PY_OPERATORS[type(e.op)], operand)
 
@@ -527,7 +532,7 @@ class Interpreter:
         if isinstance(fn, Closure):
             return self.call_closure(fn, args, kwargs)
         if isinstance(fn, BoundMethod):
-            return fn.handler(self.b, fn.target, *args, **kwargs)
+            return _call_handler(fn.handler, fn.name, self.b, [fn.target, *args], kwargs)
         if isinstance(fn, Interpreted):
             return self.call(fn.fn, args, kwargs)
         py_func = getattr(fn, "py_func", None)  # a @transpile'd helper: compile its source in place
@@ -535,7 +540,7 @@ class Interpreter:
             return self.call(py_func, args, kwargs)
         has_var = contains_var(args) or contains_var(kwargs)
         if _hashable(fn) and fn in numpy_api.FUNCTIONS and (has_var or fn in numpy_api.ALWAYS):
-            return numpy_api.FUNCTIONS[fn](self.b, *args, **kwargs)
+            return _call_handler(numpy_api.FUNCTIONS[fn], fn, self.b, args, kwargs)
         if isinstance(fn, types.FunctionType) and not _is_library(fn):
             return self.call_python(fn, args, kwargs)
         if getattr(fn, "__name__", None) in _FORBIDDEN_BUILTINS and getattr(builtins, fn.__name__, None) is fn:
@@ -653,6 +658,17 @@ def _is_user_module(module: str) -> bool:
     path = getattr(mod, "__file__", None) or ""
     library = (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])
     return bool(path) and not any(path.startswith(p) for p in library)
+
+
+def _call_handler(handler, what, b, args, kwargs):
+    """Call a NumPy-function handler; arguments that do not fit its signature are the user's TypeError."""
+    try:
+        return handler(b, *args, **kwargs)
+    except TypeError as e:
+        if e.__traceback__ is not None and e.__traceback__.tb_next is None:   # raised by the call itself
+            name = getattr(what, "__name__", what)
+            raise UserError(f"{name}(): {e} (or this form is not supported by the compiler)", TypeError) from None
+        raise
 
 
 def _is_builtin(fn) -> bool:

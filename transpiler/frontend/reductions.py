@@ -51,7 +51,8 @@ def reduce(b: Builder, kind: str, a, axis=None, dtype=None, out=None, keepdims=F
     if kind in ("max", "min"):
         require_nonempty(b, x, axes, {"max": "maximum", "min": "minimum"}[kind])
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    r = b.emit1("reduce", [x], out_dt, shape, scalar=not shape and not keepdims, kind=kind, axes=axes)
+    r = b.emit1("reduce", [x], out_dt, shape, scalar=not shape and (not keepdims or x.ndim == 0), kind=kind,
+                axes=axes)
     return keep_dims(b, r, axes) if keepdims else r
 
 
@@ -73,6 +74,8 @@ def arg_reduce(b: Builder, kind: str, a, axis=None, out=None, keepdims=False):
 
 
 def keep_dims(b: Builder, r: Var, axes: tuple) -> Var:
+    if not axes:
+        return r
     shape = list(r.shape)
     for ax in axes:
         shape.insert(ax, 1)
@@ -98,8 +101,11 @@ def require_nonempty(b: Builder, x: Var, axes: tuple, name: str, empty_message: 
         d = b.env.find(x.shape[ax])
         if d == 0:
             raise UserError(message, ValueError)
-        if isinstance(d, Sym):
-            b.env.require_nonzero(d, message)
+        if isinstance(d, Sym):   # checked in the kernel, so errors come in program order as in NumPy
+            size = b.emit1("dim_size", [x], dtypes.INT64, (), axis=ax)
+            zero = b.const(np.int64(0))
+            flag = b.emit1("eq", [size, zero], dtypes.BOOL, ())
+            b.program.checks.append((flag, ValueError, message))
 
 
 def as_var(b: Builder, a) -> Var:

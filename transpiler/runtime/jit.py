@@ -9,7 +9,7 @@ import numpy as np
 from mlir.execution_engine import ExecutionEngine
 
 from . import blas
-from .memref import descriptor_for, descriptor_type, results_type, to_numpy
+from .memref import adopt_results, descriptor_for, descriptor_type, results_type
 
 def runtime_libraries() -> list:
     lib_dir = os.path.join(list(mlir.__path__)[0], "lib")
@@ -43,9 +43,8 @@ class Kernel:
         slots = [ctypes.pointer(ctypes.pointer(s)) for s in structs]
         packed = (ctypes.c_void_p * len(slots))(*[ctypes.cast(p, ctypes.c_void_p) for p in slots])
         self.fn(packed)
-        keep = [a.ctypes.data for a in arrays]
-        if self.results_type is not None:
-            return [to_numpy(getattr(res, f"r{i}"), dt, keep) for i, dt in enumerate(self.out_dtypes)]
-        if res is not None:
-            return [to_numpy(res, self.out_dtypes[0], keep)]
-        return []
+        if res is None:
+            return []
+        descriptors = [getattr(res, f"r{i}") for i in range(len(self.out_dtypes))] \
+            if self.results_type is not None else [res]
+        return adopt_results(descriptors, self.out_dtypes, {a.ctypes.data for a in arrays})

@@ -64,27 +64,34 @@ class _Owned:
         _libc.free(self.ptr)
 
 
-def to_numpy(d, dtype: np.dtype, keep: list) -> np.ndarray:
-    """An array for a returned descriptor. Buffers the kernel allocated are adopted (freed with the array); a
-    result whose buffer is in `keep` (an input's, or an earlier result's) or is a constant is copied.
-    `keep` starts as the inputs' data pointers and grows with each adopted buffer."""
-    rank = len(d.sizes) if hasattr(d, "sizes") else 0
-    shape = tuple(d.sizes) if rank else ()
-    item = dtype.itemsize
-    strides = tuple(s * item for s in d.strides) if rank else ()
-    data = (d.aligned or 0) + d.offset * item
-    allocated = d.allocated or 0
-    owned = allocated not in keep and allocated != _DEADBEEF
-    if 0 in shape:
-        if owned:
-            keep.append(allocated)
+def adopt_results(descriptors: list, dtypes: list, inputs: set) -> list:
+    """NumPy arrays for the kernel's returned descriptors. A buffer the kernel allocated is adopted by the first
+    non-empty result that views it (freed with that array); later results that view it, results that view an
+    input (`inputs`: their data pointers) or a constant are copied; a buffer only empty results view is freed."""
+    views = [_layout(d, dt) for d, dt in zip(descriptors, dtypes)]
+    adopted: set = set()
+    arrays = []
+    for allocated, data, shape, strides, dt in views:
+        if 0 in shape:
+            arrays.append(np.empty(shape, dt))
+        elif allocated in inputs or allocated in adopted or allocated in (0, _DEADBEEF):
+            arrays.append(np.asarray(_Borrowed(data, shape, strides, dt)).copy())
+        else:
+            adopted.add(allocated)
+            arrays.append(np.asarray(_Owned(allocated, data, shape, strides, dt)))
+    for allocated, *_ in views:
+        if allocated not in adopted and allocated not in inputs and allocated not in (0, _DEADBEEF):
+            adopted.add(allocated)   # freed once
             _libc.free(allocated)
-        return np.empty(shape, dtype)
-    if owned:
-        keep.append(allocated)
-        return np.asarray(_Owned(allocated, data, shape, strides, dtype))
-    view = np.asarray(_Borrowed(data, shape, strides, dtype))
-    return view.copy()
+    return arrays
+
+
+def _layout(d, dtype: np.dtype):
+    rank = len(d.sizes) if hasattr(d, "sizes") else 0
+    item = dtype.itemsize
+    shape = tuple(d.sizes) if rank else ()
+    strides = tuple(s * item for s in d.strides) if rank else ()
+    return d.allocated or 0, (d.aligned or 0) + d.offset * item, shape, strides, dtype
 
 
 class _Borrowed:

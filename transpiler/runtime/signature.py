@@ -43,11 +43,14 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False):
         return ("F",)
     if isinstance(value, (bool, int, str, type(None))):
         return ("C", type(value), value)
-    if isinstance(value, list) and value and all(isinstance(v, _NUMBER_TYPES) for v in value):
+    if isinstance(value, list) and value and _numbers_only(value):
         arr = np.asarray(value)
+        if arr.dtype not in dtypes.SUPPORTED:   # ragged, or ints beyond 64 bits: NumPy makes an object array
+            raise TypeError(f"a list argument must convert to a numeric array (np.asarray gives {arr.dtype})")
         leaves.append(arr)
         originals.append(arr)
-        return ("L", arr.dtype.str, len(value) == 1)
+        dims = arr.shape if static_shapes else tuple(d == 1 for d in arr.shape)
+        return ("L", arr.dtype.str, arr.ndim, dims)
     if isinstance(value, (list, tuple)):
         tag = "T" if isinstance(value, tuple) else "l"
         return (tag, tuple(flatten(v, leaves, originals, static_shapes) for v in value))
@@ -60,6 +63,12 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False):
     except TypeError:
         raise TypeError(f"unsupported argument type {type(value).__name__}") from None
     return ("C", type(value), value)
+
+
+def _numbers_only(value) -> bool:
+    """A (nested) list of plain numbers: run-time data, like np.asarray of it."""
+    return all(_numbers_only(v) if isinstance(v, list) else isinstance(v, _NUMBER_TYPES) for v in value) \
+        and not all(isinstance(v, list) and not v for v in value)
 
 
 def abstract(key, path: str, inputs: list, names: list):
@@ -75,9 +84,11 @@ def abstract(key, path: str, inputs: list, names: list):
     if tag == "F":
         return _input(Var(dtypes.FLOAT64, (), weak=True), path, inputs, names)
     if tag == "L":
+        _, dt, ndim, dims = key
         index = len(inputs)
-        dim = 1 if key[2] else Sym(f"len({path})", ("arg", index, 0))
-        return _input(Var(np.dtype(key[1]), (dim,)), path, inputs, names)
+        shape = tuple(_dim(d, f"len({path})" if i == 0 else f"{path}.shape[{i}]", index, i)
+                      for i, d in enumerate(dims))
+        return _input(Var(np.dtype(dt), shape, from_list=True), path, inputs, names)
     if tag == "C":
         return key[2]
     if tag in ("T", "l"):

@@ -58,6 +58,15 @@ def _rank(d: Dim) -> int:
     return 1 if d.origin[0] == "arg" else 2
 
 
+def _occurs(d: Dim, expr: Dim) -> bool:
+    """Whether `d` appears inside the expression `expr`."""
+    if expr is d:
+        return True
+    if isinstance(expr, Sym) and expr.origin[0] in _OPS:
+        return any(_occurs(d, o) for o in expr.origin[1:])
+    return False
+
+
 def is_checkable(d: Dim) -> bool:
     """Whether the value of `d` follows from the arguments' shapes alone (so a guard on it can run in Python)."""
     if isinstance(d, int):
@@ -115,7 +124,9 @@ class ShapeEnv:
             raise UserError(what, ValueError)
         if not (is_checkable(a) and is_checkable(b)):
             raise UserError(f"{what}: cannot check that the run-time sizes {a} and {b} are equal", ValueError)
-        if _rank(a) < _rank(b):
+        if _occurs(a, b):
+            a, b = b, a   # b is an expression of a: b must point to a, not the other way (no cycle)
+        elif not _occurs(b, a) and _rank(a) < _rank(b):
             a, b = b, a   # keep the simplest representative: a static size, else an argument's dim
         self.parent[a] = b
         self.guards.append((a, b, what))
@@ -130,7 +141,10 @@ class ShapeEnv:
     def check(self, arrays: list) -> None:
         """Raise NumPy's ValueError if the arguments' sizes break an assumption the kernel was compiled with."""
         for a, b, what in self.guards:
-            va, vb = evaluate(a, arrays), evaluate(b, arrays)
+            try:
+                va, vb = evaluate(a, arrays), evaluate(b, arrays)
+            except ZeroDivisionError:   # e.g. reshape(-1) of an empty array: NumPy cannot infer the size either
+                raise ValueError(what) from None
             if va != vb:
                 raise ValueError(f"{what} (at run time {a} is {va} but {b} is {vb})")
         for d, message in self.nonzero:
