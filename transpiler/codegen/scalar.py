@@ -290,7 +290,10 @@ def _isfinite(dts, x):
 
 
 def _int_abs(dts, x):
-    return x if dts[0].kind in "ub" else math.absi(x)
+    if dts[0].kind in "ub":
+        return x
+    zero = const(dts[0], 0)
+    return arith.select(arith.cmpi(I.slt, x, zero), arith.subi(zero, x), x)   # INT_MIN stays INT_MIN, as NumPy
 
 
 def _neg(dts, x):

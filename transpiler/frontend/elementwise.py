@@ -43,8 +43,9 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     if python_op and any(isinstance(a, Var) and a.from_list for a in args):
         raise UserError("a list argument is run-time data, but on lists Python's operators concatenate or repeat: "
                         "convert it with np.asarray first", TypeError)
-    if python_op and ufunc is np.power and type(args[1]) is int and args[1] == 2:
-        ufunc, args = np.square, args[:1]     # NumPy's own fast path for `x ** 2` (bool ** 2 is int8)
+    if python_op and ufunc is np.power and type(args[1]) is int and args[1] == 2 and isinstance(args[0], Var) \
+            and not args[0].scalar:
+        ufunc, args = np.square, args[:1]     # NumPy's fast path for `array ** 2` (bool ** 2 is int8), not scalars
     if ufunc is np._core.umath.clip:
         args = [args[0]] + [_clamp_bound(a, args[0]) for a in args[1:]]
     if ufunc is np.logical_not or ufunc is np.logical_and or ufunc is np.logical_or or ufunc is np.logical_xor:
