@@ -1,0 +1,139 @@
+"""The workloads: the NumPy function, its inputs, the reference figures measured elsewhere and the bar to meet.
+
+Inputs are float32, as a model's activations and weights are; nothing is cast, so NumPy 2's promotions stay as
+they are (gelu and the attention scores become float64, see docs/gpt2.md), for NumPy and the compiled kernel alike.
+`scale="small"` shrinks every shape (for the smoke test and quick trials); reference figures and bars are for the
+full shapes only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from stdlib import nn
+from stdlib.gpt2.model import gpt2
+from stdlib.gpt2.weights import CONFIGS, random_params
+
+SCALES = ("full", "small")
+MS = 1e-3
+
+
+@dataclass
+class Workload:
+    name: str                                  # what --only selects
+    fn: Callable                               # the plain NumPy function, compiled unmodified
+    make_args: Callable                        # (scale, shared) -> (label, args, kwargs)
+    bar: float                                 # ratio (NumPy median / compiled median) to reach
+    ref: dict = field(default_factory=dict)    # reference seconds measured elsewhere: numpy, jax, torch
+    rtol: float = 1e-5                         # correctness: max |compiled - NumPy| <= rtol * max |NumPy|
+    group: str = ""                            # workloads that share one compiled function (GPT-2)
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
+
+
+def normal(seed, *shape):
+    return rng(seed).standard_normal(shape, dtype=np.float32)
+
+
+# --- kernels -------------------------------------------------------------------------------------------------------
+
+def gelu_args(scale, shared):
+    shape = (256, 3072) if scale == "full" else (16, 384)
+    return f"gelu {shape}", (normal(1, *shape),), {}
+
+
+def softmax_args(scale, shared):
+    shape = (12, 256, 256) if scale == "full" else (2, 32, 32)
+    return f"softmax {shape}", (normal(2, *shape),), {}
+
+
+def layer_norm_args(scale, shared):
+    n, d = (256, 768) if scale == "full" else (16, 96)
+    g = 1 + 0.1 * normal(4, d)
+    b = 0.02 * normal(5, d)
+    return f"layer_norm {(n, d)}", (normal(3, n, d), g, b), {}
+
+
+def attention_args(scale, shared):
+    n, d = (256, 64) if scale == "full" else (32, 16)
+    q, k, v = (normal(seed, n, d) for seed in (6, 7, 8))
+    mask = nn.causal_mask(n, np.float32)       # an input, computed once with NumPy
+    return f"attention, one head {(n, d)}", (q, k, v, mask), {}
+
+
+# --- GPT-2 ---------------------------------------------------------------------------------------------------------
+
+GPT2_SMALL = {**CONFIGS["tiny"], "n_vocab": 1000, "n_ctx": 256}
+
+
+def gpt2_config(scale):
+    return CONFIGS["124M"] if scale == "full" else GPT2_SMALL
+
+
+def gpt2_params(scale, shared):
+    """Random float32 weights (about 500 MB at 124M), generated once per run and shared by the GPT-2 workloads."""
+    key = ("gpt2_params", scale)
+    if key not in shared:
+        shared[key] = random_params(gpt2_config(scale), seed=0)
+    return shared[key]
+
+
+def token_ids(n, n_vocab, seed=0):
+    return [int(i) for i in rng(seed).integers(0, n_vocab, n)]
+
+
+def gpt2_args_for(n_seq):
+    def make(scale, shared):
+        config = gpt2_config(scale)
+        params = gpt2_params(scale, shared)
+        name = "124M" if scale == "full" else "tiny"
+        return (f"GPT-2 {name} forward T={n_seq}", (token_ids(n_seq, config["n_vocab"], seed=n_seq),),
+                {**params, "n_head": config["n_head"]})
+    return make
+
+
+WORKLOADS = [
+    Workload("gelu", nn.gelu, gelu_args, bar=50, ref={"numpy": 50 * MS, "jax": 0.71 * MS, "torch": 1.65 * MS}),
+    Workload("softmax", nn.softmax, softmax_args, bar=4, ref={"numpy": 1.20 * MS, "jax": 0.33 * MS, "torch": 0.27 * MS}),
+    Workload("layer_norm", nn.layer_norm, layer_norm_args, bar=4,
+             ref={"numpy": 0.35 * MS, "jax": 0.091 * MS, "torch": 0.089 * MS}),
+    Workload("attention", nn.attention, attention_args, bar=2,
+             ref={"numpy": 0.58 * MS, "jax": 0.37 * MS, "torch": 0.34 * MS}),
+    Workload("gpt2_t8", gpt2, gpt2_args_for(8), bar=5, ref={"numpy": 274 * MS, "jax": 325 * MS, "torch": 211 * MS},
+             rtol=1e-4, group="gpt2"),
+    Workload("gpt2_t64", gpt2, gpt2_args_for(64), bar=1.8, ref={"numpy": 570 * MS, "jax": 462 * MS, "torch": 345 * MS},
+             rtol=1e-4, group="gpt2"),
+    Workload("gpt2_t256", gpt2, gpt2_args_for(256), bar=2.3, ref={"numpy": 1.92, "jax": 1.00, "torch": 0.89},
+             rtol=1e-4, group="gpt2"),
+]
+
+# The first call of the whole GPT-2 (compilation included), in a fresh process: not a ratio but seconds.
+FIRST_CALL = "first_call"
+FIRST_CALL_T = 8
+FIRST_CALL_BAR = {"cold": 3.0, "cached": 0.5}          # seconds, at most
+FIRST_CALL_REF = {"jax": 2.0, "torch": 46.0}           # cold, measured elsewhere
+
+NAMES = [w.name for w in WORKLOADS] + [FIRST_CALL]
+GROUPS = {"kernels": ["gelu", "softmax", "layer_norm", "attention"],
+          "gpt2": ["gpt2_t8", "gpt2_t64", "gpt2_t256"]}
+
+
+def select(only: str | None) -> list[str]:
+    """The names in --only (comma-separated names or groups), in the suite's order; all of them without it."""
+    if not only:
+        return list(NAMES)
+    wanted = set()
+    for item in (part.strip() for part in only.split(",")):
+        if not item:
+            continue
+        if item in GROUPS:
+            wanted.update(GROUPS[item])
+        elif item in NAMES:
+            wanted.add(item)
+        else:
+            raise ValueError(f"unknown workload {item!r}; choose from {', '.join(NAMES + list(GROUPS))}")
+    return [name for name in NAMES if name in wanted]

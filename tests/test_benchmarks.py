@@ -1,0 +1,84 @@
+"""Smoke test of the benchmark harness (benchmarks/): quick mode, small shapes, two kernels. No timing assertions."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+from benchmarks import harness, report
+
+
+QUICK = ["--quick", "--scale", "small", "--repeat", "2", "--min-time", "0.01", "--max-time", "0.5", "--no-peers"]
+
+
+def only_file(directory, suffix):
+    files = [name for name in os.listdir(directory) if name.endswith(suffix)]
+    assert len(files) == 1, files
+    return os.path.join(directory, files[0])
+
+
+def test_quick_run_writes_checked_results(tmp_path, capsys):
+    assert harness.main(["--only", "gelu,softmax", *QUICK, "--out", str(tmp_path)]) == 0
+    run = json.loads(open(only_file(tmp_path, ".json")).read())
+    png = only_file(tmp_path, ".png")
+    with open(png, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+    assert [r["name"] for r in run["results"]] == ["gelu", "softmax"]
+    assert run["failures"] == [] and "first_call" not in run
+    for r in run["results"]:
+        assert r["check"]["passed"] and r["check"]["max_rel_error"] <= r["check"]["rtol"]
+        assert r["compilations"] == 1 and r["compile_s"] > 0
+        for side in ("numpy", "ours"):
+            st = r[side]
+            assert st["n"] >= 2 and len(st["samples_s"]) == st["n"]
+            assert st["min_s"] <= st["median_s"] <= st["max_s"]
+        assert r["ratio"] == pytest.approx(r["numpy"]["median_s"] / r["ours"]["median_s"])
+
+    table = capsys.readouterr().out
+    assert "| work | NumPy | ours | ratio (x NumPy) | bar | JAX jit | torch.compile |" in table
+    assert "gelu (16, 384)" in table and "softmax (2, 32, 32)" in table
+
+
+def test_wrong_compiled_result_fails_loudly(tmp_path, monkeypatch, capsys):
+    compiled_function = harness.compiled_function
+
+    class OffByOne:
+        """The real compiled kernel, with its result changed: the harness must refuse to time it."""
+        def __init__(self, workload, shared):
+            self.inner = compiled_function(workload, shared)
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def __call__(self, *args, **kwargs):
+            return self.inner(*args, **kwargs) + 1
+
+    monkeypatch.setattr(harness, "compiled_function", OffByOne)
+    assert harness.main(["--only", "gelu", *QUICK, "--no-plot", "--out", str(tmp_path)]) == 1
+    (r,) = json.loads(open(only_file(tmp_path, ".json")).read())["results"]
+    assert r["check"]["passed"] is False and "ours" not in r and "ratio" not in r
+    captured = capsys.readouterr()
+    assert "CHECK FAILED" in captured.err and "FAILED: gelu" in captured.err
+    assert "**FAILED**: compiled result differs from NumPy's" in captured.out
+
+
+def test_compare():
+    x = np.linspace(-1, 1, 7)
+    assert harness.compare(x, x.copy(), 1e-12)["passed"]
+    with pytest.raises(harness.CheckFailed, match="dtype"):
+        harness.compare(x.astype(np.float32), x, 1e-5)
+    with pytest.raises(harness.CheckFailed, match="shape"):
+        harness.compare(x[:3], x, 1e-5)
+    with pytest.raises(harness.CheckFailed, match="NaNs"):
+        harness.compare(np.where(x > 0, np.nan, x), x, 1e-5)
+    with pytest.raises(harness.CheckFailed, match="max"):
+        harness.compare(x + 1e-3, x, 1e-5)
+
+
+def test_select_and_format():
+    assert harness.workloads.select("softmax,gelu") == ["gelu", "softmax"]
+    assert harness.workloads.select("gpt2") == ["gpt2_t8", "gpt2_t64", "gpt2_t256"]
+    with pytest.raises(ValueError, match="unknown workload"):
+        harness.workloads.select("nope")
+    assert report.fmt_time(0.00071) == "0.710 ms" and report.fmt_time(1.92) == "1.92 s"
