@@ -120,28 +120,18 @@ def _slice_spec(b: Builder, s: slice, n):
         start, stop, step = slice(*(None if v is None else int(v) for v in bounds), step).indices(n)
         return ("range", start, len(range(start, stop, step)), step)
     if step < 0:
-        start, stop = (_reverse_bound(v, n, default) for v, default in zip(bounds, (derived("sub", n, 1), -1)))
+        last = derived("sub", n, 1)
+        start, stop = (_bound(v, n, default, -1, last) for v, default in zip(bounds, (last, -1)))
         length = derived("max", derived("floordiv", derived("add", derived("sub", start, stop), -step - 1), -step), 0)
         return ("range", start, length, step)
-    start, stop = (_bound(b, v, n, default) for v, default in zip(bounds, (0, n)))
+    start, stop = (_bound(v, n, default, 0, n) for v, default in zip(bounds, (0, n)))
     length = derived("floordiv", derived("add", derived("max", derived("sub", stop, start), 0), step - 1), step)
     return ("range", start, length, step)
 
 
-def _bound(b: Builder, v, n, default):
-    """A slice bound clamped to [0, n] as Python does; run-time bounds must be sizes (non-negative)."""
-    if v is None:
-        return default
-    d = as_dim(v)
-    if d is None:
-        raise UserError("slice bounds must be integers", TypeError)
-    if isinstance(d, int) and d < 0:
-        d = derived("max", derived("add", n, d), 0)
-    return derived("min", d, n)
-
-
-def _reverse_bound(v, n, default):
-    """A bound of a negative-step slice, clamped to [-1, n - 1] as Python does."""
+def _bound(v, n, default, low, high):
+    """A slice bound as Python normalizes it: a negative one counts from the end, then it is clamped to
+    [low, high] ([0, n] for a forward slice, [-1, n - 1] for a backward one). Run-time bounds must be sizes."""
     if v is None:
         return default
     d = as_dim(v)
@@ -149,7 +139,7 @@ def _reverse_bound(v, n, default):
         raise UserError("slice bounds must be integers", TypeError)
     if isinstance(d, int) and d < 0:
         d = derived("add", n, d)
-    return derived("max", derived("min", d, derived("sub", n, 1)), -1)
+    return derived("max", derived("min", d, high), low)
 
 
 def _basic(b: Builder, x: Var, specs) -> Var:
