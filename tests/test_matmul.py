@@ -67,3 +67,11 @@ def test_matmul_results_are_scalars_for_vectors():
     out = transpile(lambda a: a @ a)(a)
     assert isinstance(out, np.float32)
     np.testing.assert_allclose(out, a @ a, rtol=1e-6)
+
+
+@pytest.mark.parametrize("shapes", [((2, 3, 4), (4, 5)), ((4,), (2, 4, 5)), ((2, 3, 4), (6, 4, 2)),
+                                    ((3, 4), (2, 4, 5)), ((2, 1, 4), (3, 2, 4, 2))], ids=str)
+def test_dot_of_nd_arrays_sums_over_the_last_and_second_to_last_axes(shapes):
+    a, b = arr(shapes[0], np.float64), arr(shapes[1], np.float64)
+    check(lambda a, b: np.dot(a, b), a, b)
+    check(lambda a, b: a.dot(b), a, b)

@@ -11,7 +11,7 @@ from ..types import dtypes
 from ..types.shapes import broadcast
 from .builder import Builder
 from .elementwise import apply_ufunc
-from .shape_ops import as_var, expand_dims, squeeze
+from .shape_ops import as_var, expand_dims, reshape, squeeze, transpose
 
 
 def matmul(b: Builder, a, c, dtype=None):
@@ -38,6 +38,15 @@ def dot(b: Builder, a, c):
     x, y = as_var(b, a), as_var(b, c)
     if x.ndim == 0 or y.ndim == 0:
         return apply_ufunc(b, np.multiply, [x, y])
-    if x.ndim > 2 or y.ndim > 2:
-        raise UserError("np.dot of arrays with more than 2 dims is not supported; use np.matmul", TypeError)
-    return matmul(b, x, y)
+    if x.ndim <= 2 and y.ndim <= 2:
+        return matmul(b, x, y)
+    # N-D: a sum over x's last axis and y's second-to-last, an outer product over all the other axes
+    #   dot(x, y)[i..., j..., n] = sum_k x[i..., k] * y[j..., k, n]
+    k_axis = y.ndim - 2 if y.ndim >= 2 else 0
+    perm = [k_axis] + [i for i in range(y.ndim) if i != k_axis]
+    y_k_first = transpose(b, y, perm)                                   # [k, j..., n]
+    rows = reshape(b, x, (-1, x.shape[-1]))                             # [i, k]
+    cols = reshape(b, y_k_first, (y.shape[k_axis], -1))                 # [k, j * n]
+    out = matmul(b, rows, cols)                                         # [i, j * n]
+    shape = tuple(x.shape[:-1]) + tuple(d for i, d in enumerate(y.shape) if i != k_axis)
+    return reshape(b, out, shape)
