@@ -279,13 +279,12 @@ class Control:
         snapshot = dict(frame.locals)
         for _ in range(_MAX_ROUNDS):
             live = [n for n in carried if types[n] is not None]
+            if before is not None:        # a while loop's condition region has arguments of its own
+                cond_args = {n: Var(*types[n]) for n in live}
+                frame.locals = {**snapshot, **cond_args}
+                before(list(cond_args.values()))
             args = {n: Var(*types[n]) for n in live}
             frame.locals = {**snapshot, **args}
-            if before is not None:
-                before(list(args.values()))
-                frame.locals = {**snapshot, **args}
-                args = {n: Var(*types[n]) for n in live}
-                frame.locals = {**snapshot, **args}
             eqns, induction, checks = self.record(lambda: run_body(args))
             after = dict(frame.locals)
             changed = False
