@@ -89,7 +89,11 @@ def _concat(em: Emitter, e):
     result = em.empty(out)
     offset = arith.constant(ir.IndexType.get(), 0)
     env = em.program.env
+    if any(env.find(d) == 0 for d in out.shape):
+        return [result]                 # statically empty: nothing to insert (and offsets may equal the size)
     for x in e.inputs:
+        if any(env.find(d) == 0 for d in x.shape):
+            continue                    # an empty operand adds nothing
         sizes = [d if isinstance(d, int) else em.size(d) for d in (env.find(d) for d in x.shape)]
         offsets = [offset if i == axis else 0 for i in range(x.ndim)]
         dyn_off, st_off = mixed(offsets)

@@ -44,7 +44,7 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         raise UserError("a list argument is run-time data, but on lists Python's operators concatenate or repeat: "
                         "convert it with np.asarray first", TypeError)
     if python_op and ufunc is np.power and type(args[1]) is int and args[1] == 2 and isinstance(args[0], Var) \
-            and not args[0].scalar:
+            and not args[0].scalar and not args[0].weak:
         ufunc, args = np.square, args[:1]     # NumPy's fast path for `array ** 2` (bool ** 2 is int8), not scalars
     if ufunc is np._core.umath.clip:
         args = [args[0]] + [_clamp_bound(a, args[0]) for a in args[1:]]
@@ -61,8 +61,12 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     if ufunc is np.power and _small_int_exponent(args[1]) is not None and dtypes.is_float(in_dts[0]):
         base = coerce(b, args[0], in_dts[0])
         shape = broadcast([base.shape], b.env)
-        return b.emit1("ipow", [base], out_dts[0], shape, weak=python_op and is_weak(args[0]),
-                       scalar=base.ndim == 0, exponent=int(args[1]))
+        weak = python_op and is_weak(args[0])
+        result = b.emit1("ipow", [base], out_dts[0], shape, weak=weak, scalar=base.ndim == 0,
+                         exponent=int(args[1]))
+        if weak:
+            _python_float_checks(b, np.power, [base], result)
+        return result
     if ufunc in _COMPARISONS and any(isinstance(t, np.dtype) and t.kind in "iu" for t in types):
         in_dts = [_exact_int_dtype(a, dt) for a, dt in zip(args, in_dts)]
     operands = [coerce(b, a, dt) for a, dt in zip(args, in_dts)]
@@ -72,7 +76,22 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     weak = python_op and all(is_weak(a) for a in args)
     result = b.emit1(UFUNC_PRIMS[ufunc], operands, out_dts[0], shape, weak=weak, scalar=len(shape) == 0)
     result.size_of = _size_arithmetic(ufunc, args)
+    if weak and out_dts[0].kind == "f":
+        _python_float_checks(b, ufunc, operands, result)
     return result
+
+
+def _python_float_checks(b: Builder, ufunc, operands, result) -> None:
+    """Python floats raise where NumPy floats give inf or nan: x / 0.0 (ZeroDivisionError) and an overflowing
+    power (OverflowError). The kernel computes on, and a check flag makes the caller raise."""
+    if ufunc in (np.true_divide, np.floor_divide, np.remainder):
+        flag = b.emit1("eq", [operands[1], b.const(np.zeros((), operands[1].dtype))], dtypes.BOOL, ())
+        b.program.checks.append((flag, ZeroDivisionError, "float division by zero"))
+    elif ufunc is np.power:
+        flag = b.emit1("isinf", [result], dtypes.BOOL, ())
+        for o in operands:   # inf from finite operands
+            flag = b.emit1("and", [flag, b.emit1("isfinite", [o], dtypes.BOOL, ())], dtypes.BOOL, ())
+        b.program.checks.append((flag, OverflowError, "(34, 'Numerical result out of range')"))
 
 
 _SIZE_OPS = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.floor_divide: "floordiv",

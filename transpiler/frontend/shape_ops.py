@@ -91,9 +91,11 @@ def reshape(b: Builder, a, shape, order="C") -> Var:
     total = product(x.shape, b)
     known = product([d for d in dims if d is not None], b)
     if unknown is not None:
+        if isinstance(known, Sym):    # NumPy cannot infer -1 when the other dims multiply to 0
+            b.env.require_nonzero(known, f"cannot reshape array of size {total} into shape with -1 and a zero dim")
         dims[unknown] = derived("floordiv", total, known)
-    b.env.unify(product(dims, b), total, f"cannot reshape array of size {total} into shape "
-                f"{tuple(str(d) if d is not None else -1 for d in shape)}")
+    shown = ", ".join("-1" if d is None else str(d) for d in dims)
+    b.env.unify(product(dims, b), total, f"cannot reshape array of size {total} into shape ({shown})")
     dims = tuple(dims)
     if tuple(b.env.find(d) for d in dims) == tuple(b.env.find(d) for d in x.shape):
         return x

@@ -45,11 +45,25 @@ def derived(op: str, *operands) -> Dim:
         return operands[0]
     if op in ("add", "sub") and operands[1] == 0:
         return operands[0]
+    if op == "floordiv" and operands[0] is operands[1]:
+        return 1                                 # d // d: callers guard d != 0 where NumPy would fail
+    if op == "max" and 0 in operands and all(o == 0 or _nonnegative(o) for o in operands):
+        return next((o for o in operands if o != 0), 0)
     if op == "add" and operands[0] == 0:
         return operands[1]
     sign = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//"}.get(op)
     name = f"({operands[0]}{sign}{operands[1]})" if sign else f"{op}({', '.join(map(str, operands))})"
     return Sym(name, (op, *operands))
+
+
+def _nonnegative(d: Dim) -> bool:
+    """Sizes and sums, products, quotients, minima and maxima of sizes are never negative."""
+    if isinstance(d, int):
+        return d >= 0
+    kind = d.origin[0]
+    if kind == "arg":
+        return True
+    return kind in ("add", "mul", "floordiv", "min", "max") and all(_nonnegative(o) for o in d.origin[1:])
 
 
 def _rank(d: Dim) -> int:
