@@ -378,6 +378,8 @@ BINARY = {
     "floordiv": _by_kind(f=_float_floordiv, i=_int_floordiv, b=None),
     "mod": _by_kind(f=_float_mod, i=_int_mod),
     "pow": _by_kind(f=_f32_detour(_float_pow), i=_int_pow),
+    "array_pow": _f32_detour(lambda d, a, b: arith.select(arith.cmpf(F.OEQ, b, const(d[0], 0.5)), math.sqrt(a),
+                                                          math.powf(a, b))),
     "atan2": _f32_detour(lambda d, a, b: math.atan2(a, b)),
     "max": _minmax(arith.maximumf, arith.maxsi, arith.maxui, arith.ori),
     "min": _minmax(arith.minimumf, arith.minsi, arith.minui, arith.andi),

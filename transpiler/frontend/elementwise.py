@@ -46,6 +46,9 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     if python_op and ufunc is np.power and type(args[1]) is int and args[1] == 2 and isinstance(args[0], Var) \
             and not args[0].scalar and not args[0].weak:
         ufunc, args = np.square, args[:1]     # NumPy's fast path for `array ** 2` (bool ** 2 is int8), not scalars
+    elif ufunc is np.power and type(args[1]) is float and args[1] == 0.5 \
+            and isinstance(args[0], Var) and not args[0].scalar and not args[0].weak and args[0].dtype.kind == "f":
+        ufunc, args = np.sqrt, args[:1]       # and `float_array ** 0.5` is sqrt (sqrt(-0.0) is -0.0, of -inf nan)
     if ufunc is np._core.umath.clip:
         args = [args[0]] + [_clamp_bound(a, args[0]) for a in args[1:]]
     if ufunc is np.logical_not or ufunc is np.logical_and or ufunc is np.logical_or or ufunc is np.logical_xor:
@@ -74,7 +77,11 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         _check_integer_exponent(b, args[1] if in_dts[1].kind == "i" else 0)
     shape = broadcast([o.shape for o in operands], b.env)
     weak = python_op and all(is_weak(a) for a in args)
-    result = b.emit1(UFUNC_PRIMS[ufunc], operands, out_dts[0], shape, weak=weak, scalar=len(shape) == 0)
+    prim = UFUNC_PRIMS[ufunc]
+    if ufunc is np.power and out_dts[0].kind == "f" and isinstance(args[0], Var) and not args[0].scalar \
+            and not args[0].weak and isinstance(args[1], Var) and args[1].ndim == 0:
+        prim = "array_pow"   # NumPy computes float_array ** s as sqrt when s is 0.5 at run time
+    result = b.emit1(prim, operands, out_dts[0], shape, weak=weak, scalar=len(shape) == 0)
     result.size_of = _size_arithmetic(ufunc, args)
     if weak and out_dts[0].kind == "f":
         _python_float_checks(b, ufunc, operands, result)
