@@ -1,0 +1,722 @@
+"""Differential fuzzing against NumPy: random programs over random shapes, dtypes and values.
+
+A program is a real Python function, generated as source text (straight-line NumPy: elementwise operators and
+ufuncs with broadcasting, reductions with axis/keepdims, matmul, transpose, reshape, slicing, expand_dims,
+concatenate, casts), written to a .py file in a temporary directory, imported, and compiled with `transpile`. Its
+NumPy run is the reference: the compiled run must return the same type, dtype, shape and values, or raise the same
+exception type where NumPy raises (max of an empty axis, x[0] of an empty array, ...).
+
+Two tests share the generator:
+- `test_random_programs`: hypothesis draws the program itself (shrinkable: a failure shrinks to a short program),
+  its sizes and its values, and one time in five compiles it with `static_shapes=True`; each example compiles a new
+  kernel.
+- `test_random_values`: a fixed pool of programs (generated from seeds) compiled once; hypothesis draws the
+  program, the sizes of its dims (0, 1, ...) and the values (nan, inf, -0.0, huge, tiny ...). Most of the examples
+  are here: they share compiled specializations.
+
+Comparison (docs/guarantees.md): a program whose operations are all bit-exact in both (arithmetic, casts, shape ops,
+max/min, integer reductions ...) must match bit for bit, signed zeros included (except after max/min, where NumPy's
+own SIMD loops leave the sign of a zero result unspecified). A program with a float sum, mean or matmul or a
+transcendental function matches to rounding: |actual - expected| <= R * (|expected| + S) + 16 * D, where R is 1e-2
+(float16), 1e-5 (float32), 1e-13 (float64) of the result dtype, S the largest finite magnitude among the output and
+the float intermediates, and D how far NumPy's own result moves when the float inputs are perturbed by a few ulp (the
+conditioning of the program at these inputs). The generator never feeds an approximate value to an operation that
+is discontinuous (floor, comparisons, //, %, casts to integers), where a 1-ulp difference would be a different answer.
+
+Default: 1,200 drawn programs (hypothesis repeats small ones) + 3,000 value draws over a pool of 80 programs,
+derandomized (a fixed, repeatable set), under a minute. Longer runs, with random seeds:
+    FUZZ_EXAMPLES=20000 uv run pytest -q tests/test_fuzz.py    # 20000 value draws (pool of 250), 5000 programs
+Failures found become explicit tests in tests/test_fuzz_regressions.py.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import random
+import tempfile
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import strategies as st
+
+from transpiler import CompileError, transpile
+
+FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0"))
+VALUE_EXAMPLES = FUZZ_EXAMPLES or 3000
+PROGRAM_EXAMPLES = max(FUZZ_EXAMPLES // 4, 1200) if FUZZ_EXAMPLES else 1200
+POOL_SIZE = 80 if not FUZZ_EXAMPLES else 250
+LONG = bool(FUZZ_EXAMPLES)
+
+FUZZ_SETTINGS = dict(deadline=None, derandomize=not LONG, database=None, print_blob=True,
+                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                            HealthCheck.filter_too_much, HealthCheck.large_base_example])
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+          "float64"]
+INPUT_DTYPES = DTYPES + ["float32", "float64", "float32", "float64", "int64", "float16"]   # floats more often
+SYMBOLS = ("n", "m", "k")
+SAMPLE_SIZES = {"n": 2, "m": 3, "k": 4}
+R = {np.dtype("float16"): 1e-2, np.dtype("float32"): 1e-5, np.dtype("float64"): 1e-13}
+FAMILY = {np.dtype("float16"): 10, np.dtype("float32"): 23, np.dtype("float64"): 52}   # mantissa bits
+
+
+# ---- choices: the same generator runs on hypothesis draws (shrinkable) or on a seeded Random (the pool) ----------
+class RandomChooser:
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+
+    def int(self, lo, hi):
+        return self.rng.randint(lo, hi)
+
+    def choice(self, seq):
+        return seq[self.rng.randrange(len(seq))]
+
+
+class DataChooser:
+    def __init__(self, data):
+        self.data = data
+
+    def int(self, lo, hi):
+        return self.data.draw(st.integers(lo, hi))
+
+    def choice(self, seq):
+        return seq[self.data.draw(st.integers(0, len(seq) - 1))]
+
+
+# ---- programs -----------------------------------------------------------------------------------------------------
+@dataclass
+class Node:
+    name: str
+    shape: tuple        # symbolic: "1", a symbol, or a fresh name for a derived size
+    value: object       # NumPy value at the sample sizes: gives the dtype and checks the operation is valid
+    approx: bool = False    # a float value that may differ from NumPy's by rounding
+    minmax: bool = False    # went through max/min: the sign of a zero is unspecified
+
+
+@dataclass
+class Program:
+    inputs: list                     # (name, symbolic shape, dtype, kind): kind "array", "scalar" (a NumPy
+                                     # scalar) or "pyfloat" (a Python float: a weak float64)
+    lines: list = field(default_factory=list)
+    result: str = ""
+    approx: bool = False
+    minmax: bool = False
+    float_reduction: bool = False
+    approx_r: float = 0.0           # R of the least precise approximate value: a float32 exp cast to float64 is
+                                    # still a float32 result
+
+    @property
+    def source(self) -> str:
+        args = ", ".join(name for name, _, _, _ in self.inputs)
+        body = "".join(f"    {line}\n" for line in self.lines)
+        return f"import numpy as np\n\n\ndef prog({args}):\n{body}    return {self.result}\n"
+
+
+_fresh_counter = [0]
+
+
+def fresh(tag: str) -> str:
+    _fresh_counter[0] += 1
+    return f"{tag}#{_fresh_counter[0]}"
+
+
+def broadcastable(a: tuple, b: tuple) -> bool:
+    for x, y in zip(reversed(a), reversed(b)):
+        if x != y and x != "1" and y != "1":
+            return False
+    return True
+
+
+def broadcast(a: tuple, b: tuple) -> tuple:
+    n = max(len(a), len(b))
+    a, b = ("1",) * (n - len(a)) + a, ("1",) * (n - len(b)) + b
+    return tuple(y if x == "1" else x for x, y in zip(a, b))
+
+
+def is_float(v) -> bool:
+    return np.asarray(v).dtype.kind == "f"
+
+
+CONSTANTS = ["2", "-1", "0.5", "2.5", "3", "1e-3", "np.float32(1.5)", "np.float64(-0.25)", "np.int8(3)",
+             "np.uint8(7)", "True", "np.float16(2.0)", "1e30", "300", "0.0", "-0.0"]
+CAST_TARGETS = ["np.float16", "np.float32", "np.float64", "np.int8", "np.int32", "np.int64", "np.uint8",
+                "np.uint16", "bool"]
+
+# Each op: (chooser, nodes) -> (expr, shape, flags) or None. flags: approx (introduces rounding differences),
+# needs_exact (discontinuous: only on exact operands), minmax.
+
+
+def _pick(c, nodes, pred=lambda n: True):
+    cands = [n for n in nodes if pred(n)]
+    if not cands:
+        return None
+    # recent values more often: programs become chains, not only leaves
+    recent = cands[-3:]
+    return c.choice(recent if c.int(0, 2) else cands)
+
+
+def op_unary(c, nodes):
+    a = _pick(c, nodes)
+    kind = c.choice(["neg", "abs", "exp", "tanh", "sin", "sqrt", "log1p", "square", "floor", "pos_ufunc",
+                     "square_pow", "sign", "isnan", "clip", "invert"])
+    expr = {
+        "neg": f"-{a.name}", "abs": f"np.abs({a.name})", "exp": f"np.exp({a.name})", "tanh": f"np.tanh({a.name})",
+        "sin": f"np.sin({a.name})", "sqrt": f"np.sqrt(np.abs({a.name}))", "log1p": f"np.log1p(np.abs({a.name}))",
+        "square": f"np.square({a.name})", "floor": f"np.floor({a.name})", "pos_ufunc": f"np.negative({a.name})",
+        "square_pow": f"{a.name} ** 2", "sign": f"np.sign({a.name})", "isnan": f"np.isnan({a.name})",
+        "clip": f"np.clip({a.name}, -2, 3)", "invert": f"~{a.name}",
+    }[kind]
+    approx = kind in ("exp", "tanh", "sin", "log1p")
+    needs_exact = kind in ("floor", "sign")
+    if needs_exact and a.approx:
+        return None
+    return expr, a.shape, {"approx": approx, "minmax": kind == "clip", "args": [a]}
+
+
+def op_binary(c, nodes):
+    a = _pick(c, nodes)
+    op = c.choice(["+", "-", "*", "/", "//", "%", "maximum", "minimum", "<", ">=", "==", "!=", "&", "|",
+                   "where", "fmax"])
+    if c.int(0, 3) == 0:
+        bname, b = c.choice(CONSTANTS), None
+        bshape = ()
+    else:
+        b = _pick(c, nodes, lambda n: broadcastable(n.shape, a.shape))
+        if b is None:
+            return None
+        bname, bshape = b.name, b.shape
+    args = [a] + ([b] if b is not None else [])
+    discontinuous = op in ("//", "%", "<", ">=", "==", "!=", "&", "|")
+    if discontinuous and any(x.approx for x in args):
+        return None
+    if c.int(0, 1):
+        left, right, divisor = a.name, bname, b
+    else:
+        left, right, divisor = bname, a.name, a
+    if op in ("/", "//", "%") and divisor is not None and divisor.minmax and is_float(divisor.value):
+        return None   # max(0.0, -0.0) is either zero (NumPy's SIMD loops): 1 / it is inf or -inf
+    if op in ("maximum", "minimum", "fmax"):
+        expr = f"np.{op}({left}, {right})"
+    elif op == "where":
+        cond = _pick(c, nodes, lambda n: not n.approx and broadcastable(n.shape, broadcast(a.shape, bshape)))
+        if cond is None:
+            return None
+        threshold = c.choice(["0", "1", "-1", "2"])
+        expr = f"np.where({cond.name} > {threshold}, {left}, {right})"
+        args.append(cond)
+        bshape = broadcast(bshape, cond.shape)
+    else:
+        expr = f"{left} {op} {right}"
+    return expr, broadcast(a.shape, bshape), {"approx": False, "minmax": op in ("maximum", "minimum", "fmax"),
+                                              "args": args}
+
+
+def op_cast(c, nodes):
+    a = _pick(c, nodes)
+    target = c.choice(CAST_TARGETS)
+    to_int = target not in ("np.float16", "np.float32", "np.float64")
+    if to_int and is_float(a.value):
+        if a.approx:
+            return None
+        # out-of-range float -> int casts are unspecified (as in C); keep them in range
+        return (f"np.where(np.isfinite({a.name}), np.clip({a.name}, -100, 100), 0).astype({target})", a.shape,
+                {"approx": False, "minmax": False, "args": [a]})
+    return f"{a.name}.astype({target})", a.shape, {"approx": False, "minmax": False, "args": [a]}
+
+
+def op_reduce(c, nodes):
+    a = _pick(c, nodes)
+    kind = c.choice(["sum", "max", "min", "mean", "sum", "prod_any"])
+    nd = len(a.shape)
+    axis_choices = ["None"] + [str(i) for i in range(nd)] + [str(-1)] * (nd > 0)
+    if nd >= 2:
+        axis_choices.append("(0, -1)")
+    axis = c.choice(axis_choices)
+    keepdims = c.int(0, 1) == 1
+    if axis == "None":
+        axes = set(range(nd))
+    elif axis == "(0, -1)":
+        axes = {0, nd - 1}
+    else:
+        axes = {int(axis) % nd} if nd else set()
+    if nd == 0 and axis != "None":
+        return None
+    shape = tuple(("1" if keepdims else None) if i in axes else d for i, d in enumerate(a.shape))
+    shape = tuple(d for d in shape if d is not None)
+    kd = ", keepdims=True" if keepdims else ""
+    if kind == "prod_any":
+        kind = c.choice(["any", "all"])
+    if kind in ("sum", "mean"):
+        expr = f"np.{kind}({a.name}, axis={axis}{kd})" if c.int(0, 1) else f"{a.name}.{kind}(axis={axis}{kd})"
+    else:
+        expr = f"{a.name}.{kind}(axis={axis}{kd})" if c.int(0, 1) else f"np.{kind}({a.name}, axis={axis}{kd})"
+    approx = (kind == "sum" and is_float(a.value)) or kind == "mean" or (a.approx and kind in ("sum", "mean"))
+    if kind in ("any", "all") and a.approx:
+        return None
+    return expr, shape, {"approx": approx or a.approx, "minmax": kind in ("max", "min"), "args": [a],
+                         "float_reduction": kind in ("sum", "mean") and (is_float(a.value) or kind == "mean")}
+
+
+def op_matmul(c, nodes):
+    a = _pick(c, nodes, lambda n: 1 <= len(n.shape) <= 3)
+    if a is None:
+        return None
+    cands = []
+    for b in nodes:
+        if not 1 <= len(b.shape) <= 3:
+            continue
+        for form, bshape in ((b.name, b.shape), (f"{b.name}.T", tuple(reversed(b.shape)))):
+            if form.endswith(".T") and len(b.shape) != 2:
+                continue
+            k_a = a.shape[-1]
+            k_b = bshape[-2] if len(bshape) >= 2 else bshape[0]
+            if k_a != k_b:
+                continue
+            batch_a, batch_b = a.shape[:-2], bshape[:-2]
+            if not broadcastable(batch_a, batch_b):
+                continue
+            out = broadcast(batch_a, batch_b)
+            out += (a.shape[-2],) if len(a.shape) >= 2 else ()
+            out += (bshape[-1],) if len(bshape) >= 2 else ()
+            cands.append((form, out, b))
+    if not cands:
+        return None
+    form, shape, b = c.choice(cands)
+    # a float result is a sum in an unspecified order (uint64 @ int32 is a float64 matmul): decided on the value
+    return (f"{a.name} @ {form}", shape, {"approx": "if float", "minmax": False, "args": [a, b],
+                                          "float_reduction": "if float"})
+
+
+def op_shape(c, nodes):
+    a = _pick(c, nodes)
+    nd = len(a.shape)
+    kind = c.choice(["T", "transpose", "reshape_flat", "reshape_rows", "slice_tail", "slice_rev", "slice_step",
+                     "index0", "expand", "newaxis", "swap", "slice_last"])
+    s = a.shape
+    if kind == "T":
+        return f"{a.name}.T", tuple(reversed(s)), {"args": [a]}
+    if kind == "transpose" and nd >= 2:
+        perm = list(range(nd))
+        perm = perm[1:] + perm[:1]
+        return f"np.transpose({a.name}, {tuple(perm)})", tuple(s[p] for p in perm), {"args": [a]}
+    if kind == "swap" and nd >= 2:
+        return f"np.swapaxes({a.name}, 0, -1)", (s[-1],) + s[1:-1] + (s[0],), {"args": [a]}
+    if kind == "reshape_flat":
+        return f"{a.name}.reshape(-1)", (fresh("flat") if any(d != "1" for d in s) else "1",), {"args": [a]}
+    if kind == "reshape_rows" and nd >= 2:
+        rest = fresh("rest") if any(d != "1" for d in s[1:]) else "1"
+        return f"{a.name}.reshape({a.name}.shape[0], -1)", (s[0], rest), {"args": [a]}
+    if kind == "slice_tail" and nd >= 1:
+        return f"{a.name}[1:]", (fresh("tail"),) + s[1:], {"args": [a]}
+    if kind == "slice_rev" and nd >= 1:
+        return f"{a.name}[::-1]", s, {"args": [a]}
+    if kind == "slice_step" and nd >= 1:
+        return f"{a.name}[::2]", (fresh("step") if s[0] != "1" else "1",) + s[1:], {"args": [a]}
+    if kind == "slice_last" and nd >= 2:
+        return f"{a.name}[..., :2]", s[:-1] + (fresh("head") if s[-1] != "1" else "1",), {"args": [a]}
+    if kind == "index0" and nd >= 1:
+        return f"{a.name}[0]", s[1:], {"args": [a]}
+    if kind == "expand":
+        axis = c.int(-1, nd) if nd else 0
+        pos = axis if axis >= 0 else nd + 1 + axis
+        return f"np.expand_dims({a.name}, {axis})", s[:pos] + ("1",) + s[pos:], {"args": [a]}
+    if kind == "newaxis" and nd >= 1:
+        return f"{a.name}[:, None]", s[:1] + ("1",) + s[1:], {"args": [a]}
+    return None
+
+
+def op_concat(c, nodes):
+    a = _pick(c, nodes, lambda n: len(n.shape) >= 1)
+    if a is None:
+        return None
+    nd = len(a.shape)
+    axis = c.int(-nd, nd - 1)
+    ax = axis % nd
+    cands = [b for b in nodes if len(b.shape) == nd
+             and all(x == y for i, (x, y) in enumerate(zip(a.shape, b.shape)) if i != ax)]
+    b = c.choice(cands)
+    shape = a.shape[:ax] + (fresh("cat"),) + a.shape[ax + 1:]
+    return f"np.concatenate([{a.name}, {b.name}], axis={axis})", shape, {"args": [a, b]}
+
+
+# weights: shape ops are often invalid for the operand's rank (and then another op is drawn), so they come often
+OPS = [op_unary, op_unary, op_binary, op_binary, op_binary, op_cast, op_reduce, op_reduce, op_matmul, op_shape,
+       op_shape, op_shape, op_shape, op_concat]
+
+
+def sample_value(dtype: str, shape: tuple, rng, kind: str = "array"):
+    sizes = tuple(1 if d == "1" else SAMPLE_SIZES[d] for d in shape)
+    dt = np.dtype(dtype)
+    if kind != "array":
+        value = sample_value(dtype, (), rng)[()]
+        return float(value) if kind == "pyfloat" else value
+    if dt.kind == "b":
+        return rng.random(sizes) < 0.5
+    if dt.kind == "f":
+        return (rng.standard_normal(sizes) * 3).astype(dt)
+    return rng.integers(0 if dt.kind == "u" else -20, 20, size=sizes).astype(dt)
+
+
+def generate(c, max_statements: int = 6) -> Program:
+    rng = np.random.default_rng(0)
+    base = tuple(c.choice(SYMBOLS) for _ in range(c.int(0, 3)))
+    inputs, nodes = [], []
+    for i in range(c.int(1, 3)):
+        rank = c.int(0, len(base))
+        shape = tuple("1" if c.int(0, 4) == 0 else d for d in base[len(base) - rank:])
+        dtype = c.choice(INPUT_DTYPES)
+        kind = c.choice(["array"] * 6 + ["scalar", "pyfloat"])
+        if kind != "array":
+            shape = ()
+            dtype = "float64" if kind == "pyfloat" else dtype
+        inputs.append((f"x{i}", shape, dtype, kind))
+        nodes.append(Node(f"x{i}", shape, sample_value(dtype, shape, rng, kind)))
+    prog = Program(inputs)
+    uses = []
+    for j in range(c.int(1, max_statements)):
+        for _attempt in range(8):
+            made = c.choice(OPS)(c, nodes)
+            if made is None:
+                continue
+            expr, shape, flags = made
+            env = {"np": np, **{n.name: n.value for n in nodes}}
+            try:
+                with np.errstate(all="ignore"):
+                    value = eval(expr, env)  # noqa: S307 - our own generated expression
+            except Exception:  # noqa: BLE001 - e.g. bool - bool, uint8 + -1: pick another operation
+                continue
+            if type(value) in (float, int, bool):
+                # Python scalar arithmetic (Python floats are run-time values): where Python raises for a value
+                # (ZeroDivisionError for 0.0 // 0.0, OverflowError for 1e300 ** 2) is tested explicitly in
+                # test_fuzz_regressions.py, not fuzzed: here Python floats only meet arrays and NumPy scalars
+                continue
+            args = flags.get("args", [])
+            uses.extend(args)
+            for key in ("approx", "float_reduction"):
+                if flags.get(key) == "if float":
+                    flags[key] = is_float(value)
+            approx = flags.get("approx", False) or any(x.approx for x in args)
+            approx = approx and is_float(value)
+            node = Node(f"t{j}", tuple(shape), value, approx, flags.get("minmax", False) or any(x.minmax for x in args))
+            assert np.ndim(value) == len(node.shape), (expr, np.shape(value), shape)
+            nodes.append(node)
+            prog.lines.append(f"{node.name} = {expr}")
+            prog.approx |= flags.get("approx", False) or approx
+            if approx:
+                prog.approx_r = max(prog.approx_r, R[np.asarray(value).dtype])
+            prog.minmax |= node.minmax
+            prog.float_reduction |= flags.get("float_reduction", False)
+            break
+    if not prog.lines:
+        prog.result = nodes[0].name
+        return prog
+    # every value no later statement uses is returned: each one computed is compared
+    used = {id(a) for a in uses}
+    sinks = [n for n in nodes[len(inputs):] if id(n) not in used][-4:]
+    prog.result = ", ".join(n.name for n in sinks) + ("," if len(sinks) == 1 and c.int(0, 5) == 0 else "")
+    return prog
+
+
+# ---- loading programs as real modules -----------------------------------------------------------------------------
+_TMP = tempfile.TemporaryDirectory(prefix="fuzz_programs_")
+_COMPILED: OrderedDict = OrderedDict()
+CACHE_SIZE = 128      # compiled programs kept (each holds its JIT-compiled kernels: about 1.5 MB)
+
+
+def load(source: str, static_shapes: bool = False):
+    """(python function, compiled function) for this source; one module and one compiled object per source."""
+    key = (source, static_shapes)
+    if key in _COMPILED:
+        _COMPILED.move_to_end(key)
+        return _COMPILED[key]
+    while len(_COMPILED) >= CACHE_SIZE:
+        _COMPILED.popitem(last=False)
+    name = "fuzzprog_" + hashlib.sha1(source.encode()).hexdigest()[:16]
+    path = os.path.join(_TMP.name, name + ".py")
+    with open(path, "w") as f:
+        f.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _COMPILED[key] = (module.prog, transpile(module.prog, static_shapes=static_shapes))
+    return _COMPILED[key]
+
+
+# ---- values -------------------------------------------------------------------------------------------------------
+def float_elements(dtype: np.dtype, tame_huge: bool):
+    fi = np.finfo(dtype)
+    width = {2: 16, 4: 32, 8: 64}[dtype.itemsize]
+    huge = float(fi.max) if not tame_huge else {2: 1e2, 4: 1e8, 8: 1e15}[dtype.itemsize]
+    specials = [np.nan, np.inf, -np.inf, 0.0, -0.0, float(fi.tiny), float(fi.smallest_subnormal),
+                -float(fi.smallest_subnormal), huge, -huge, 1.0, -1.0, 0.5]
+    return st.one_of(st.sampled_from(specials), st.floats(-8, 8, width=width),
+                     st.floats(-8, 8, width=width).map(lambda v: round(v * 4) / 4))
+
+
+def int_elements(dtype: np.dtype):
+    info = np.iinfo(dtype)
+    lo, hi = int(info.min), int(info.max)
+    return st.one_of(st.sampled_from([lo, hi, 0, 1] + ([-1] if lo < 0 else [])),
+                     st.integers(max(lo, -10), min(hi, 10)), st.integers(lo, hi))
+
+
+def draw_inputs(data, prog: Program, allow_one: bool = True) -> tuple[dict, list]:
+    # hypothesis favours the first choice: a small non-empty size; 0, 1 (a new specialization) and sizes long
+    # enough for the vectorized main loops (17, 40) less often
+    choices = [3, 2, 4, 5, 0, 1, 17, 40] if allow_one else [3, 2, 4, 0, 5, 17]
+    sizes = {s: data.draw(st.sampled_from(choices), label=f"size {s}") for s in SYMBOLS}
+    args = []
+    for name, shape, dtype, kind in prog.inputs:
+        dt = np.dtype(dtype)
+        concrete = tuple(1 if d == "1" else sizes[d] for d in shape)
+        if dt.kind == "b":
+            elements = st.booleans()
+        elif dt.kind == "f":
+            elements = float_elements(dt, prog.float_reduction)
+        else:
+            elements = int_elements(dt)
+        from hypothesis.extra.numpy import arrays
+        if kind == "array":
+            value = data.draw(arrays(dt, concrete, elements=elements), label=name)
+        else:
+            value = data.draw(elements, label=name)
+            value = float(value) if kind == "pyfloat" else dt.type(value)
+        args.append(value)
+    return sizes, args
+
+
+# ---- comparison ---------------------------------------------------------------------------------------------------
+def exception_kind(exc: BaseException) -> type:
+    for cls in type(exc).__mro__:
+        if cls.__module__ == "builtins":
+            return cls
+    return Exception
+
+
+def run_numpy(fn, args):
+    with np.errstate(all="ignore"):
+        try:
+            return fn(*args), None
+        except Exception as e:  # noqa: BLE001 - NumPy's exception is the expected behaviour
+            return None, e
+
+
+def perturbed_runs(fn, args, count: int = 3):
+    """NumPy's results on the float inputs moved by a few ulp: how sensitive the program is at these inputs."""
+    rng = np.random.default_rng(12345)
+    outs = []
+    for _ in range(count):
+        moved = []
+        for a in args:
+            arr = np.asarray(a)
+            if arr.dtype.kind == "f":
+                eps = 2.0 ** -FAMILY[arr.dtype]
+                with np.errstate(all="ignore"):
+                    factor = 1 + rng.uniform(-8, 8, size=arr.shape) * eps
+                    arr = (arr.astype(np.float64) * factor).astype(arr.dtype)
+                # keep the kind: a NumPy scalar stays one, a Python float stays weak
+                a = arr if isinstance(a, np.ndarray) else float(arr) if type(a) is float else arr[()]
+            moved.append(a)
+        out, exc = run_numpy(fn, moved)
+        if exc is not None:
+            return None
+        outs.append(out)
+    return outs
+
+
+def intermediate_scale(source: str, args) -> float:
+    """Largest finite magnitude among the float values the program computes (NumPy run, statement by statement)."""
+    lines = source.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("def prog("))
+    names = lines[start][len("def prog("):-2].split(", ")
+    env = {"np": np, **dict(zip(names, args))}
+    scale = 0.0
+    for line in lines[start + 1:]:
+        line = line.strip()
+        if line.startswith("return"):
+            break
+        with np.errstate(all="ignore"):
+            try:
+                exec(line, env)  # noqa: S102 - our own generated statement
+            except Exception:  # noqa: BLE001
+                return scale
+        v = np.asarray(env[line.split(" = ")[0]])
+        if v.dtype.kind == "f" and v.size:
+            finite = np.abs(v[np.isfinite(v)].astype(np.float64))
+            if finite.size:
+                scale = max(scale, float(finite.max()))
+    for a in args:
+        a = np.asarray(a)
+        if a.dtype.kind in "fiu" and a.size:
+            finite = np.abs(a[np.isfinite(a)].astype(np.float64)) if a.dtype.kind == "f" else np.abs(
+                a.astype(np.float64))
+            if finite.size:
+                scale = max(scale, float(finite.max()))
+    return scale
+
+
+def compare_values(actual, expected, *, approx: bool, signed_zeros: bool, scale: float = 0.0,
+                   perturbed=None, path: str = "result", approx_r: float = 0.0) -> str | None:
+    if isinstance(expected, tuple):
+        if not isinstance(actual, tuple) or len(actual) != len(expected):
+            return f"{path}: {type(actual).__name__} != tuple of {len(expected)}"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            p = [q[i] for q in perturbed] if perturbed is not None else None
+            msg = compare_values(a, e, approx=approx, signed_zeros=signed_zeros, scale=scale, perturbed=p,
+                                 path=f"{path}[{i}]", approx_r=approx_r)
+            if msg:
+                return msg
+        return None
+    if type(actual) is not type(expected):
+        return f"{path}: type {type(actual).__name__} != {type(expected).__name__}"
+    if type(expected) is float:      # a Python float (np.float64 is a subclass): compared as a float64 value
+        return compare_values(np.float64(actual), np.float64(expected), approx=approx, signed_zeros=signed_zeros,
+                              scale=scale, perturbed=None if perturbed is None else [np.float64(p) for p in perturbed],
+                              path=path, approx_r=approx_r)
+    if not isinstance(expected, (np.ndarray, np.generic)):
+        return None if actual == expected else f"{path}: {actual!r} != {expected!r}"
+    if actual.dtype != expected.dtype:
+        return f"{path}: dtype {actual.dtype} != {expected.dtype}"
+    if np.shape(actual) != np.shape(expected):
+        return f"{path}: shape {np.shape(actual)} != {np.shape(expected)}"
+    a, e = np.asarray(actual), np.asarray(expected)
+    if e.dtype.kind != "f":
+        if np.array_equal(a, e):
+            return None
+        return f"{path}: values differ\n actual   {a!r}\n expected {e!r}"
+    if not approx:
+        same = (a == e) | (np.isnan(a) & np.isnan(e))
+        if not same.all():
+            return f"{path}: values differ (bit-exact program)\n actual   {a!r}\n expected {e!r}"
+        zeros = (e == 0)
+        if signed_zeros and not np.array_equal(np.signbit(a[zeros]), np.signbit(e[zeros])):
+            return f"{path}: signs of zeros differ\n actual   {a!r}\n expected {e!r}"
+        return None
+    with np.errstate(all="ignore"):
+        a64, e64 = a.astype(np.float64).reshape(-1), e.astype(np.float64).reshape(-1)
+        sens = np.zeros(e64.shape)
+        if perturbed is None:
+            sens = np.full(e64.shape, np.inf)
+        else:
+            for p in perturbed:
+                p64 = np.asarray(p).astype(np.float64).reshape(-1)
+                d = np.abs(p64 - e64)
+                d[np.isnan(d) & ~(np.isnan(p64) & np.isnan(e64))] = np.inf
+                d[np.isnan(d)] = 0
+                sens = np.maximum(sens, d)
+        finite = e64[np.isfinite(e64)]
+        out_scale = float(np.abs(finite).max()) if finite.size else 0.0
+        r = max(R[e.dtype], approx_r)
+        tol = r * (np.abs(e64) + max(scale, out_scale)) + 16 * sens
+        ok = (a64 == e64) | (np.isnan(a64) & np.isnan(e64)) | (np.abs(a64 - e64) <= tol) | np.isinf(sens)
+    if ok.all():
+        return None
+    bad = [np.unravel_index(i, e.shape) for i in np.flatnonzero(~ok)[:5]]
+    return (f"{path}: values differ beyond rounding at {bad}\n actual   {a!r}\n expected {e!r}\n"
+            f" tolerance {tol.reshape(e.shape)!r}")
+
+
+def _shape_guard_first(error) -> bool:
+    """Documented difference (docs/semantics.md, order of errors): shape requirements are checked before the kernel
+    runs, so a program that fails both ways may report the shape ValueError where NumPy reaches a data error first."""
+    shape_messages = ("cannot reshape", "could not be broadcast", "array split does not", "zero-size array")
+    return isinstance(error, ValueError) and any(m in str(error) for m in shape_messages)
+
+
+def differential(prog: Program, args: list, static_shapes: bool = False) -> str | None:
+    """None if the compiled program agrees with NumPy on these arguments, else what differs."""
+    source = prog.source
+    fn, compiled = load(source, static_shapes)
+    expected, exc = run_numpy(fn, args)
+    try:
+        with np.errstate(all="ignore"):
+            actual = compiled(*args)
+        error = None
+    except Exception as e:  # noqa: BLE001
+        actual, error = None, e
+    if exc is not None:
+        kind = exception_kind(exc)
+        if error is None:
+            return f"NumPy raises {kind.__name__} ({exc}); compiled returned {actual!r}"
+        if not isinstance(error, kind) and not _shape_guard_first(error):
+            return f"NumPy raises {kind.__name__} ({exc}); compiled raised {type(error).__name__}: {error}"
+        if isinstance(error, CompileError) and "internal compiler error" in str(error):
+            return f"internal compiler error instead of {kind.__name__}: {error}"
+        return None
+    if error is not None:
+        return f"compiled raised {type(error).__name__}: {error}"
+    perturbed = perturbed_runs(fn, args) if prog.approx else None
+    scale = intermediate_scale(source, args) if prog.approx else 0.0
+    return compare_values(actual, expected, approx=prog.approx, signed_zeros=not prog.minmax, scale=scale,
+                          perturbed=perturbed, approx_r=prog.approx_r)
+
+
+def describe_args(args) -> str:
+    """The arguments as Python lines to paste into a reproducer."""
+    def literal(a):
+        return repr(a.tolist() if type(a) is not float else a).replace("nan", "np.nan").replace("inf", "np.inf")
+    lines = []
+    for i, a in enumerate(args):
+        if isinstance(a, np.ndarray):
+            lines.append(f"x{i} = np.array({literal(a)}, dtype=np.{a.dtype}).reshape({a.shape})")
+        elif isinstance(a, np.generic):
+            lines.append(f"x{i} = np.{a.dtype}({literal(a)})")
+        else:
+            lines.append(f"x{i} = {literal(a)}")
+    return "\n".join(lines)
+
+
+# ---- the tests ----------------------------------------------------------------------------------------------------
+POOL = [generate(RandomChooser(seed)) for seed in range(POOL_SIZE)]
+
+
+# Shrinking a program recompiles it at every step: only in the long run (a default-suite failure prints the program
+# as drawn, which is already a reproducer).
+@settings(max_examples=PROGRAM_EXAMPLES, **FUZZ_SETTINGS,
+          phases=list(Phase) if LONG else [Phase.explicit, Phase.reuse, Phase.generate])
+@given(st.data())
+def test_random_programs(data):
+    prog = generate(DataChooser(data), max_statements=5)
+    note(prog.source)
+    _, args = draw_inputs(data, prog, allow_one=False)
+    note(describe_args(args))
+    static = data.draw(st.integers(0, 4), label="static_shapes") == 4   # every size static: another code path
+    msg = differential(prog, args, static_shapes=static)
+    if static:
+        msg = msg and f"(static_shapes=True)\n{msg}"
+    assert msg is None, f"\n{prog.source}\n{describe_args(args)}\n{msg}"
+
+
+@settings(max_examples=VALUE_EXAMPLES, **FUZZ_SETTINGS)
+@given(st.data())
+def test_random_values(data):
+    prog = POOL[data.draw(st.integers(0, len(POOL) - 1), label="program")]
+    note(prog.source)
+    _, args = draw_inputs(data, prog)
+    note(describe_args(args))
+    msg = differential(prog, args)
+    assert msg is None, f"\n{prog.source}\n{describe_args(args)}\n{msg}"
+
+
+def test_generator_is_varied():
+    """The generator produces every kind of operation it knows, within a few hundred programs."""
+    text = "\n".join(generate(RandomChooser(seed)).source for seed in range(300))
+    for needle in ("@", ".reshape(", "np.concatenate(", "keepdims=True", "[1:]", "[::-1]", "[::2]", "[0]",
+                   "[..., :2]", "[:, None]", "np.expand_dims(", ".T", "np.transpose(", "np.swapaxes(", "np.exp(",
+                   "np.sum(", ".max(", "mean(", ".astype(", "np.where(", " // ", " % ", "np.fmax(", "any(", "all("):
+        assert needle in text, needle
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_generated_programs_run_in_numpy(seed):
+    """The generator itself: every program is valid NumPy at the sample sizes."""
+    prog = generate(RandomChooser(1000 + seed))
+    fn, _ = load(prog.source)
+    rng = np.random.default_rng(seed)
+    args = [sample_value(dtype, shape, rng, kind) for _, shape, dtype, kind in prog.inputs]
+    with np.errstate(all="ignore"):
+        fn(*args)
