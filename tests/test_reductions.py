@@ -1,5 +1,4 @@
 """Reductions against NumPy: every reduction x axes (int, negative, tuple, None) x keepdims x dtypes."""
-import itertools
 
 import numpy as np
 import pytest

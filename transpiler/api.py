@@ -8,7 +8,6 @@ import threading
 import numpy as np
 
 from . import driver
-from .errors import CompileError, compile_error
 from .runtime.signature import build_result, flatten
 
 

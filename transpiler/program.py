@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .types.shapes import ShapeEnv, Sym, sym_text
+from .types.shapes import ShapeEnv, sym_text
 
 _ids = itertools.count()
 
@@ -140,6 +140,3 @@ def _check_eqns(eqns, defined: set) -> None:
                     raise AssertionError(f"typed program: {v} yielded but not defined in: {e.text()}")
         defined.update(map(id, e.outputs))
 
-
-def syms_of(shape) -> list:
-    return [d for d in shape if isinstance(d, Sym)]

@@ -3,7 +3,6 @@ contraction whose maps broadcast the batch dims; always over a zero-filled init.
 the result are widened element by element inside the contraction, never converted as whole arrays."""
 from __future__ import annotations
 
-import numpy as np
 from mlir import ir
 from mlir.dialects import linalg
 

@@ -184,7 +184,7 @@ def to_bool(b: Builder, value):
 def where(b: Builder, condition, x, y) -> Var:
     cond = to_bool(b, as_operand(condition))
     x, y = as_operand(x), as_operand(y)
-    out = dtypes.result_type(*[_promotion_stand_in(v) for v in (x, y)])
+    out = np.result_type(*[_promotion_stand_in(v) for v in (x, y)])   # weak Python scalars stay weak
     # a Python int that does not fit is cast as NumPy casts it here (np.where(c, uint16_array, -1) holds 65535)
     branches = [b.const(np.asarray(v).astype(out)) if is_weak(v) and not isinstance(v, Var) else coerce(b, v, out)
                 for v in (x, y)]

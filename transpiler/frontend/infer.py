@@ -539,7 +539,7 @@ class Interpreter:
         if py_func is not None and callable(py_func):
             return self.call(py_func, args, kwargs)
         has_var = contains_var(args) or contains_var(kwargs)
-        if _hashable(fn) and fn in numpy_api.FUNCTIONS and (has_var or fn in numpy_api.ALWAYS):
+        if _hashable(fn) and fn in numpy_api.FUNCTIONS and has_var:
             return _call_handler(numpy_api.FUNCTIONS[fn], fn, self.b, args, kwargs)
         if isinstance(fn, types.FunctionType) and not _is_library(fn):
             return self.call_python(fn, args, kwargs)

@@ -18,7 +18,6 @@ from .values import current_interpreter
 FUNCTIONS: dict = {}
 METHODS: dict = {}
 ATTRIBUTES: dict = {}
-ALWAYS: set = set()  # handled here even without run-time arguments (e.g. functions that return arrays from ints)
 
 
 def function(*objects):

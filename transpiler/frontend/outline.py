@@ -68,10 +68,6 @@ def _source_size(node) -> int:
     return _source_sizes[node]
 
 
-def _count(eqns) -> int:
-    return len(eqns)
-
-
 class _Inline(Exception):
     pass
 
@@ -95,10 +91,10 @@ class Outliner:
 
     def inline_first(self, key, interpret, arguments):
         """Run the first call inline and remember how many primitives it produced."""
-        before = _count(self.interp.b.eqns)
+        before = len(self.interp.b.eqns)
         value = interpret(arguments)
         if key is not None:
-            self.size.setdefault(key, _count(self.interp.b.eqns) - before)
+            self.size.setdefault(key, len(self.interp.b.eqns) - before)
         return value
 
     def call(self, fn, key, arguments: dict, interpret):
@@ -162,7 +158,8 @@ class Outliner:
         b.eqns.append(_call_eqn(b, callee, leaves, outs))
         for (flag, kind, message), out in zip(callee.checks, outs[entry.n_results:]):
             b.program.checks.append((out, kind, message))
-        return build_result_vars(entry.template, outs[:entry.n_results], leaves)
+        # the callee's return value at the call site: its results are Vars here, taken as they are
+        return build_result(entry.template, outs[:entry.n_results], leaves, leaf=lambda v, kind: v)
 
 
 def _call_eqn(b: Builder, callee: Program, leaves, outs):
@@ -197,21 +194,3 @@ def _leaves(v, out: list) -> None:
     elif isinstance(v, dict):
         for x in v.values():
             _leaves(x, out)
-
-
-def build_result_vars(template, results: list, inputs: list):
-    """Rebuild the callee's return value at the call site (results are Vars here, not arrays)."""
-    tag = template[0]
-    if tag == "out":
-        return results[template[1]]
-    if tag == "in":
-        return inputs[template[1]]
-    if tag in ("list", "tuple"):
-        items = [build_result_vars(t, results, inputs) for t in template[1]]
-        return items if tag == "list" else tuple(items)
-    if tag == "dict":
-        return {k: build_result_vars(t, results, inputs) for k, t in template[1]}
-    return template[1]
-
-
-__all__ = ["Outliner", "signature_key", "build_result"]

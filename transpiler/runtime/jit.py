@@ -5,7 +5,6 @@ import ctypes
 import os
 
 import mlir
-import numpy as np
 from mlir.execution_engine import ExecutionEngine
 
 from . import blas
@@ -22,8 +21,9 @@ class Kernel:
 
     def __init__(self, llvm_module, name: str, out_dtypes: list, out_ranks: list, opt_level: int = 3):
         self.engine = ExecutionEngine(llvm_module, opt_level=opt_level, shared_libs=runtime_libraries())
-        self.callbacks = [blas.callback(f) for f in blas.library_functions(str(llvm_module))]
-        for fn_name, cb in zip(blas.library_functions(str(llvm_module)), self.callbacks):
+        names = blas.library_functions(str(llvm_module))
+        self.callbacks = [blas.callback(f) for f in names]   # referenced for the engine's lifetime
+        for fn_name, cb in zip(names, self.callbacks):
             self.engine.register_runtime(fn_name, cb)
         self.engine.initialize()
         self.fn = self.engine.lookup(name)

@@ -141,23 +141,26 @@ def _kind(v: Var) -> str:
     return "scalar" if v.scalar and not v.shape else "array"
 
 
-def build_result(template, results: list, originals: list):
+def build_result(template, results: list, originals: list, leaf=None):
+    """Rebuild a returned value: ("out", i) leaves from `results` (through `leaf`, by default NumPy's
+    array / NumPy scalar / Python scalar conversion), ("in", i) leaves from `originals`, constants as they are."""
     tag = template[0]
     if tag == "out":
-        arr = results[template[1]]
-        kind = template[2]
-        if kind == "python":
-            return arr.item()
-        if kind == "scalar":
-            return arr[()]
-        return arr
+        return (leaf or _as_returned)(results[template[1]], template[2])
     if tag == "in":
         return originals[template[1]]
-    if tag == "list":
-        return [build_result(t, results, originals) for t in template[1]]
-    if tag == "tuple":
-        return tuple(build_result(t, results, originals) for t in template[1])
+    if tag in ("list", "tuple"):
+        items = [build_result(t, results, originals, leaf) for t in template[1]]
+        return items if tag == "list" else tuple(items)
     if tag == "dict":
-        return {k: build_result(t, results, originals) for k, t in template[1]}
+        return {k: build_result(t, results, originals, leaf) for k, t in template[1]}
     value = template[1]
     return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def _as_returned(arr: np.ndarray, kind: str):
+    if kind == "python":
+        return arr.item()
+    if kind == "scalar":
+        return arr[()]
+    return arr

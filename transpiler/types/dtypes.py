@@ -76,10 +76,6 @@ def weak_to_dtype(value, dtype: np.dtype):
         raise UserError(str(e), OverflowError) from None
 
 
-def result_type(*operands) -> np.dtype:
-    """np.result_type with weak Python scalars, e.g. for np.where's branches."""
-    return np.result_type(*operands)
-
 
 def resolve_ufunc_with_dtype(ufunc: np.ufunc, operand_types: list, dtype: np.dtype):
     """Loop for `ufunc(..., dtype=dtype)`: NumPy's signature=(dtype,)*n resolution."""

@@ -102,10 +102,6 @@ def evaluate(d: Dim, arrays: list) -> int:
     return _OPS[kind](*(evaluate(o, arrays) for o in d.origin[1:]))
 
 
-def is_static(shape: Shape) -> bool:
-    return all(isinstance(d, int) for d in shape)
-
-
 def fmt_dim(d: Dim) -> str:
     return str(d) if isinstance(d, int) else "?"
 
