@@ -83,7 +83,7 @@ def test_gelu_library_function():
 
 
 def test_optimized_softmax_has_fewer_linalg_ops():
-    x = np.ones((4, 8), np.float64)   # float64: exp stays one math.exp (float32 exp is expanded to arithmetic)
+    x = np.ones((4, 8), np.float64)
     before = emit(nn.softmax, x, stage="mlir")
     after = emit(nn.softmax, x, stage="optimized")
 

@@ -1,6 +1,8 @@
 """The CLI: print any stage of the compiled form of the functions in a Python file.
 
     python -m transpiler FILE [--function NAME ...] [--arg NAME=TYPE ...] [--emit typed|mlir|optimized|llvm]
+    python -m transpiler FILE --check
+    python -m transpiler --clear-cache
 
 Argument types come from --arg, else from string annotations in the source, else from defaults (see argspec.py).
 Errors are printed as `FILE:LINE:COL: error: ...` with the source line and a caret; the exit status is then 1.
@@ -17,11 +19,12 @@ import sys
 from . import argspec, check, driver
 from .api import Transpiled
 from .errors import CompileError
+from .runtime import disk_cache
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m transpiler", description=__doc__.split("\n\n")[0])
-    p.add_argument("file", help="a Python file defining NumPy functions")
+    p.add_argument("file", nargs="?", help="a Python file defining NumPy functions")
     p.add_argument("--function", "-f", action="append", default=[], metavar="NAME",
                    help="function to compile (repeatable; default: every function defined in FILE)")
     p.add_argument("--arg", "-a", action="append", default=[], metavar="NAME=TYPE",
@@ -30,7 +33,15 @@ def main(argv=None) -> int:
     p.add_argument("--check", action="store_true",
                    help="report every unsupported construct in FILE (one FILE:LINE:COL: error: line each) and exit "
                         "1 if there is any, instead of printing IR")
+    p.add_argument("--clear-cache", action="store_true",
+                   help="remove every compiled kernel from the disk cache (TRANSPILER_CACHE_DIR) and exit")
     ns = p.parse_args(argv)
+    if ns.clear_cache:
+        removed = disk_cache.clear()
+        print(f"removed {removed} cached kernel file(s) from {disk_cache.directory() or '(cache off)'}")
+        return 0
+    if ns.file is None:
+        p.error("the following arguments are required: file")
     if ns.check:
         return _check(ns)
     try:

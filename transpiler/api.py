@@ -14,10 +14,13 @@ from .runtime.signature import build_result, flatten
 class Transpiled:
     """A compiled function: called like the original, compiled once per argument signature."""
 
-    def __init__(self, fn, *, static_shapes: bool = False, opt_level: int = 3):
+    def __init__(self, fn, *, static_shapes: bool = False, opt_level: int = 3, disk_cache: bool = True,
+                 threads: bool = True):
         self.py_func = fn
         self.static_shapes = static_shapes
         self.opt_level = opt_level
+        self.threads = threads         # parallel loops on all cores (OpenMP; OMP_NUM_THREADS caps the count)
+        self.disk_cache = disk_cache   # look up / store compiled kernels in TRANSPILER_CACHE_DIR
         self.signature = inspect.signature(fn)
         self._cache: dict = {}
         self._lock = threading.Lock()
@@ -46,7 +49,8 @@ class Transpiled:
                 entry = self._cache.get(key)
                 if entry is None:
                     typed = driver.trace_free_typing(self.py_func, list(key), list(bound.arguments))
-                    entry = (typed, driver.compile_kernel(typed, self.opt_level))
+                    entry = (typed, driver.compile_kernel(typed, self.opt_level, self.disk_cache,
+                                                                   self.threads))
                     self._cache[key] = entry
                     self.compilations += 1
         return entry, leaves, originals
@@ -89,7 +93,11 @@ def raise_failed_checks(program, results) -> None:
 
 
 def transpile(fn=None, **options):
-    """Compile a NumPy function: `@transpile`, `@transpile(static_shapes=True)` or `transpile(fn)`."""
+    """Compile a NumPy function: `@transpile`, `@transpile(static_shapes=True)` or `transpile(fn)`.
+
+    Options: `static_shapes` (compile each array shape separately), `opt_level` (LLVM's, 0-3), `disk_cache` (reuse
+    kernels compiled by earlier processes, see runtime/disk_cache.py), `threads` (split parallel loops across the
+    cores, default True)."""
     if fn is None:
         return lambda f: Transpiled(f, **options)
     if isinstance(fn, Transpiled):

@@ -15,7 +15,9 @@ from .frontend.source import function_source
 from .frontend.builder import Builder
 from .frontend.infer import Interpreter
 from .program import Program
-from .runtime.jit import Kernel
+from .runtime import disk_cache
+from .runtime.jit import Kernel, openmp_library
+from .runtime.objects import LoadError
 from .runtime.signature import abstract, result_template
 
 STAGES = ("typed", "mlir", "optimized", "llvm")
@@ -96,21 +98,35 @@ def _stage_text(typed: Typed, stage: str) -> str:
         return str(module)
 
 
-def compile_kernel(typed: Typed, opt_level: int = 3) -> Kernel:
+def compile_kernel(typed: Typed, opt_level: int = 3, use_disk_cache: bool = True, threads: bool = True) -> Kernel:
+    """The kernel for this program: from the disk cache when it holds one for the same MLIR and options, else
+    compiled (and stored there). Threads need the OpenMP runtime; without it loops stay sequential."""
+    threads = threads and openmp_library() is not None
     with _internal_errors(typed):
-        return _compile_kernel(typed, opt_level)
+        return _compile_kernel(typed, opt_level, use_disk_cache, threads)
 
 
-def _compile_kernel(typed: Typed, opt_level: int = 3) -> Kernel:
+def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads: bool) -> Kernel:
+    outs = typed.program.outputs
+    name, dtypes, ranks = typed.program.name, [np.dtype(v.dtype) for v in outs], [v.ndim for v in outs]
     ctx = ir.Context()
     with ctx:
         module = to_mlir(typed, ctx)
+        key = None
+        if use_disk_cache and disk_cache.directory():
+            key = disk_cache.key(str(module), name, f"O{opt_level} threads={threads}")
+        entry = disk_cache.load(key) if key else None
+        if entry is not None:
+            try:
+                return Kernel.load(entry.object, entry.library_functions, name, dtypes, ranks)
+            except LoadError:
+                pass          # e.g. a runtime symbol that this process lacks: compile as if it were not there
         pipeline.optimize(module)
-        pipeline.lower_to_llvm(module)
-        outs = typed.program.outputs
-        kernel = Kernel(module, typed.program.name, [np.dtype(v.dtype) for v in outs], [v.ndim for v in outs],
-                        opt_level=opt_level)
+        pipeline.lower_to_llvm(module, threads)
+        kernel = Kernel.compile(module, name, dtypes, ranks, opt_level=opt_level)
     kernel.context = ctx
+    if key:
+        disk_cache.store(key, disk_cache.Entry(kernel.object_code(), kernel.library_functions))
     return kernel
 
 

@@ -9,6 +9,9 @@ from mlir import ir
 from mlir.dialects import arith, func, memref
 from mlir.passmanager import PassManager
 
+from . import loops
+from .codegen import vector_math
+
 # Still on tensors. Named ops become linalg.generic (GENERALIZE, below) so that elementwise producers fuse into
 # reductions and fills; matrix products stay named: they become calls into NumPy's BLAS after bufferization.
 # Unit dims (from keepdims) are folded away first, so no reshape stands between a producer and its consumer; CSE
@@ -22,8 +25,14 @@ BUFFERIZE = ["one-shot-bufferize{bufferize-function-boundaries function-boundary
              " allow-return-allocs-from-loops}",
              "drop-equivalent-buffer-results",   # callees write into their caller's destinations: no returned buffers
              "buffer-deallocation-pipeline", "convert-bufferization-to-memref"]
-# ... -> loops -> LLVM dialect.
-TO_LLVM = ["convert-linalg-to-loops", "convert-scf-to-cf", "expand-strided-metadata", "lower-affine",
+# Buffers -> loops: the parallel dims of every linalg op become one scf.parallel, reduction dims sequential scf.for
+# loops inside it (so results never depend on how the parallel loop is split). Then loops.promote_accumulators.
+LOOPS = ["convert-linalg-to-parallel-loops", "canonicalize"]
+# Threads: each outermost scf.parallel (loops.outer_parallelism) becomes an OpenMP worksharing loop, run by the
+# OpenMP runtime that the intel-openmp package ships (runtime/jit.py loads it).
+THREADS = ["convert-scf-to-openmp", "convert-openmp-to-llvm"]
+# ... -> LLVM dialect.
+TO_LLVM = ["convert-scf-to-cf", "expand-strided-metadata", "lower-affine",
            "finalize-memref-to-llvm", "convert-math-to-funcs",
            "convert-math-to-libm",   # first: log1p, expm1 ... stay accurate libm calls, not log(1 + x) expansions
            "convert-math-to-llvm",
@@ -75,13 +84,18 @@ def optimize(module: ir.Module) -> ir.Module:
     return run(module, pipeline_text(OPTIMIZE))
 
 
-def lower_to_llvm(module: ir.Module) -> ir.Module:
+def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
     """Needs `optimize` to have run in the same context first (it loads the generalization script)."""
     run(module, pipeline_text(BUFFERIZE))
     with module.context, ir.Location.unknown():
+        vector_math.expand(module)
         widen_bool_buffers(module)
         matmuls_to_calls(module)
-    return run(module, pipeline_text(TO_LLVM))
+    run(module, pipeline_text(LOOPS))
+    with module.context, ir.Location.unknown():
+        loops.promote_accumulators(module)
+        loops.outer_parallelism(module)
+    return run(module, pipeline_text((THREADS if threads else []) + TO_LLVM))
 
 
 def matmuls_to_calls(module: ir.Module) -> None:

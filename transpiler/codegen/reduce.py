@@ -66,7 +66,12 @@ def _reduce(em: Emitter, e):
         stored = scalar.storage_type(acc_dt)
         block = op.regions[0].blocks.append(stored, stored)
         with ir.InsertionPoint(block):
-            linalg.YieldOp([combine(kind, acc_dt, block.arguments[0], block.arguments[1])])
+            value = combine(kind, acc_dt, block.arguments[0], block.arguments[1])
+            if kind == "sum" and acc_dt.kind == "f":
+                # A widened float sum: the order of its additions moves the wide sum by far less than the final
+                # rounding to the narrow type, so LLVM may reorder them (into vector lanes).
+                value.owner.attributes["fastmath"] = ir.Attribute.parse("#arith.fastmath<reassoc>")
+            linalg.YieldOp([value])
         result = op.result
     if acc_dt != out.dtype:
         result = elementwise(em, [_Like(acc_dt, out.shape)], out, lambda a: scalar.convert(a[0], acc_dt, out.dtype),

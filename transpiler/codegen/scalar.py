@@ -193,27 +193,6 @@ def _float_mod(dts, a, b):
     return _float_divmod(dts[0], a, b)[1]
 
 
-def _exp_f32(x: ir.Value) -> ir.Value:
-    """float32 exp computed in float64 arithmetic (no libm call, so loops over it vectorize) and rounded once:
-    exp(x) = 2**n * exp(r), n = round(x / ln 2), |r| <= ln(2)/2, exp(r) by its Taylor series to degree 11
-    (truncation error < 1e-14, far below float32's rounding). Overflow, underflow and subnormals come from the
-    final rounding to float32; NaN passes through."""
-    f64 = np.dtype(np.float64)
-    i64 = ir.IntegerType.get_signless(64)
-    xd = arith.extf(mlir_type(f64), x)
-    xd = arith.minimumf(arith.maximumf(xd, const(f64, -200.0)), const(f64, 200.0))  # beyond: 0 or inf in float32
-    shifter = const(f64, 6755399441055744.0)     # 1.5 * 2**52: adding it rounds to an integer (ties to even)
-    n = arith.subf(arith.addf(arith.mulf(xd, const(f64, 1.4426950408889634)), shifter), shifter)
-    r = arith.subf(xd, arith.mulf(n, const(f64, 0.6931471805599453)))
-    poly = const(f64, 1.0 / 39916800.0)          # 1/11!
-    for k in range(10, -1, -1):
-        poly = arith.addf(arith.mulf(poly, r), const(f64, 1.0 / float(np.prod(range(1, k + 1)))))
-    biased = arith.addi(arith.fptosi(i64, n), arith.constant(i64, 1023))
-    scale = arith.bitcast(mlir_type(f64), arith.shli(biased, arith.constant(i64, 52)))
-    result = arith.truncf(x.type, arith.mulf(poly, scale))
-    return arith.select(arith.cmpf(F.UNO, x, x), x, result)
-
-
 def _float_sign(dts, x):
     dt = dts[0]
     one, zero = const(dt, 1.0), const(dt, 0.0)
@@ -351,7 +330,7 @@ def _rint(dts, x):
 UNARY = {
     "neg": _neg, "copy": lambda dts, x: x,
     "abs": _by_kind(f=lambda d, x: math.absf(x), i=_int_abs, b=lambda d, x: x),
-    "exp": _f32_detour(lambda dts, x: _exp_f32(x) if dts[0] == np.float32 else math.exp(x)), "exp2": _float_unary(math.exp2), "log": _float_unary(math.log),
+    "exp": _float_unary(math.exp), "exp2": _float_unary(math.exp2), "log": _float_unary(math.log),
     "log2": _float_unary(math.log2), "log10": _float_unary(math.log10), "log1p": _float_unary(math.log1p),
     "expm1": _float_unary(math.expm1), "sqrt": _float_unary(math.sqrt), "cbrt": _float_unary(math.cbrt),
     "tanh": _float_unary(math.tanh), "sinh": _float_unary(math.sinh), "cosh": _float_unary(math.cosh),

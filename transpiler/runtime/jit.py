@@ -2,34 +2,90 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
+import sys
+import tempfile
 
 import mlir
 from mlir.execution_engine import ExecutionEngine
 
-from . import blas
+from . import blas, objects
 from .memref import adopt_results, descriptor_for, descriptor_type, results_type
 
 def runtime_libraries() -> list:
+    """The libraries kernels call into: MLIR's runtime utilities (memrefCopy ...) and, when installed, the OpenMP
+    runtime of the intel-openmp package (threaded loops call its __kmpc_* entry points)."""
     lib_dir = os.path.join(list(mlir.__path__)[0], "lib")
-    names = ["libmlir_c_runner_utils.so"]
-    return [os.path.join(lib_dir, n) for n in names if os.path.exists(os.path.join(lib_dir, n))]
+    return [os.path.join(lib_dir, "libmlir_c_runner_utils.so")] + ([openmp_library()] if openmp_library() else [])
+
+
+def openmp_library() -> str | None:
+    path = os.path.join(sys.prefix, "lib", "libiomp5.so")
+    return path if os.path.exists(path) else None
+
+
+# After a parallel loop, OpenMP's workers spin this long (ms) before they sleep: long enough to catch the next loop
+# of the same kernel without a wake-up (tens of microseconds on a virtual machine), short enough not to steal a
+# core from NumPy or BLAS for long. The user's own KMP_BLOCKTIME wins.
+OPENMP_BLOCKTIME_MS = "1"
+
+_PACKED = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+@functools.cache
+def load_runtime_libraries() -> None:
+    """Loaded once into the process with RTLD_GLOBAL: both the ExecutionEngine and linked objects resolve the
+    kernels' external symbols against the process."""
+    os.environ.setdefault("KMP_BLOCKTIME", OPENMP_BLOCKTIME_MS)
+    for path in runtime_libraries():
+        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
 
 
 class Kernel:
-    """One compiled specialization: arrays in (C-contiguous), arrays out (owned by NumPy)."""
+    """One compiled specialization: arrays in (C-contiguous), arrays out (owned by NumPy).
 
-    def __init__(self, llvm_module, name: str, out_dtypes: list, out_ranks: list, opt_level: int = 3):
-        self.engine = ExecutionEngine(llvm_module, opt_level=opt_level, shared_libs=runtime_libraries())
-        names = blas.library_functions(str(llvm_module))
-        self.callbacks = [blas.callback(f) for f in names]   # referenced for the engine's lifetime
-        for fn_name, cb in zip(names, self.callbacks):
-            self.engine.register_runtime(fn_name, cb)
-        self.engine.initialize()
-        self.fn = self.engine.lookup(name)
+    Made either by compiling an LLVM-dialect module (`compile`) or by linking object code from the disk cache
+    (`load`); `object_code` gives what `load` takes."""
+
+    def __init__(self, fn, keepalive: list, library_functions: list, out_dtypes: list, out_ranks: list,
+                 origin: str):
+        self.fn = fn
+        self._keepalive = keepalive   # the engine / linked object and the callbacks the machine code calls
+        self.library_functions = library_functions
         self.out_dtypes = out_dtypes
         self.out_ranks = out_ranks
         self.results_type = results_type(out_ranks) if len(out_ranks) > 1 else None
+        self.origin = origin          # "compiled" or "disk cache"
+
+    @classmethod
+    def compile(cls, llvm_module, name: str, out_dtypes: list, out_ranks: list, opt_level: int = 3) -> "Kernel":
+        load_runtime_libraries()
+        engine = ExecutionEngine(llvm_module, opt_level=opt_level)
+        names = blas.library_functions(str(llvm_module))
+        callbacks = [blas.callback(f) for f in names]
+        for fn_name, cb in zip(names, callbacks):
+            engine.register_runtime(fn_name, cb)
+        engine.initialize()
+        return cls(engine.lookup(name), [engine, callbacks], names, out_dtypes, out_ranks, "compiled")
+
+    @classmethod
+    def load(cls, object_code: bytes, library_functions: list, name: str, out_dtypes: list,
+             out_ranks: list) -> "Kernel":
+        load_runtime_libraries()
+        callbacks = [blas.callback(f) for f in library_functions]
+        linked = objects.LinkedObject(object_code, {
+            "_mlir_ciface_" + f: ctypes.cast(cb, ctypes.c_void_p).value for f, cb in zip(library_functions, callbacks)})
+        fn = _PACKED(linked.lookup("_mlir__mlir_ciface_" + name))   # the packed wrapper the engine's lookup gives
+        return cls(fn, [linked, callbacks], library_functions, out_dtypes, out_ranks, "disk cache")
+
+    def object_code(self) -> bytes:
+        engine = self._keepalive[0]
+        with tempfile.TemporaryDirectory(prefix="transpiler-") as tmp:
+            path = os.path.join(tmp, "kernel.o")
+            engine.dump_to_object_file(path)
+            with open(path, "rb") as f:
+                return f.read()
 
     def __call__(self, arrays: list) -> list:
         if self.results_type is not None:

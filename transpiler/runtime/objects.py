@@ -1,0 +1,130 @@
+"""Load a compiled kernel back from its object file, without compiling anything.
+
+MLIR's ExecutionEngine can write the machine code it compiled to an object file but cannot read one back, and the
+packages ship no linker to turn it into a shared library. LLVM's own JIT (ORC's LLJIT) can link an object file in
+memory, and its C API is exported by the `libLLVM.so` the MLIR bindings already load: this module drives it
+through ctypes. Symbols the object needs resolve against the process (libm, libc, MLIR's runtime libraries loaded
+with RTLD_GLOBAL) and against the callbacks given by name (NumPy's matmul, see blas.py).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+
+import llvm
+
+_c_p = ctypes.c_void_p
+
+
+class _SymbolFlags(ctypes.Structure):
+    _fields_ = [("generic", ctypes.c_uint8), ("target", ctypes.c_uint8)]
+
+
+class _EvaluatedSymbol(ctypes.Structure):
+    _fields_ = [("address", ctypes.c_uint64), ("flags", _SymbolFlags)]
+
+
+class _SymbolMapPair(ctypes.Structure):
+    _fields_ = [("name", _c_p), ("symbol", _EvaluatedSymbol)]
+
+
+_EXPORTED_CALLABLE = 1 | 2   # LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable
+
+_SIGNATURES = {
+    "LLVMOrcCreateLLJIT": (_c_p, [ctypes.POINTER(_c_p), _c_p]),
+    "LLVMOrcDisposeLLJIT": (_c_p, [_c_p]),
+    "LLVMOrcLLJITGetMainJITDylib": (_c_p, [_c_p]),
+    "LLVMOrcLLJITGetGlobalPrefix": (ctypes.c_char, [_c_p]),
+    "LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess": (_c_p, [ctypes.POINTER(_c_p), ctypes.c_char, _c_p, _c_p]),
+    "LLVMOrcJITDylibAddGenerator": (None, [_c_p, _c_p]),
+    "LLVMOrcLLJITMangleAndIntern": (_c_p, [_c_p, ctypes.c_char_p]),
+    "LLVMOrcAbsoluteSymbols": (_c_p, [ctypes.POINTER(_SymbolMapPair), ctypes.c_size_t]),
+    "LLVMOrcJITDylibDefine": (_c_p, [_c_p, _c_p]),
+    "LLVMCreateMemoryBufferWithMemoryRangeCopy": (_c_p, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p]),
+    "LLVMOrcLLJITAddObjectFile": (_c_p, [_c_p, _c_p, _c_p]),
+    "LLVMOrcLLJITLookup": (_c_p, [_c_p, ctypes.POINTER(ctypes.c_uint64), ctypes.c_char_p]),
+    "LLVMGetErrorMessage": (_c_p, [_c_p]),
+    "LLVMDisposeErrorMessage": (None, [_c_p]),
+    "LLVMGetHostCPUName": (_c_p, []),
+    "LLVMGetHostCPUFeatures": (_c_p, []),
+    "LLVMDisposeMessage": (None, [_c_p]),
+    "LLVMInitializeX86TargetInfo": (None, []),
+    "LLVMInitializeX86Target": (None, []),
+    "LLVMInitializeX86TargetMC": (None, []),
+    "LLVMInitializeX86AsmPrinter": (None, []),
+}
+
+_lib = None
+_lib_lock = threading.Lock()
+
+
+def _llvm():
+    global _lib
+    with _lib_lock:
+        if _lib is None:
+            lib = ctypes.CDLL(os.path.join(list(llvm.__path__)[0], "lib", "libLLVM.so"), mode=ctypes.RTLD_GLOBAL)
+            for name, (restype, argtypes) in _SIGNATURES.items():
+                fn = getattr(lib, name)
+                fn.restype, fn.argtypes = restype, argtypes
+            for init in ("TargetInfo", "Target", "TargetMC", "AsmPrinter"):
+                getattr(lib, f"LLVMInitializeX86{init}")()
+            _lib = lib
+    return _lib
+
+
+def host_cpu() -> str:
+    """LLVM's name and feature string of this CPU."""
+    lib = _llvm()
+    parts = []
+    for query in (lib.LLVMGetHostCPUName, lib.LLVMGetHostCPUFeatures):
+        message = query()
+        parts.append(ctypes.string_at(message).decode())
+        lib.LLVMDisposeMessage(message)
+    return " ".join(parts)
+
+
+class LoadError(RuntimeError):
+    """The object could not be linked (e.g. a symbol is missing): the caller compiles instead."""
+
+
+def _check(lib, err) -> None:
+    if err:
+        msg = lib.LLVMGetErrorMessage(err)
+        text = ctypes.string_at(msg).decode(errors="replace")
+        lib.LLVMDisposeErrorMessage(msg)
+        raise LoadError(text)
+
+
+class LinkedObject:
+    """One object file linked into its own LLJIT instance; `lookup` gives function addresses."""
+
+    def __init__(self, data: bytes, symbols: dict):
+        """`symbols`: name -> address of functions the object calls that the process does not export."""
+        lib = self._lib = _llvm()
+        jit = _c_p()
+        _check(lib, lib.LLVMOrcCreateLLJIT(ctypes.byref(jit), None))
+        self._jit = jit
+        dylib = lib.LLVMOrcLLJITGetMainJITDylib(jit)
+        generator = _c_p()
+        _check(lib, lib.LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+            ctypes.byref(generator), lib.LLVMOrcLLJITGetGlobalPrefix(jit), None, None))
+        lib.LLVMOrcJITDylibAddGenerator(dylib, generator)
+        if symbols:
+            pairs = (_SymbolMapPair * len(symbols))(*[
+                _SymbolMapPair(lib.LLVMOrcLLJITMangleAndIntern(jit, name.encode()),
+                               _EvaluatedSymbol(address, _SymbolFlags(_EXPORTED_CALLABLE, 0)))
+                for name, address in symbols.items()])
+            _check(lib, lib.LLVMOrcJITDylibDefine(dylib, lib.LLVMOrcAbsoluteSymbols(pairs, len(symbols))))
+        buffer = lib.LLVMCreateMemoryBufferWithMemoryRangeCopy(data, len(data), b"kernel.o")
+        _check(lib, lib.LLVMOrcLLJITAddObjectFile(jit, dylib, buffer))   # takes the buffer
+
+    def lookup(self, name: str) -> int:
+        address = ctypes.c_uint64()
+        _check(self._lib, self._lib.LLVMOrcLLJITLookup(self._jit, ctypes.byref(address), name.encode()))
+        return address.value
+
+    def __del__(self):
+        jit, self._jit = getattr(self, "_jit", None), None
+        if jit:
+            self._lib.LLVMOrcDisposeLLJIT(jit)
