@@ -75,3 +75,35 @@ def test_dot_of_nd_arrays_sums_over_the_last_and_second_to_last_axes(shapes):
     a, b = arr(shapes[0], np.float64), arr(shapes[1], np.float64)
     check(lambda a, b: np.dot(a, b), a, b)
     check(lambda a, b: a.dot(b), a, b)
+
+
+@pytest.mark.parametrize("m", [0, 1, 7, 16, 17, 64, 65])
+@pytest.mark.parametrize("pair", [(np.float64, np.float32), (np.float32, np.float64), (np.float16, np.float64),
+                                  (np.float64, np.float16)], ids=str)
+@pytest.mark.parametrize("transposed", [False, True])
+def test_mixed_products_with_few_rows(m, pair, transposed):
+    """Below matmul_lowering.SMALL_M (SMALL_M_TRANSPOSED for `a @ w.T`) rows, mixed float products run as
+    generated loops that widen the narrow operand element by element; above, NumPy's BLAS. Both sum the same exact
+    float64 products: equal to NumPy to rounding."""
+    a = arr((m, 33), pair[0])
+    if transposed:
+        w = arr((29, 33), pair[1])
+        fn, expected = (lambda a, w: a @ w.T), a @ w.T
+    else:
+        w = arr((33, 29), pair[1])
+        fn, expected = (lambda a, w: a @ w), a @ w
+    got = transpile(fn)(a, w)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    scale = np.abs(a).astype(np.float64) @ np.abs(w.T if transposed else w).astype(np.float64)
+    assert np.all(np.abs(got - expected) <= 8 * np.finfo(np.float64).eps * scale)
+
+
+def test_mixed_products_with_few_rows_and_empty_inner_dim():
+    a, w = arr((3, 0), np.float64), arr((0, 4), np.float32)
+    np.testing.assert_array_equal(transpile(lambda a, w: a @ w)(a, w), np.zeros((3, 4)))
+
+
+def test_small_row_products_branch_on_the_row_count():
+    """The llvm stage has both ways: the widening loops and the BLAS call, chosen by the run-time row count."""
+    text = emit(lambda a, w: a @ w.T, arr((4, 8), np.float64), arr((6, 8), np.float32), stage="llvm")
+    assert "linalg_matmul" in text and "llvm.fpext" in text

@@ -1,4 +1,5 @@
-"""Rewrites on the loops that linalg lowers to, before they become LLVM: reduction accumulators in registers.
+"""Rewrites on the loops that linalg lowers to, before they become LLVM: reduction accumulators in registers, and
+which loops run on threads.
 
 `convert-linalg-to-(parallel-)loops` turns a reduction into a loop that loads the accumulator from its buffer,
 combines one element and stores it back, on every iteration. LLVM only keeps such an accumulator in a register
@@ -11,7 +12,7 @@ first, so a reduction over several dims is promoted through every level.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import memref, scf
+from mlir.dialects import arith, memref, scf
 
 # Ops allowed in a loop whose accumulator is promoted: none of them writes memory (except the one store moved).
 _READ_ONLY_PREFIXES = ("arith.", "math.", "index.")
@@ -151,3 +152,51 @@ def _split_parallel(par, keep: int) -> None:
         if op.name != "scf.reduce":
             op.move_before(anchor)
     par.operation.erase()
+
+
+def thread_only_large_loops(module: ir.Module, min_work: int) -> None:
+    """Give every `omp.parallel` an `if`: threads only when the loop nest does at least `min_work` operations
+    (iterations times the ops of one iteration, inner sequential loops included, computed from the run-time
+    bounds). Waking the OpenMP workers costs tens of microseconds on a virtual machine; a smaller loop runs in
+    the calling thread (a serialized parallel region: no wake-up, no synchronization)."""
+    regions = []
+    module.operation.walk(lambda op: (op.name == "omp.parallel" and regions.append(op)) or ir.WalkResult.ADVANCE)
+    index = ir.IndexType.get()
+    for par in regions:
+        if len(par.operands):
+            continue   # has clauses already: not one of ours
+        nests = []
+        par.walk(lambda op: (op.name == "omp.loop_nest" and nests.append(op)) or ir.WalkResult.ADVANCE)
+        if len(nests) != 1:
+            continue
+        nest = nests[0]
+        inside = {id(op) for op in _ops_inside(par)} | {id(par)}
+        n = len(nest.operands) // 3
+        with ir.InsertionPoint(par), par.location:
+            work = _cost(nest.regions[0], inside, index)
+            for lb, ub in zip(nest.operands[:n], nest.operands[n:2 * n]):   # steps are 1 (from linalg loops)
+                work = arith.muli(work, arith.subi(ub, lb))
+            cond = arith.cmpi(arith.CmpIPredicate.uge, work, arith.constant(index, min_work))
+            guarded = ir.Operation.create("omp.parallel", results=[], operands=[cond], regions=1, attributes={
+                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0, 1, 0, 0, 0])})
+        par.regions[0].blocks[0].append_to(guarded.regions[0])
+        par.erase()
+
+
+def _cost(region, outside_of: set, index) -> ir.Value:
+    """Operations one execution of `region` performs: 1 per op, an inner scf.for's body times its trip count
+    (when its bounds are known before the parallel region; else once)."""
+    fixed, terms = 0, []
+    for block in region.blocks:
+        for op in block.operations:
+            if op.name == "scf.for" and not any(_defined_inside(v, outside_of) for v in op.operands[:3]):
+                trip = arith.subi(op.operands[1], op.operands[0])
+                terms.append(arith.muli(trip, _cost(op.regions[0], outside_of, index)))
+            elif len(op.regions):
+                terms.extend(_cost(r, outside_of, index) for r in op.regions)
+            else:
+                fixed += 1
+    total = arith.constant(index, max(fixed, 1))
+    for term in terms:
+        total = arith.addi(total, term)
+    return total

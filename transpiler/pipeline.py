@@ -6,10 +6,10 @@ import os
 import tempfile
 
 from mlir import ir
-from mlir.dialects import arith, func, memref
+from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
-from . import loops
+from . import loops, matmul_lowering
 from .codegen import vector_math
 
 # Still on tensors. Named ops become linalg.generic (GENERALIZE, below) so that elementwise producers fuse into
@@ -29,8 +29,11 @@ BUFFERIZE = ["one-shot-bufferize{bufferize-function-boundaries function-boundary
 # loops inside it (so results never depend on how the parallel loop is split). Then loops.promote_accumulators.
 LOOPS = ["convert-linalg-to-parallel-loops", "canonicalize"]
 # Threads: each outermost scf.parallel (loops.outer_parallelism) becomes an OpenMP worksharing loop, run by the
-# OpenMP runtime that the intel-openmp package ships (runtime/jit.py loads it).
-THREADS = ["convert-scf-to-openmp", "convert-openmp-to-llvm"]
+# OpenMP runtime that the intel-openmp package ships (runtime/jit.py loads it), if its loop nest does at least
+# THREAD_MIN_WORK operations (loops.thread_only_large_loops), else in the calling thread.
+TO_OPENMP = ["convert-scf-to-openmp"]
+THREAD_MIN_WORK = 1 << 20
+THREADS = ["convert-openmp-to-llvm"]
 # ... -> LLVM dialect.
 TO_LLVM = ["convert-scf-to-cf", "expand-strided-metadata", "lower-affine",
            "finalize-memref-to-llvm", "convert-math-to-funcs",
@@ -90,68 +93,16 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
     with module.context, ir.Location.unknown():
         vector_math.expand(module)
         widen_bool_buffers(module)
-        matmuls_to_calls(module)
+        matmul_lowering.matmuls_to_calls(module)
     run(module, pipeline_text(LOOPS))
     with module.context, ir.Location.unknown():
         loops.promote_accumulators(module)
         loops.outer_parallelism(module)
+    if threads:
+        run(module, pipeline_text(TO_OPENMP))
+        with module.context, ir.Location.unknown():
+            loops.thread_only_large_loops(module, THREAD_MIN_WORK)
     return run(module, pipeline_text((THREADS if threads else []) + TO_LLVM))
-
-
-def matmuls_to_calls(module: ir.Module) -> None:
-    """Replace each linalg.matmul / batch_matmul on buffers by a call of an external function named after its
-    operand types (as convert-linalg-to-std names them), which runtime/blas.py provides: NumPy's BLAS."""
-    ops = []
-    module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
-    declared = {op.attributes["sym_name"].value for op in ops if op.name == "func.func"}
-    for op in ops:
-        if op.name not in ("linalg.matmul", "linalg.batch_matmul"):
-            continue
-        with ir.InsertionPoint(op), op.location:
-            operands = [_as_indexed(v, m, c) for v, m, c in zip(op.operands, _operand_maps(op), _CANONICAL)]
-        types = [_fully_strided(v.type) for v in operands]
-        name = op.name.replace(".", "_") + "".join(
-            "_view" + "sx" * ir.MemRefType(t).rank + str(ir.MemRefType(t).element_type) for t in types)
-        if name not in declared:
-            with ir.InsertionPoint.at_block_begin(module.body):
-                fn = func.FuncOp(name, (types, []), visibility="private")
-                fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-            declared.add(name)
-        with ir.InsertionPoint(op), op.location:
-            casts = [memref.cast(t, v) for t, v in zip(types, operands)]
-            func.CallOp([], ir.FlatSymbolRefAttr.get(name), casts)
-        op.erase()
-
-
-def _operand_maps(op) -> list:
-    """The matmul's indexing maps as result-dim tuples, or Nones for the default maps."""
-    if "indexing_maps" not in op.attributes:
-        return [None] * len(op.operands)
-    maps = ir.ArrayAttr(op.attributes["indexing_maps"])
-    return [tuple(str(e) for e in ir.AffineMapAttr(m).value.results) for m in maps]
-
-
-_CANONICAL = [("d0", "d2"), ("d2", "d1"), ("d0", "d1")]   # matmul's (m, k), (k, n), (m, n)
-
-
-def _as_indexed(value, dims, canonical):
-    """An operand read through a transposed map becomes a transposed view (strides swapped, no copy)."""
-    if dims is None or dims == canonical:
-        return value
-    if dims != canonical[::-1]:
-        raise AssertionError(f"unexpected matmul indexing map {dims}")
-    m = ir.MemRefType(value.type)
-    strides, offset = m.get_strides_and_offset()
-    layout = ir.StridedLayoutAttr.get(offset, strides[::-1])
-    result = ir.MemRefType.get(m.shape[::-1], m.element_type, layout, m.memory_space)
-    return memref.transpose(result, value, ir.AffineMap.get_permutation([1, 0]))
-
-
-def _fully_strided(t) -> ir.Type:
-    m = ir.MemRefType(t)
-    dyn = ir.ShapedType.get_dynamic_stride_or_offset()
-    layout = ir.StridedLayoutAttr.get(dyn, [dyn] * m.rank)
-    return ir.MemRefType.get([ir.ShapedType.get_dynamic_size()] * m.rank, m.element_type, layout, m.memory_space)
 
 
 def widen_bool_buffers(module: ir.Module) -> None:
