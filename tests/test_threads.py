@@ -1,6 +1,10 @@
 """Threaded kernels (OpenMP worksharing loops, loops.outer_parallelism) and promoted reduction accumulators
 (loops.promote_accumulators) give NumPy's answer: odd sizes, every dtype, reductions over every axis, strided
 inputs; and the same answer as the sequential kernel, bit for bit (parallel dims never split a reduction)."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -122,3 +126,41 @@ def test_reduction_accumulator_lives_in_a_register():
             assert loops.promote_accumulators(module) >= 1
         text = str(module)
     assert "iter_args" in text
+
+
+THREAD_COUNT_SCRIPT = """
+import os, sys
+import numpy as np
+from transpiler import transpile
+from transpiler.pipeline import THREAD_MIN_WORK
+
+def threads():
+    with open("/proc/self/status") as f:
+        return int(next(line for line in f if line.startswith("Threads:")).split()[1])
+
+def body(x):
+    return np.tanh(x * 2 + 1)
+
+f = transpile(body)
+f(np.ones((10, 10), np.float32))                # far below THREAD_MIN_WORK: runs in the calling thread
+start = threads()                               # (the first call initializes the OpenMP runtime)
+f(np.ones((20, 10), np.float32))
+small = threads()
+# ~60 ops per element, most of them in the inner (sequential) loop over a row: above it, OpenMP starts its workers
+f(np.ones((THREAD_MIN_WORK // 1024, 1024), np.float32))
+print(start, small, threads())
+"""
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2 or not os.path.exists("/proc/self/status"),
+                    reason="needs two cores and Linux /proc")
+def test_only_loops_with_enough_work_start_threads(tmp_path):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = tmp_path / "thread_count.py"
+    script.write_text(THREAD_COUNT_SCRIPT)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=root,
+                       env={**os.environ, "PYTHONPATH": root, "OMP_NUM_THREADS": "2"})
+    assert r.returncode == 0, r.stderr
+    start, small, large = map(int, r.stdout.split())
+    assert small == start
+    assert large > small

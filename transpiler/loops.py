@@ -40,11 +40,15 @@ def _ops_inside(op) -> list:
     return inner
 
 
-def _defined_inside(value, inside_ids: set) -> bool:
+def _defined_inside(value, inside: set) -> bool:
+    """Whether `value` is defined by one of the operations `inside` (a set of ir.Operation) or is an argument of
+    a block of one of them. Operations hash and compare by identity of the underlying MLIR operation."""
     owner = value.owner
     if isinstance(owner, ir.Block):
-        return id(owner.owner) in inside_ids or owner.owner is None
-    return id(owner) in inside_ids
+        owner = owner.owner
+        if owner is None:
+            return False
+    return owner.operation in inside
 
 
 def _promote_one(loop) -> bool:
@@ -61,7 +65,7 @@ def _promote_one(loop) -> bool:
         return False
     store = stores[0]
     buffer, indices = store.operands[1], list(store.operands[2:])
-    inside = {id(op) for op in inner} | {id(loop.operation)}
+    inside = {op.operation for op in inner} | {loop.operation}
     if any(_defined_inside(i, inside) or i == loop.induction_variable for i in indices):
         return False
     users = [op for op in inner if any(v == buffer for v in op.operands)]
@@ -170,7 +174,7 @@ def thread_only_large_loops(module: ir.Module, min_work: int) -> None:
         if len(nests) != 1:
             continue
         nest = nests[0]
-        inside = {id(op) for op in _ops_inside(par)} | {id(par)}
+        inside = {op.operation for op in _ops_inside(par)} | {par.operation}
         n = len(nest.operands) // 3
         with ir.InsertionPoint(par), par.location:
             work = _cost(nest.regions[0], inside, index)
@@ -183,17 +187,17 @@ def thread_only_large_loops(module: ir.Module, min_work: int) -> None:
         par.erase()
 
 
-def _cost(region, outside_of: set, index) -> ir.Value:
+def _cost(region, inside: set, index) -> ir.Value:
     """Operations one execution of `region` performs: 1 per op, an inner scf.for's body times its trip count
     (when its bounds are known before the parallel region; else once)."""
     fixed, terms = 0, []
     for block in region.blocks:
         for op in block.operations:
-            if op.name == "scf.for" and not any(_defined_inside(v, outside_of) for v in op.operands[:3]):
+            if op.name == "scf.for" and not any(_defined_inside(v, inside) for v in op.operands[:3]):
                 trip = arith.subi(op.operands[1], op.operands[0])
-                terms.append(arith.muli(trip, _cost(op.regions[0], outside_of, index)))
+                terms.append(arith.muli(trip, _cost(op.regions[0], inside, index)))
             elif len(op.regions):
-                terms.extend(_cost(r, outside_of, index) for r in op.regions)
+                terms.extend(_cost(r, inside, index) for r in op.regions)
             else:
                 fixed += 1
     total = arith.constant(index, max(fixed, 1))

@@ -4,7 +4,8 @@ mixed-precision product with few rows, generated loops that read the narrow oper
 NumPy 2 promotes `float64 @ float32` to float64 by converting the whole float32 operand first: for GPT-2's weights
 that is a full float64 copy of every weight matrix on every call (and for `x @ wte.T` a transposed, cache-hostile
 one). With few rows (a short prompt, one decoding step) the product itself is cheap and the conversion dominates.
-Below SMALL_M rows the kernel runs a loop nest instead that widens each element as it multiplies:
+Below SMALL_M rows the kernel runs a loop nest instead that widens each element as it multiplies (and so it does
+for same-type products with few rows, see _small_rows_limit):
 - `a @ w.T` with `w` row-major (GPT-2's tied output embedding): for each row of `w`, dot products with every row of
   `a` along the contiguous k axis (the row of `w` stays in L1; reassociable float64 sums, so they vectorize);
 - `a @ w`: for each row of `a`, the rows of `w` are scaled and accumulated into the contiguous output row.
@@ -54,23 +55,25 @@ def matmuls_to_calls(module: ir.Module) -> None:
 
 
 SMALL_M = 16              # a @ w: w is read once per row of a
-SMALL_M_TRANSPOSED = 64   # a @ w.T: w is read once, each of its rows against every row of a
+SMALL_M_TRANSPOSED = 64   # mixed a @ w.T: w is read once, each of its rows against every row of a
 
 
 def _small_rows_limit(op):
-    """(row limit, whether b is read transposed) for a mixed-precision float matmul of canonical a and c; else
-    (None, None): same-type products always go to BLAS, which needs no conversion for them."""
+    """(row limit, whether b is read transposed) for a float matmul of canonical a and c; else (None, None).
+    Mixed-precision products avoid a converted copy below the limit. Same-type products need no conversion, but
+    below SMALL_M rows BLAS gains nothing from its threads, and waking them leaves them spinning for a while
+    against the kernel's own OpenMP threads (on 2 cores this costs more than the product)."""
     if op.name != "linalg.matmul":
         return None, None
     a, b, c = (ir.MemRefType(v.type).element_type for v in op.operands)
     floats = (ir.F16Type, ir.F32Type, ir.F64Type)
-    if a == b or not all(isinstance(t, floats) for t in (a, b, c)):
+    if not all(isinstance(t, floats) for t in (a, b, c)):
         return None, None
     maps = _operand_maps(op)
     if maps[0] not in (None, _CANONICAL[0]) or maps[2] not in (None, _CANONICAL[2]):
         return None, None
     transposed = maps[1] == _CANONICAL[1][::-1]
-    return (SMALL_M_TRANSPOSED if transposed else SMALL_M), transposed
+    return (SMALL_M_TRANSPOSED if transposed and a != b else SMALL_M), transposed
 
 
 def _widening_loops(a, b, c, transposed: bool) -> None:
