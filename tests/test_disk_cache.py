@@ -223,3 +223,21 @@ def test_processes_sharing_one_directory(cache_dir, tmp_path):
     out, err = late.communicate(timeout=300)
     assert late.returncode == 0, err
     assert out.strip().split(",") == ["disk cache"] * 6
+
+
+def test_llvm_options_are_part_of_the_key(cache_dir, tmp_path):
+    """Kernels compiled with other LLVM options (TRANSPILER_LLVM_OPTIONS) are other entries, and still correct."""
+    script = tmp_path / "worker.py"
+    script.write_text(WORKER)
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    runs = []
+    for options in (None, "", None):
+        run_env = dict(env)
+        if options is not None:
+            run_env["TRANSPILER_LLVM_OPTIONS"] = options
+        r = subprocess.run([sys.executable, str(script), "1"], capture_output=True, text=True, cwd=ROOT, env=run_env)
+        assert r.returncode == 0, r.stderr
+        runs.append(r.stdout.strip().split(","))
+    assert runs[0][0] == "compiled" and runs[1][0] == "compiled"   # LLVM's defaults: not the default entry
+    assert set(runs[2]) == {"disk cache"}
+    assert len(glob.glob(str(cache_dir / "*.kernel"))) == 8

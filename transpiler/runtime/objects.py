@@ -46,6 +46,7 @@ _SIGNATURES = {
     "LLVMOrcLLJITLookup": (_c_p, [_c_p, ctypes.POINTER(ctypes.c_uint64), ctypes.c_char_p]),
     "LLVMGetErrorMessage": (_c_p, [_c_p]),
     "LLVMDisposeErrorMessage": (None, [_c_p]),
+    "LLVMParseCommandLineOptions": (None, [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.c_char_p]),
     "LLVMGetHostCPUName": (_c_p, []),
     "LLVMGetHostCPUFeatures": (_c_p, []),
     "LLVMDisposeMessage": (None, [_c_p]),
@@ -71,6 +72,12 @@ def _llvm():
                 getattr(lib, f"LLVMInitializeX86{init}")()
             _lib = lib
     return _lib
+
+
+def set_llvm_options(options: list) -> None:
+    """Set LLVM's command-line options (process-wide, for every later compilation; call once)."""
+    args = [b"transpiler"] + [o.encode() for o in options]
+    _llvm().LLVMParseCommandLineOptions(len(args), (ctypes.c_char_p * len(args))(*args), None)
 
 
 def host_cpu() -> str:
