@@ -188,7 +188,8 @@ def first_call_subprocess(scale: str, env: dict, timeout: float) -> dict:
 
 def first_call(options) -> dict:
     """The whole GPT-2's first call in a fresh process, twice with the same TRANSPILER_CACHE_DIR: cold, then from
-    the disk cache if the first run wrote one (the compiler has none yet: then the cached cell is n/a)."""
+    the disk cache if the first run wrote one (with the cache turned off, TRANSPILER_CACHE_DIR="", it writes none:
+    then the cached cell is n/a)."""
     model = "GPT-2 124M" if options.scale == "full" else "GPT-2 tiny"
     out = {"model": model, "t": FIRST_CALL_T, "scale": options.scale,
            "ref": FIRST_CALL_REF if options.scale == "full" else {}}
@@ -201,7 +202,7 @@ def first_call(options) -> dict:
         if "error" in out["cold"]:
             out["cached"] = {"note": "cold run failed"}
         elif written == 0:
-            out["cached"] = {"note": "no disk cache yet"}
+            out["cached"] = {"note": "no disk cache written"}
         else:
             log(f"[{FIRST_CALL}] again, from the disk cache ({written} files)")
             out["cached"] = first_call_subprocess(options.scale, env, options.first_call_timeout)

@@ -5,6 +5,11 @@ them alike instead of whichever ran last). A round runs a block of calls per sid
 short kernel is not timed right after the other side evicted its data from cache on every call. Each side stops on
 its own once it has at least `min_repeats` samples and `min_time` seconds of them, or once `max_time` seconds are
 spent (the cap, for calls of a minute or more), with at least one sample whatever the cap.
+
+Before each block the timer pauses SWITCH_PAUSE_S, untimed, so that each side runs as it would alone: after a
+call, thread pools keep their workers spinning for a while (NumPy's OpenBLAS about 0.1 s, the compiled kernels'
+OpenMP 1 ms), and the other side's first calls would share the cores with them. Measured on GPT-2 T=8 without the
+pause: the compiled forward took 101 ms right after NumPy's multi-threaded BLAS calls, 46 ms alone.
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from dataclasses import dataclass, field
 
 BLOCK_S = 0.05
 LONG_CALL_S = 1.0
+SWITCH_PAUSE_S = 0.2
 
 
 @dataclass
@@ -71,6 +77,8 @@ def run_rounds(sides: list[Side], budget: Budget) -> None:
             for side in pending:
                 typical = statistics.median(side.samples) if side.samples else side.first_s
                 block = max(1, int(BLOCK_S / max(typical, 1e-9)))
+                if len(sides) > 1:
+                    time.sleep(SWITCH_PAUSE_S)      # the other side's thread pools go idle (module doc)
                 for _ in range(block):
                     start = time.perf_counter()
                     side.call()
