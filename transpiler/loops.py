@@ -52,6 +52,8 @@ def _defined_inside(value, inside: set) -> bool:
 
 
 def _promote_one(loop) -> bool:
+    """Every store in the loop body must be an accumulator: one load of the same buffer element before it, indices
+    fixed during the loop, no other use of the buffer in the loop (a compensated sum has two: sum and error)."""
     loop = loop.opview
     if len(loop.results) != 0:
         return False
@@ -61,34 +63,38 @@ def _promote_one(loop) -> bool:
            for op in inner):
         return False
     stores = [op for op in inner if op.name == "memref.store"]
-    if len(stores) != 1 or not _same_block(stores[0], body):
+    if not stores or not all(_same_block(store, body) for store in stores):
         return False
-    store = stores[0]
-    buffer, indices = store.operands[1], list(store.operands[2:])
     inside = {op.operation for op in inner} | {loop.operation}
-    if any(_defined_inside(i, inside) or i == loop.induction_variable for i in indices):
-        return False
-    users = [op for op in inner if any(v == buffer for v in op.operands)]
-    loads = [op for op in users if op.name == "memref.load"]
-    if len(users) != 2 or len(loads) != 1 or not _same_block(loads[0], body):
-        return False
-    load = loads[0]
-    if list(load.operands[1:]) != indices or not _before(load, store, body):
-        return False
+    pairs = []
+    for store in stores:
+        buffer, indices = store.operands[1], list(store.operands[2:])
+        if any(_defined_inside(i, inside) for i in indices):   # the induction variable included
+            return False
+        users = [op for op in inner if any(v == buffer for v in op.operands)]
+        loads = [op for op in users if op.name == "memref.load"]
+        if len(users) != 2 or len(loads) != 1 or not _same_block(loads[0], body):
+            return False
+        if list(loads[0].operands[1:]) != indices or not _before(loads[0], store, body):
+            return False
+        pairs.append((loads[0], store, buffer, indices))
 
     with ir.InsertionPoint(loop.operation), loop.location:
-        init = memref.load(buffer, indices)
-        new = scf.ForOp(loop.lowerBound, loop.upperBound, loop.step, [init])
+        inits = [memref.load(buffer, indices) for _, _, buffer, indices in pairs]
+        new = scf.ForOp(loop.lowerBound, loop.upperBound, loop.step, inits)
         with ir.InsertionPoint(new.body):
-            yield_op = scf.YieldOp([store.operands[0]])
-        memref.store(new.results[0], buffer, indices)   # after the new loop, before the old one
+            yield_op = scf.YieldOp([store.operands[0] for _, store, _, _ in pairs])
+        for result, (_, _, buffer, indices) in zip(new.results, pairs):   # after the new loop, before the old one
+            memref.store(result, buffer, indices)
     loop.induction_variable.replace_all_uses_with(new.induction_variable)
-    load.results[0].replace_all_uses_with(new.inner_iter_args[0])
+    for carried, (load, _, _, _) in zip(new.inner_iter_args, pairs):
+        load.results[0].replace_all_uses_with(carried)
+    done = [op for load, store, _, _ in pairs for op in (load, store)]
     for op in list(body.operations):
-        if not (op.name == "scf.yield" or op == load or op == store):
+        if not (op.name == "scf.yield" or any(op == d for d in done)):
             op.move_before(yield_op)
-    load.erase()
-    store.erase()
+    for op in done:
+        op.erase()
     loop.operation.erase()
     return True
 
@@ -204,3 +210,4 @@ def _cost(region, inside: set, index) -> ir.Value:
     for term in terms:
         total = arith.addi(total, term)
     return total
+

@@ -1,20 +1,23 @@
-"""Matrix products on buffers, after bufferization: a call of NumPy's matmul (runtime/blas.py), or, for a
-mixed-precision product with few rows, generated loops that read the narrow operand as it is.
+"""Matrix products on buffers, after bufferization: a call of NumPy's matmul (runtime/blas.py), or, for few rows,
+generated loops that read a narrow operand as it is.
 
 NumPy 2 promotes `float64 @ float32` to float64 by converting the whole float32 operand first: for GPT-2's weights
 that is a full float64 copy of every weight matrix on every call (and for `x @ wte.T` a transposed, cache-hostile
 one). With few rows (a short prompt, one decoding step) the product itself is cheap and the conversion dominates.
-Below SMALL_M rows the kernel runs a loop nest instead that widens each element as it multiplies (and so it does
-for same-type products with few rows, see _small_rows_limit):
-- `a @ w.T` with `w` row-major (GPT-2's tied output embedding): for each row of `w`, dot products with every row of
-  `a` along the contiguous k axis (the row of `w` stays in L1; reassociable float64 sums, so they vectorize);
+Below SMALL_M rows (SMALL_M_TRANSPOSED for a mixed `a @ w.T`) the kernel runs a loop nest instead, chosen at run
+time by the row count, that widens each element as it multiplies:
+- `a @ w.T` with `w` row-major (GPT-2's tied output embedding): a parallel loop over the rows of `w`, each dotted
+  with ROW_BLOCK rows of `a` at a time along the contiguous k axis (reassociable sums, so LLVM vectorizes them);
 - `a @ w`: for each row of `a`, the rows of `w` are scaled and accumulated into the contiguous output row.
-Both sum the same exact float64 products as BLAS, in another order: results match NumPy to rounding, not bit for bit.
+Same-type products with few rows take these loops too: they need no conversion, but BLAS's threads gain nothing
+there and keep spinning afterwards against the kernel's own (see _small_rows_limit).
+The loops sum the same exact products as BLAS in another order: results match NumPy to rounding, not bit for bit.
 """
 from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import arith, func, linalg, memref, scf
+
 
 def matmuls_to_calls(module: ir.Module) -> None:
     """Replace each linalg.matmul / batch_matmul on buffers by a call of an external function named after its
@@ -77,24 +80,71 @@ def _small_rows_limit(op):
 
 
 def _widening_loops(a, b, c, transposed: bool) -> None:
-    """c += a @ b (c holds zeros) as a linalg.generic whose loop order suits b's layout (see the module doc);
-    each narrow element is widened exactly before its product."""
+    """c += a @ b (c holds zeros), in the loop order that suits b's layout (see the module doc); each narrow
+    element is widened exactly before its product."""
+    if transposed:
+        _dot_products(a, b, c)
+        return
     d0, d1, d2 = (ir.AffineDimExpr.get(i) for i in range(3))
     par, red = linalg.IteratorType.parallel, linalg.IteratorType.reduction
-    if transposed:    # dims (n, m, k): b is (n, k) in memory
-        exprs, iterators = [(d1, d2), (d0, d2), (d1, d0)], [par, par, red]
-    else:             # dims (m, k, n)
-        exprs, iterators = [(d0, d1), (d1, d2), (d0, d2)], [par, red, par]
-    maps = [ir.AffineMap.get(3, 0, list(e)) for e in exprs]
-    generic = linalg.GenericOp_(inputs=[a, b], outputs=[c], indexing_maps=maps, iterator_types=iterators)
+    maps = [ir.AffineMap.get(3, 0, list(e)) for e in [(d0, d1), (d1, d2), (d0, d2)]]   # dims (m, k, n)
+    generic = linalg.GenericOp_(inputs=[a, b], outputs=[c], indexing_maps=maps, iterator_types=[par, red, par])
     wide = ir.MemRefType(c.type).element_type
     with ir.InsertionPoint(generic.regions[0].blocks[0]):
         x, y, acc = generic.regions[0].blocks[0].arguments
-        x, y = (v if v.type == wide else arith.extf(wide, v) for v in (x, y))
-        total = arith.addf(acc, arith.mulf(x, y))
-        if transposed:   # a dot product along k: let LLVM split it into vector lanes
+        linalg.YieldOp([arith.addf(acc, _product(x, y, wide))])
+
+
+ROW_BLOCK = 4   # rows of a that share each load of a row of w in _dot_products
+
+
+def _dot_products(a, w, c) -> None:
+    """c[m, n] = a[m, :] . w[n, :] (w is (n, k) in memory): a parallel loop over the rows of w; each is dotted with
+    ROW_BLOCK rows of a at once (one load of w feeds ROW_BLOCK products), then with the remaining rows one by one.
+    The sums along k are reassociable, so LLVM splits each into vector lanes."""
+    index = ir.IndexType.get()
+    wide = ir.MemRefType(c.type).element_type
+    zero, one = arith.constant(index, 0), arith.constant(index, 1)
+    rows, cols, depth = memref.dim(a, zero), memref.dim(w, zero), memref.dim(a, one)
+    block = arith.constant(index, ROW_BLOCK)
+    blocked = arith.muli(arith.divsi(rows, block), block)
+    parallel = scf.ParallelOp([], [zero], [cols], [one], [])
+    body = parallel.regions[0].blocks.append(index)
+    with ir.InsertionPoint(body):
+        n = body.arguments[0]
+        outer = scf.ForOp(zero, blocked, block)
+        with ir.InsertionPoint(outer.body):
+            _dot_rows(a, w, c, [arith.addi(outer.induction_variable, arith.constant(index, i))
+                                for i in range(ROW_BLOCK)], n, depth, wide)
+            scf.YieldOp([])
+        rest = scf.ForOp(blocked, rows, one)
+        with ir.InsertionPoint(rest.body):
+            _dot_rows(a, w, c, [rest.induction_variable], n, depth, wide)
+            scf.YieldOp([])
+        scf.ReduceOp([], 0)
+
+
+def _dot_rows(a, w, c, rows: list, n, depth, wide) -> None:
+    zero, one = arith.constant(ir.IndexType.get(), 0), arith.constant(ir.IndexType.get(), 1)
+    inits = [memref.load(c, [m, n]) for m in rows]
+    loop = scf.ForOp(zero, depth, one, inits)
+    with ir.InsertionPoint(loop.body):
+        k = loop.induction_variable
+        y = memref.load(w, [n, k])
+        y = y if y.type == wide else arith.extf(wide, y)
+        sums = []
+        for m, acc in zip(rows, loop.inner_iter_args):
+            total = arith.addf(acc, _product(memref.load(a, [m, k]), y, wide))
             total.owner.attributes["fastmath"] = ir.Attribute.parse("#arith.fastmath<reassoc>")
-        linalg.YieldOp([total])
+            sums.append(total)
+        scf.YieldOp(sums)
+    for m, total in zip(rows, loop.results):
+        memref.store(total, c, [m, n])
+
+
+def _product(x, y, wide):
+    x, y = (v if v.type == wide else arith.extf(wide, v) for v in (x, y))
+    return arith.mulf(x, y)
 
 
 def _operand_maps(op) -> list:

@@ -31,6 +31,7 @@ def openmp_library() -> str | None:
 OPENMP_BLOCKTIME_MS = "1"
 
 _PACKED = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_POINTER = ctypes.sizeof(ctypes.c_void_p)
 
 
 # LLVM back-end options, set once per process before the first compilation. Three code generation steps took
@@ -108,13 +109,14 @@ class Kernel:
             res = descriptor_type(self.out_ranks[0])()
         else:
             res = None
-        structs = ([res] if res is not None else []) + [descriptor_for(a) for a in arrays]
+        inputs = [descriptor_for(a) for a in arrays]
+        structs = ([res] if res is not None else []) + inputs
         # The C interface takes a pointer per argument; the packed entry point takes the address of each pointer.
-        slots = [ctypes.pointer(ctypes.pointer(s)) for s in structs]
-        packed = (ctypes.c_void_p * len(slots))(*[ctypes.cast(p, ctypes.c_void_p) for p in slots])
-        self.fn(packed)
+        pointers = (ctypes.c_void_p * len(structs))(*[ctypes.addressof(s) for s in structs])
+        base = ctypes.addressof(pointers)
+        self.fn((ctypes.c_void_p * len(structs))(*range(base, base + len(structs) * _POINTER, _POINTER)))
         if res is None:
             return []
         descriptors = [getattr(res, f"r{i}") for i in range(len(self.out_dtypes))] \
             if self.results_type is not None else [res]
-        return adopt_results(descriptors, self.out_dtypes, {a.ctypes.data for a in arrays})
+        return adopt_results(descriptors, self.out_dtypes, {d.allocated for d in inputs})

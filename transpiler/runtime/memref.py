@@ -31,16 +31,12 @@ def results_type(ranks: list) -> type:
 
 def descriptor_for(arr: np.ndarray):
     """A descriptor viewing a C-contiguous array (the caller keeps `arr` alive during the call)."""
-    d = descriptor_type(arr.ndim)()
     ptr = arr.ctypes.data
-    d.allocated = ptr
-    d.aligned = ptr
-    d.offset = 0
-    if arr.ndim:
-        d.sizes[:] = arr.shape
-        item = arr.itemsize
-        d.strides[:] = [s // item for s in arr.strides] if arr.size else _contiguous_strides(arr.shape)
-    return d
+    if not arr.ndim:
+        return descriptor_type(0)(ptr, ptr, 0)
+    item = arr.itemsize
+    strides = tuple(s // item for s in arr.strides) if arr.size else tuple(_contiguous_strides(arr.shape))
+    return descriptor_type(arr.ndim)(ptr, ptr, 0, arr.shape, strides)
 
 
 def _contiguous_strides(shape) -> list:
