@@ -42,7 +42,7 @@ def tanh_of(x):
     return np.tanh(x)
 
 
-@pytest.mark.parametrize("dtype, limit", [("float64", 2), ("float32", 1), ("float16", 1)])
+@pytest.mark.parametrize("dtype, limit", [("float64", 2), ("float32", 1), ("float16", 1)])   # see vector_math.py
 @pytest.mark.parametrize("fn, name", [(exp_of, "exp"), (tanh_of, "tanh")])
 def test_ulp_error(fn, name, dtype, limit):
     x = values(dtype, name)

@@ -114,14 +114,16 @@ def _before(a, b, block) -> bool:
 
 def outer_parallelism(module: ir.Module) -> None:
     """Keep parallel only what threads should split: an `scf.parallel` that is not inside another loop keeps all its
-    dims but the innermost parallel (one contiguous, vectorizable inner loop per task); any other (inside a
-    sequential loop, where each iteration would start its own parallel region) becomes sequential loops."""
+    dims if its body has loops of its own, else all but the innermost (one contiguous, vectorizable inner loop per
+    task); any other (inside a sequential loop, where each iteration would start its own parallel region) becomes
+    sequential loops."""
     parallels = []
     module.operation.walk(lambda op: (op.name == "scf.parallel" and parallels.append(op)) or ir.WalkResult.ADVANCE,
                           ir.WalkOrder.POST_ORDER)   # inner loops first: an outer one then moves their new form
     for par in parallels:
         dims = len(par.opview.lowerBound)
-        _split_parallel(par.opview, 0 if _inside_loop(par) else max(dims - 1, 1))
+        inner = any(op.name == "scf.for" for op in par.opview.regions[0].blocks[0].operations)
+        _split_parallel(par.opview, 0 if _inside_loop(par) else dims if inner else max(dims - 1, 1))
 
 
 def _inside_loop(op) -> bool:
@@ -133,11 +135,13 @@ def _inside_loop(op) -> bool:
     return False
 
 
-def _split_parallel(par, keep: int) -> None:
-    """Rebuild `par` as an scf.parallel over its first `keep` dims (none if 0) around scf.for loops over the rest."""
+def _split_parallel(par, keep: int):
+    """Rebuild `par` as an scf.parallel over its first `keep` dims (none if 0) around scf.for loops over the rest;
+    returns the new scf.parallel (`par` itself when there is nothing to split)."""
     lbs, ubs, steps = list(par.lowerBound), list(par.upperBound), list(par.step)
     if keep >= len(lbs) or len(par.results) != 0:
-        return
+        return par
+    outer = None
     index = ir.IndexType.get()
     with ir.InsertionPoint(par.operation), par.location:
         ivs = []
@@ -162,6 +166,117 @@ def _split_parallel(par, keep: int) -> None:
         if op.name != "scf.reduce":
             op.move_before(anchor)
     par.operation.erase()
+    return outer
+
+
+def fuse_parallel_loops(module: ir.Module) -> int:
+    """Fuse consecutive `scf.parallel` loops over the same leading dims into one, so that a row is done with by
+    every op before the next row is touched (softmax: max, exp, sum and divide of a row while it is in L1, instead
+    of four passes over the whole array). Loops whose dims are a prefix of the other's fuse over the common prefix
+    (the longer one keeps its extra dims as inner sequential loops). Legal when each iteration of the common dims
+    touches only its own slice of every buffer that either loop writes: all their accesses index those buffers'
+    leading dims with the loop's induction variables (written buffers must be allocations or arguments, not views).
+    Operations between the loops (memref.dim, allocations, index arithmetic) move above the first. Returns how many
+    loops were fused away."""
+    blocks = []
+    module.operation.walk(lambda op: (op.name == "func.func" and blocks.extend(op.regions[0].blocks))
+                          or ir.WalkResult.ADVANCE)
+    fused = 0
+    for block in blocks:
+        current, pending = None, []
+        for op in list(block.operations):
+            if op.name == "scf.parallel" and current is not None and _fusable(current, op.opview):
+                for moved in pending:
+                    moved.move_before(current.operation)
+                current = _fuse(current, op.opview)
+                fused += 1
+                pending = []
+            elif op.name == "scf.parallel":
+                current, pending = op.opview, []
+            elif current is not None and _hoistable(op, current):
+                pending.append(op)
+            else:
+                current, pending = None, []
+    return fused
+
+
+_HOISTABLE = {"memref.dim", "memref.alloc", "arith.constant", "arith.index_cast", "arith.addi", "arith.subi",
+              "arith.muli", "arith.maxsi", "arith.minsi"}
+
+
+def _hoistable(op, first) -> bool:
+    """An op between two loops that can move above the first: no memory effect on the loops' buffers, operands
+    defined before the first loop."""
+    if op.name not in _HOISTABLE:
+        return False
+    return all(isinstance(v.owner, ir.Block) or v.owner.operation.is_before_in_block(first.operation)
+               for v in op.operands)
+
+
+def _common_dims(a, b) -> int:
+    n = min(len(a.lowerBound), len(b.lowerBound))
+    for bounds_a, bounds_b in ((a.lowerBound, b.lowerBound), (a.upperBound, b.upperBound), (a.step, b.step)):
+        if list(bounds_a)[:n] != list(bounds_b)[:n]:
+            return 0
+    return n
+
+
+def _fusable(a, b) -> bool:
+    if len(a.results) or len(b.results):
+        return False
+    n = _common_dims(a, b)
+    if n == 0:
+        return False
+    accesses = [(acc, list(loop.regions[0].blocks[0].arguments)[:n]) for loop in (a, b) for acc in _accesses(loop)]
+    if any(acc is None for acc, _ in accesses):
+        return False
+    written = {buffer for (kind, buffer, _), _ in accesses if kind == "store"}
+    if any(not _plain_buffer(buffer) for buffer in written):
+        return False
+    arguments_written = any(isinstance(buffer.owner, ir.Block) for buffer in written)
+    for (kind, buffer, indices), ivs in accesses:
+        # a buffer either loop writes, or (when an argument is written, which may alias another argument) any
+        # argument: every access stays in this iteration's slice
+        if buffer in written or (arguments_written and isinstance(buffer.owner, ir.Block)):
+            if list(indices)[:n] != ivs:
+                return False
+    return True
+
+
+def _accesses(loop) -> list:
+    """(kind, buffer, indices) of every load and store in the loop; None for an op that touches memory otherwise."""
+    found = []
+    for op in _ops_inside(loop.operation):
+        if op.name == "memref.load":
+            found.append(("load", op.operands[0], list(op.operands[1:])))
+        elif op.name == "memref.store":
+            found.append(("store", op.operands[1], list(op.operands[2:])))
+        elif not (op.name in _READ_ONLY or op.name.startswith(_READ_ONLY_PREFIXES) or op.name == "scf.reduce"):
+            found.append(None)
+    return found
+
+
+def _plain_buffer(buffer) -> bool:
+    owner = buffer.owner
+    if isinstance(owner, ir.Block):
+        return owner.owner is not None and owner.owner.name == "func.func"
+    return owner.name == "memref.alloc"
+
+
+def _fuse(a, b):
+    """Move b's body into a's, over their common leading dims; returns the fused loop."""
+    n = _common_dims(a, b)
+    a, b = _split_parallel(a, n), _split_parallel(b, n)
+    target = a.regions[0].blocks[0]
+    anchor = list(target.operations)[-1]                 # a's scf.reduce terminator
+    source = b.regions[0].blocks[0]
+    for old, new in zip(source.arguments, target.arguments):
+        old.replace_all_uses_with(new)
+    for op in list(source.operations):
+        if op.name != "scf.reduce":
+            op.move_before(anchor)
+    b.operation.erase()
+    return a
 
 
 def thread_only_large_loops(module: ir.Module, min_work: int) -> None:

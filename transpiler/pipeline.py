@@ -27,7 +27,7 @@ BUFFERIZE = ["one-shot-bufferize{bufferize-function-boundaries function-boundary
              "buffer-deallocation-pipeline", "convert-bufferization-to-memref"]
 # Buffers -> loops: the parallel dims of every linalg op become one scf.parallel, reduction dims sequential scf.for
 # loops inside it (so results never depend on how the parallel loop is split). Then loops.promote_accumulators.
-LOOPS = ["convert-linalg-to-parallel-loops", "canonicalize"]
+LOOPS = ["convert-linalg-to-parallel-loops", "canonicalize", "cse"]
 # Threads: each outermost scf.parallel (loops.outer_parallelism) becomes an OpenMP worksharing loop, run by the
 # OpenMP runtime that the intel-openmp package ships (runtime/jit.py loads it), if its loop nest does at least
 # THREAD_MIN_WORK operations (loops.thread_only_large_loops), else in the calling thread.
@@ -96,6 +96,7 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
         matmul_lowering.matmuls_to_calls(module)
     run(module, pipeline_text(LOOPS))
     with module.context, ir.Location.unknown():
+        loops.fuse_parallel_loops(module)
         loops.promote_accumulators(module)
         loops.outer_parallelism(module)
     if threads:

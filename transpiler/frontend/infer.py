@@ -576,7 +576,7 @@ class Interpreter:
             frame = Frame(fn.__globals__, src.filename, fn.__name__, locals=dict(arguments), closure=closure)
             return self.run_body(fn.__code__, src.node, frame)
         key = signature_key(fn, bound.arguments)
-        if self.active and self.outliner.wants(key, src.node):   # the compiled function itself is never outlined
+        if self.active and self.outliner.wants(key, src.node, fn):   # the compiled function itself: never outlined
             return self.outliner.call(fn, key, bound.arguments, interpret)
         return self.outliner.inline_first(key, interpret, bound.arguments)
 

@@ -12,6 +12,7 @@ from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
 from . import elementwise as ew
+from . import outline
 from . import reductions as red
 from .values import current_interpreter
 
@@ -198,6 +199,7 @@ class Library:
 
 def library(fn, *numpy_objects, methods=()):
     entry = Library(fn)
+    outline.INLINE_FIRST.add(fn)
     for obj in numpy_objects:
         FUNCTIONS[obj] = entry
     for name in methods:

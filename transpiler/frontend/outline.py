@@ -58,6 +58,7 @@ def signature_key(fn, arguments: dict):
 
 
 _MIN_OUTLINED_SIZE = 8      # primitives of the first call
+INLINE_FIRST: set = set()   # functions whose long source does not make them outlined from the first call
 _MIN_OUTLINED_SOURCE = 60   # AST nodes of the body
 _source_sizes: dict = {}
 
@@ -79,15 +80,16 @@ class Outliner:
         self.outlined: dict = {}
         self.programs: list = []      # sub-programs, in creation order (callees before their callers' use)
 
-    def wants(self, key, node) -> bool:
+    def wants(self, key, node, fn=None) -> bool:
         """Outline a function whose source is long from its first call; otherwise inline the first call of a
         signature and outline the ones after it if that first call was big enough to be worth a function of its
-        own. Small helpers stay inline, where they fuse with their neighbours."""
+        own. Small helpers stay inline, where they fuse with their neighbours. Library functions (stdlib's mean,
+        var ...) are long only in argument handling that runs at compile time: their first call is always inline."""
         if key is None:
             return False
         if key in self.size:
             return self.size[key] >= _MIN_OUTLINED_SIZE
-        return _source_size(node) >= _MIN_OUTLINED_SOURCE
+        return fn not in INLINE_FIRST and _source_size(node) >= _MIN_OUTLINED_SOURCE
 
     def inline_first(self, key, interpret, arguments):
         """Run the first call inline and remember how many primitives it produced."""
