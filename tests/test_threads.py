@@ -105,27 +105,36 @@ def test_threads_are_openmp_loops():
     assert "omp.wsloop" in text or "omp.parallel" in text
 
 
-def test_reduction_accumulator_lives_in_a_register():
-    """A row sum loads its accumulator once per row, not once per element (loops.promote_accumulators)."""
+def loop_stage(fn, *args):
+    """The module of `fn` right after linalg became loops (pipeline.LOOPS), for the rewrites in loops.py."""
     from mlir import ir
-    from transpiler import driver, loops, pipeline
+    from transpiler import driver, pipeline
 
-    def rowsum(x):
-        return x.sum(axis=-1)
-    x = np.ones((4, 8), np.float32)
-    compiled = transpile(rowsum)
-    bound = compiled._bind((x,), {})
+    compiled = transpile(fn)
+    bound = compiled._bind(args, {})
     key, _, _ = compiled._flatten(bound)
-    typed = driver.trace_free_typing(rowsum, list(key), list(bound.arguments))
-    with ir.Context() as ctx:
+    typed = driver.trace_free_typing(fn, list(key), list(bound.arguments))
+    with ir.Context() as ctx:   # the module keeps its context alive
         module = driver.to_mlir(typed, ctx)
         pipeline.optimize(module)
         pipeline.run(module, pipeline.pipeline_text(pipeline.BUFFERIZE))
         pipeline.run(module, pipeline.pipeline_text(pipeline.LOOPS))
-        with ir.Location.unknown():
-            assert loops.promote_accumulators(module) >= 1
-        text = str(module)
-    assert "iter_args" in text
+    return module
+
+
+def rowsum(x):
+    return x.sum(axis=-1)
+
+
+def test_reduction_accumulator_lives_in_a_register():
+    """A row sum loads its accumulator once per row, not once per element (loops.promote_accumulators)."""
+    from mlir import ir
+    from transpiler import loops
+
+    module = loop_stage(rowsum, np.ones((4, 8), np.float32))
+    with module.context, ir.Location.unknown():
+        assert loops.promote_accumulators(module) >= 1
+    assert "iter_args" in str(module)
 
 
 THREAD_COUNT_SCRIPT = """
@@ -209,18 +218,9 @@ def test_fused_loops_keep_numpys_answer(fn, n):
 def test_softmax_is_one_row_loop():
     """max, exp, sum and divide of a row run in one loop nest (the row stays in cache)."""
     from mlir import ir
-    from transpiler import driver, loops, pipeline
+    from transpiler import loops
 
-    x = np.ones((4, 8, 16), np.float32)
-    compiled = transpile(softmax)
-    bound = compiled._bind((x,), {})
-    key, _, _ = compiled._flatten(bound)
-    typed = driver.trace_free_typing(softmax, list(key), list(bound.arguments))
-    with ir.Context() as ctx:
-        module = driver.to_mlir(typed, ctx)
-        pipeline.optimize(module)
-        pipeline.run(module, pipeline.pipeline_text(pipeline.BUFFERIZE))
-        pipeline.run(module, pipeline.pipeline_text(pipeline.LOOPS))
-        with ir.Location.unknown():
-            loops.fuse_parallel_loops(module)
-        assert str(module).count("scf.parallel") == 1
+    module = loop_stage(softmax, np.ones((4, 8, 16), np.float32))
+    with module.context, ir.Location.unknown():
+        assert loops.fuse_parallel_loops(module) >= 4
+    assert str(module).count("scf.parallel") == 1

@@ -159,6 +159,12 @@ def _split_parallel(par, keep: int):
                     anchor = scf.YieldOp([])
             ivs.append(loop.induction_variable)
             point = ir.InsertionPoint(anchor)
+    _move_body(par, ivs, anchor)
+    return outer
+
+
+def _move_body(par, ivs: list, anchor) -> None:
+    """Move the body of scf.parallel `par` before `anchor`, its induction variables replaced by `ivs`; erase it."""
     body = par.regions[0].blocks[0]
     for old, new in zip(body.arguments, ivs):
         old.replace_all_uses_with(new)
@@ -166,7 +172,6 @@ def _split_parallel(par, keep: int):
         if op.name != "scf.reduce":
             op.move_before(anchor)
     par.operation.erase()
-    return outer
 
 
 def fuse_parallel_loops(module: ir.Module) -> int:
@@ -268,14 +273,7 @@ def _fuse(a, b):
     n = _common_dims(a, b)
     a, b = _split_parallel(a, n), _split_parallel(b, n)
     target = a.regions[0].blocks[0]
-    anchor = list(target.operations)[-1]                 # a's scf.reduce terminator
-    source = b.regions[0].blocks[0]
-    for old, new in zip(source.arguments, target.arguments):
-        old.replace_all_uses_with(new)
-    for op in list(source.operations):
-        if op.name != "scf.reduce":
-            op.move_before(anchor)
-    b.operation.erase()
+    _move_body(b, list(target.arguments), list(target.operations)[-1])   # before a's scf.reduce terminator
     return a
 
 
