@@ -54,8 +54,8 @@ class Transpiled:
                 entry = self._cache.get(key)
                 if entry is None:
                     typed = driver.trace_free_typing(self.py_func, list(key), list(bound.arguments))
-                    entry = (typed, driver.compile_kernel(typed, self.opt_level, self.disk_cache,
-                                                                   self.threads))
+                    kernel = driver.compile_kernel(typed, self.opt_level, self.disk_cache, self.threads)
+                    entry = (typed, kernel)
                     self._cache[key] = entry
                     self.compilations += 1
         return entry, leaves, originals

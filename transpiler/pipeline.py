@@ -20,13 +20,15 @@ from .codegen import vector_math
 _FUSE = "linalg-fold-unit-extent-dims, canonicalize, cse, linalg-fuse-elementwise-ops"
 OPTIMIZE = ["GENERALIZE", f"func.func({_FUSE}, {_FUSE}, canonicalize, cse)"]
 
-# Tensors -> buffers (with ownership-based deallocation); matmuls -> calls to library functions (runtime/blas.py).
+# Tensors -> buffers (with ownership-based deallocation). Then exp/tanh become polynomials (codegen/vector_math.py)
+# and matrix products BLAS calls or few-row loops (matmul_lowering.py).
 BUFFERIZE = ["one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
              " allow-return-allocs-from-loops}",
              "drop-equivalent-buffer-results",   # callees write into their caller's destinations: no returned buffers
              "buffer-deallocation-pipeline", "convert-bufferization-to-memref"]
 # Buffers -> loops: the parallel dims of every linalg op become one scf.parallel, reduction dims sequential scf.for
-# loops inside it (so results never depend on how the parallel loop is split). Then loops.promote_accumulators.
+# loops inside it (so results never depend on how the parallel loop is split). Then loops.py fuses loops over the
+# same rows, keeps reduction accumulators in registers and decides which loops stay parallel.
 LOOPS = ["convert-linalg-to-parallel-loops", "canonicalize", "cse"]
 # Threads: each outermost scf.parallel (loops.outer_parallelism) becomes an OpenMP worksharing loop, run by the
 # OpenMP runtime that the intel-openmp package ships (runtime/jit.py loads it), if its loop nest does at least

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
 import sys
 import tempfile
+import threading
 
 import mlir
 from mlir.execution_engine import ExecutionEngine
@@ -42,14 +42,22 @@ _POINTER = ctypes.sizeof(ctypes.c_void_p)
 LLVM_OPTIONS = ["-combiner-store-merging=false", "-disable-lsr", "-post-RA-scheduler=false"]
 
 
-@functools.cache
+_loaded = False
+_loading = threading.Lock()
+
+
 def load_runtime_libraries() -> None:
     """Loaded once into the process with RTLD_GLOBAL: both the ExecutionEngine and linked objects resolve the
-    kernels' external symbols against the process. Also sets LLVM's options (above)."""
-    os.environ.setdefault("KMP_BLOCKTIME", OPENMP_BLOCKTIME_MS)
-    for path in runtime_libraries():
-        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
-    objects.set_llvm_options(llvm_options())
+    kernels' external symbols against the process. Also sets LLVM's options (above), once."""
+    global _loaded
+    with _loading:
+        if _loaded:
+            return
+        os.environ.setdefault("KMP_BLOCKTIME", OPENMP_BLOCKTIME_MS)
+        for path in runtime_libraries():
+            ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        objects.set_llvm_options(llvm_options())
+        _loaded = True
 
 
 def llvm_options() -> list:
