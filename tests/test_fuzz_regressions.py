@@ -243,3 +243,16 @@ def test_python_float_power_overflow_raises_overflow_error():
         f(1e300)
     with pytest.raises(OverflowError):
         transpile(f)(1e300)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_half_power_is_sqrt_only_where_numpy_takes_sqrt(dtype):
+    """Found by the exhaustive (slow) promotion table: `a ** 0.5` is sqrt for every float dtype (NumPy's fast scalar
+    power), but the ufunc np.power is sqrt only in its float32/float64 loops: for float16, np.power(-0.0, 0.5) is
+    +0.0 and np.power(-inf, 0.5) is inf (powf), where sqrt gives -0.0 and nan. Compile-time and run-time 0.5."""
+    a = np.array([-0.0, -np.inf, np.inf, 4.0, -1.0, 0.0], dtype=dtype)
+    with np.errstate(invalid="ignore"):
+        check(lambda a: np.power(a, 0.5), a)
+        check(lambda a: a ** 0.5, a)
+        check(lambda a, s: np.power(a, s), a, 0.5)
+        check(lambda a, s: a ** s, a, 0.5)

@@ -47,7 +47,8 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
             and not args[0].scalar and not args[0].weak:
         ufunc, args = np.square, args[:1]     # NumPy's fast path for `array ** 2` (bool ** 2 is int8), not scalars
     elif ufunc is np.power and type(args[1]) is float and args[1] == 0.5 \
-            and isinstance(args[0], Var) and not args[0].scalar and not args[0].weak and args[0].dtype.kind == "f":
+            and isinstance(args[0], Var) and not args[0].scalar and not args[0].weak and args[0].dtype.kind == "f" \
+            and _sqrt_for_half_power(python_op, args[0].dtype):
         ufunc, args = np.sqrt, args[:1]       # and `float_array ** 0.5` is sqrt (sqrt(-0.0) is -0.0, of -inf nan)
     if ufunc is np._core.umath.clip:
         args = [args[0]] + [_clamp_bound(a, args[0]) for a in args[1:]]
@@ -79,13 +80,21 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     weak = python_op and all(is_weak(a) for a in args)
     prim = UFUNC_PRIMS[ufunc]
     if ufunc is np.power and out_dts[0].kind == "f" and isinstance(args[0], Var) and not args[0].scalar \
-            and not args[0].weak and isinstance(args[1], Var) and args[1].ndim == 0:
+            and not args[0].weak and isinstance(args[1], Var) and args[1].ndim == 0 \
+            and _sqrt_for_half_power(python_op, out_dts[0]):
         prim = "array_pow"   # NumPy computes float_array ** s as sqrt when s is 0.5 at run time
     result = b.emit1(prim, operands, out_dts[0], shape, weak=weak, scalar=len(shape) == 0)
     result.size_of = _size_arithmetic(ufunc, args)
     if weak and out_dts[0].kind == "f":
         _python_float_checks(b, ufunc, operands, result)
     return result
+
+
+def _sqrt_for_half_power(python_op: bool, dtype) -> bool:
+    """Whether NumPy computes `array ** 0.5` as sqrt: the operator does for every float dtype (its fast scalar
+    power); the ufunc np.power only in its float32 and float64 loops (float16 goes through powf: pow(-0.0, 0.5) is
+    +0.0 and pow(-inf, 0.5) is inf, where sqrt gives -0.0 and nan)."""
+    return python_op or np.dtype(dtype) != np.float16
 
 
 def _python_float_checks(b: Builder, ufunc, operands, result) -> None:
