@@ -1,13 +1,14 @@
-"""Rewrites on the loops that linalg lowers to, before they become LLVM: reduction accumulators in registers, and
-which loops run on threads.
+"""Rewrites on the loops that linalg lowers to, before they become LLVM: loops over the same rows fused
+(fuse_parallel_loops), reduction accumulators in registers (promote_accumulators), and which loops run on threads
+(outer_parallelism, thread_only_large_loops).
 
-`convert-linalg-to-(parallel-)loops` turns a reduction into a loop that loads the accumulator from its buffer,
+`convert-linalg-to-parallel-loops` turns a reduction into a loop that loads the accumulator from its buffer,
 combines one element and stores it back, on every iteration. LLVM only keeps such an accumulator in a register
-when it can prove that no other pointer in the loop reaches the buffer; inside the functions that async-parallel-for
-outlines it cannot (the buffers arrive as arguments), and then the loop is bound by a store-to-load round trip per
-element and never vectorizes. `promote_accumulators` makes the register explicit: the load moves before the loop,
-the value is carried as an `scf.for` iteration argument, and the store moves after it. Loops are visited innermost
-first, so a reduction over several dims is promoted through every level.
+when it can prove that no other pointer in the loop reaches the buffer; inside the functions that OpenMP outlines
+it cannot (the buffers arrive as arguments), and then the loop is bound by a store-to-load round trip per element
+and never vectorizes. `promote_accumulators` makes the register explicit: the load moves before the loop, the value
+is carried as an `scf.for` iteration argument, and the store moves after it. Loops are visited innermost first, so
+a reduction over several dims is promoted through every level.
 """
 from __future__ import annotations
 

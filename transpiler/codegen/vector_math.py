@@ -2,9 +2,10 @@
 
 A call to libm's `exp` or `tanh` in a loop body keeps LLVM's loop vectorizer out: the loop runs one element at a
 time. `expand` replaces each scalar `math.exp` / `math.tanh` on float32 or float64 by these, as a lowering step
-(pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show `math.exp`. These versions are branch-free polynomials (selects instead of branches), which LLVM vectorizes for the
-host's vector width. They follow the classic scheme of Cody and Waite: exp(x) = 2**n * exp(r) with n = round(x / ln 2)
-and |r| <= ln(2) / 2, exp(r) from its Taylor series, 2**n built from its bits.
+(pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show `math.exp`. These versions are branch-free
+polynomials (selects instead of branches), which LLVM vectorizes for the host's vector width. They follow the
+classic scheme of Cody and Waite: exp(x) = 2**n * exp(r) with n = round(x / ln 2) and |r| <= ln(2) / 2, exp(r)
+from its Taylor series, 2**n built from its bits.
 
 Accuracy (tests/test_vector_math.py, against a long-double reference): float64 exp within 1 ulp and tanh within 2
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own

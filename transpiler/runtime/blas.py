@@ -4,8 +4,8 @@ types, e.g. `linalg_matmul_viewsxsxf32_viewsxsxf32_viewsxsxf32`; here each such 
 the three memref descriptors as NumPy arrays (no copy) and runs `np.matmul(a, b, out=c)`.
 
 So float32 and float64 products run at BLAS speed on all cores, and mixed products (float64 @ float32) convert
-the narrow operand exactly, as NumPy does (but keeping its memory layout, see `callback`), and call the same BLAS. (Products with few
-rows do not come here: see matmul_lowering.py.)
+the narrow operand exactly, as NumPy does (but keeping its memory layout, see `callback`), and call the same BLAS.
+(Products with few rows do not come here: see matmul_lowering.py.)
 """
 from __future__ import annotations
 

@@ -2,9 +2,10 @@
 
 Key (SHA-256 of): the entry format version, the compiler's own source (every .py file of the package, so any
 compiler change invalidates), the MLIR and LLVM package versions, the host CPU and its features (the code is
-compiled for them), the compile options (optimization level, threads), and the kernel's MLIR as generated from the program. That MLIR is
-the whole input of the compiler's later stages: it already has every compile-time value, dtype and size, so two
-programs with the same MLIR compile to the same kernel whatever source produced them.
+compiled for them), the compile options (optimization level, threads, LLVM options), and the kernel's MLIR as
+generated from the program. That MLIR is the whole input of the compiler's later stages: it already has every
+compile-time value, dtype and size, so two programs with the same MLIR compile to the same kernel whatever source
+produced them.
 
 Location: `TRANSPILER_CACHE_DIR`, else `$XDG_CACHE_HOME/transpiler`, else `~/.cache/transpiler`; an empty
 `TRANSPILER_CACHE_DIR` turns the cache off. `python -m transpiler --clear-cache` empties it.
