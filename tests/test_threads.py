@@ -224,3 +224,28 @@ def test_softmax_is_one_row_loop():
     with module.context, ir.Location.unknown():
         assert loops.fuse_parallel_loops(module) >= 4
     assert str(module).count("scf.parallel") == 1
+
+
+def test_loops_after_a_blas_call_run_on_the_calling_thread(monkeypatch):
+    """runtime/openmp.py: OpenBLAS's workers spin for a while after a product, so the calling thread's OpenMP loops
+    run single-threaded until a kernel starts BLAS_SPIN_S later; results are the same either way."""
+    from transpiler.runtime import jit, openmp
+
+    jit.load_runtime_libraries()
+    library = openmp._library
+    assert library is not None
+    full = library.omp_get_max_threads()
+
+    def attention_like(q, k):
+        s = q @ k.T
+        return np.exp(s - s.max(axis=-1, keepdims=True))
+    q = data("float32", (300, 64), seed=1)
+    k = data("float32", (300, 64), seed=2)
+    compiled = transpile(attention_like)
+    first = compiled(q, k)                                  # its BLAS call narrows this thread's loops
+    assert library.omp_get_max_threads() == 1
+    assert_identical(compiled(q, k), first)                 # single-threaded loops: the same result
+    monkeypatch.setattr(openmp, "_last_blas", openmp._last_blas - 2 * openmp.BLAS_SPIN_S)
+    openmp.before_kernel()                                  # what the next kernel call does first
+    assert library.omp_get_max_threads() == full
+    np.testing.assert_allclose(first, attention_like(q, k), rtol=1e-5, atol=1e-6)

@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 
+from . import openmp
 from .memref import descriptor_type
 
 _ELEMENT = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
@@ -45,6 +46,7 @@ def callback(name: str):
         # same product).
         a, b = (x if x.dtype == c.dtype else x.astype(c.dtype, order="K") for x in (a, b))
         np.matmul(a, b, out=c)
+        openmp.after_blas(c.size * a.shape[-1])
     return _CALLBACK(matmul)
 
 

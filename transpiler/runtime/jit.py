@@ -10,7 +10,7 @@ import threading
 import mlir
 from mlir.execution_engine import ExecutionEngine
 
-from . import blas, objects
+from . import blas, objects, openmp
 from .memref import adopt_results, descriptor_for, descriptor_type, results_type
 
 def runtime_libraries() -> list:
@@ -56,6 +56,8 @@ def load_runtime_libraries() -> None:
         os.environ.setdefault("KMP_BLOCKTIME", OPENMP_BLOCKTIME_MS)
         for path in runtime_libraries():
             ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        if openmp_library():
+            openmp.use(openmp_library())
         objects.set_llvm_options(llvm_options())
         _loaded = True
 
@@ -111,6 +113,7 @@ class Kernel:
                 return f.read()
 
     def __call__(self, arrays: list) -> list:
+        openmp.before_kernel()
         if self.results_type is not None:
             res = self.results_type()
         elif self.out_ranks:
