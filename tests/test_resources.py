@@ -114,6 +114,16 @@ def mixed(a, b):
     return np.where(a > b, a - b, np.abs(b) * 2), a @ b.T
 
 
+def run_threads(work, count=8):
+    """Run work(t) for t in range(count) on that many threads at once; fail if one hangs."""
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(count)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=600)
+    assert not any(th.is_alive() for th in threads), "a thread hung"
+
+
 def test_concurrent_calls_with_mixed_signatures_are_correct():
     """8 threads, started together on cold compiled functions, each cycling through its own mix of dtypes, ranks
     and size-1 patterns (so several specializations compile concurrently, some of them for the same key)."""
@@ -150,12 +160,7 @@ def test_concurrent_calls_with_mixed_signatures_are_correct():
         except Exception as e:  # noqa: BLE001 - reported by the main thread
             errors.append((t, repr(e)))
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join(timeout=600)
-    assert not any(th.is_alive() for th in threads), "a thread hung"
+    run_threads(work)
     assert not errors, errors[:5]
     for fn in functions:
         assert fn.compilations == len(fn._cache)   # each key compiled once, however many threads raced for it
@@ -182,9 +187,5 @@ def test_concurrent_calls_on_one_specialization_do_not_share_results():
         except Exception as e:  # noqa: BLE001
             errors.append((t, repr(e)))
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join(timeout=600)
+    run_threads(work)
     assert not errors, errors[:5]
