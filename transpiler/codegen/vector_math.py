@@ -31,14 +31,20 @@ _LN2_HI_F32 = 0.693359375               # ln 2 in 9 bits: n * _LN2_HI_F32 is exa
 _LN2_LO_F32 = -2.12194440e-4            # ln 2 - _LN2_HI_F32
 
 
-def _f64(value: float) -> ir.Value:
-    t = ir.F64Type.get()
+def _float(t: ir.Type, value: float) -> ir.Value:
     return arith.constant(t, ir.FloatAttr.get(t, value))
 
 
-def _i64(value: int) -> ir.Value:
-    t = ir.IntegerType.get_signless(64)
+def _int(t: ir.Type, value: int) -> ir.Value:
     return arith.constant(t, ir.IntegerAttr.get(t, value))
+
+
+def _f64(value: float) -> ir.Value:
+    return _float(ir.F64Type.get(), value)
+
+
+def _i64(value: int) -> ir.Value:
+    return _int(ir.IntegerType.get_signless(64), value)
 
 
 def _reduce(x: ir.Value):
@@ -49,16 +55,16 @@ def _reduce(x: ir.Value):
 
 
 def _pow2(n: ir.Value) -> ir.Value:
-    """2**n for an integer n in [-1022, 1023], from its bits."""
-    biased = arith.addi(n, _i64(1023))
-    return arith.bitcast(ir.F64Type.get(), arith.shli(biased, _i64(52)))
+    """2**n from its bits: an i64 n in [-1022, 1023] gives a float64, an i32 n in [-126, 127] a float32."""
+    t, bias, shift = (ir.F64Type.get(), 1023, 52) if ir.IntegerType(n.type).width == 64 else (ir.F32Type.get(), 127, 23)
+    return arith.bitcast(t, arith.shli(arith.addi(n, _int(n.type, bias)), _int(n.type, shift)))
 
 
 def _taylor(r: ir.Value, first: int, last: int) -> ir.Value:
-    """sum of r**k / k! for k = first..last (first is 0 or 1), by Horner's rule."""
-    poly = _f64(1.0 / pymath.factorial(last))
+    """sum of r**k / k! for k = first..last (first is 0 or 1), by Horner's rule, in r's type."""
+    poly = _float(r.type, 1.0 / pymath.factorial(last))
     for k in range(last - 1, first - 1, -1):
-        poly = arith.addf(arith.mulf(poly, r), _f64(1.0 / pymath.factorial(k)))
+        poly = arith.addf(arith.mulf(poly, r), _float(r.type, 1.0 / pymath.factorial(k)))
     return arith.mulf(poly, r) if first == 1 else poly
 
 
@@ -100,25 +106,13 @@ def exp_f32(x: ir.Value) -> ir.Value:
     """float32 exp in float32 arithmetic (16 lanes per AVX-512 vector, twice float64's): a two-constant reduction
     (n * _LN2_HI_F32 is exact), the Taylor series to degree 7 (truncation < 0.1 ulp), 2**n as two factors."""
     f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
-
-    def c(value):
-        return arith.constant(f32, ir.FloatAttr.get(f32, value))
-
-    def ci(value):
-        return arith.constant(i32, ir.IntegerAttr.get(i32, value))
-    xc = arith.minimumf(arith.maximumf(x, c(-104.0)), c(89.0))   # beyond: 0 or inf anyway
-    shifter = c(12582912.0)                                      # 1.5 * 2**23
-    n = arith.subf(arith.addf(arith.mulf(xc, c(_LOG2E)), shifter), shifter)
-    r = arith.subf(arith.subf(xc, arith.mulf(n, c(_LN2_HI_F32))), arith.mulf(n, c(_LN2_LO_F32)))
-    poly = c(1.0 / pymath.factorial(7))
-    for k in range(6, -1, -1):
-        poly = arith.addf(arith.mulf(poly, r), c(1.0 / pymath.factorial(k)))
+    xc = arith.minimumf(arith.maximumf(x, _float(f32, -104.0)), _float(f32, 89.0))   # beyond: 0 or inf anyway
+    shifter = _float(f32, 12582912.0)                                               # 1.5 * 2**23
+    n = arith.subf(arith.addf(arith.mulf(xc, _float(f32, _LOG2E)), shifter), shifter)
+    r = arith.subf(arith.subf(xc, arith.mulf(n, _float(f32, _LN2_HI_F32))), arith.mulf(n, _float(f32, _LN2_LO_F32)))
     ni = arith.fptosi(i32, n)
-    half = arith.shrsi(ni, ci(1))
-
-    def pow2(e):
-        return arith.bitcast(f32, arith.shli(arith.addi(e, ci(127)), ci(23)))
-    result = arith.mulf(arith.mulf(poly, pow2(half)), pow2(arith.subi(ni, half)))
+    half = arith.shrsi(ni, _int(i32, 1))
+    result = arith.mulf(arith.mulf(_taylor(r, 0, 7), _pow2(half)), _pow2(arith.subi(ni, half)))
     return arith.select(arith.cmpf(F.UNO, x, x), x, result)
 
 
