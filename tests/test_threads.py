@@ -227,8 +227,9 @@ def test_softmax_is_one_row_loop():
 
 
 def test_loops_after_a_blas_call_run_on_the_calling_thread(monkeypatch):
-    """runtime/openmp.py: OpenBLAS's workers spin for a while after a product, so the calling thread's OpenMP loops
-    run single-threaded until a kernel starts BLAS_SPIN_S later; results are the same either way."""
+    """runtime/openmp.py: OpenBLAS's workers spin for a while after a product made by NumPy's matmul (a batched
+    product), so the calling thread's OpenMP loops run single-threaded until a kernel starts BLAS_SPIN_S later;
+    results are the same either way."""
     from transpiler.runtime import jit, openmp
 
     jit.load_runtime_libraries()
@@ -237,10 +238,10 @@ def test_loops_after_a_blas_call_run_on_the_calling_thread(monkeypatch):
     full = library.omp_get_max_threads()
 
     def attention_like(q, k):
-        s = q @ k.T
+        s = q @ k
         return np.exp(s - s.max(axis=-1, keepdims=True))
-    q = data("float32", (300, 64), seed=1)
-    k = data("float32", (300, 64), seed=2)
+    q = data("float32", (2, 300, 64), seed=1)
+    k = data("float32", (2, 64, 300), seed=2)
     compiled = transpile(attention_like)
     first = compiled(q, k)                                  # its BLAS call narrows this thread's loops
     assert library.omp_get_max_threads() == 1

@@ -16,6 +16,7 @@ from .frontend.builder import Builder
 from .frontend.infer import Interpreter
 from .program import Program
 from .runtime import disk_cache
+from .runtime import blas
 from .runtime.jit import Kernel, llvm_options, openmp_library
 from .runtime.objects import LoadError
 from .runtime.signature import abstract, result_template
@@ -114,7 +115,8 @@ def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads:
         module = to_mlir(typed, ctx)
         key = None
         if use_disk_cache and disk_cache.directory():
-            options = f"O{opt_level} threads={threads} llvm={' '.join(llvm_options())}"
+            options = (f"O{opt_level} threads={threads} llvm={' '.join(llvm_options())}"
+                       f" openblas={blas.direct_available()}")
             key = disk_cache.key(str(module), name, options)
         entry = disk_cache.load(key) if key else None
         if entry is not None:

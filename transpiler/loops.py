@@ -297,7 +297,7 @@ def thread_only_large_loops(module: ir.Module, min_work: int) -> None:
         inside = {op.operation for op in _ops_inside(par)} | {par.operation}
         n = len(nest.operands) // 3
         with ir.InsertionPoint(par), par.location:
-            work = _cost(nest.regions[0], inside, index)
+            work = _cost(nest.regions[0], inside, index, min_work)
             for lb, ub in zip(nest.operands[:n], nest.operands[n:2 * n]):   # steps are 1 (from linalg loops)
                 work = arith.muli(work, arith.subi(ub, lb))
             cond = arith.cmpi(arith.CmpIPredicate.uge, work, arith.constant(index, min_work))
@@ -307,17 +307,21 @@ def thread_only_large_loops(module: ir.Module, min_work: int) -> None:
         par.erase()
 
 
-def _cost(region, inside: set, index) -> ir.Value:
+def _cost(region, inside: set, index, min_work: int) -> ir.Value:
     """Operations one execution of `region` performs: 1 per op, an inner scf.for's body times its trip count
-    (when its bounds are known before the parallel region; else once)."""
+    (when its bounds are known before the parallel region; else once). The only calls in our loops are BLAS
+    chunks (blas_lowering.py), each sized to be worth a thread: a call counts half of `min_work`, so that two
+    chunks or more run on threads."""
     fixed, terms = 0, []
     for block in region.blocks:
         for op in block.operations:
             if op.name == "scf.for" and not any(_defined_inside(v, inside) for v in op.operands[:3]):
                 trip = arith.subi(op.operands[1], op.operands[0])
-                terms.append(arith.muli(trip, _cost(op.regions[0], inside, index)))
+                terms.append(arith.muli(trip, _cost(op.regions[0], inside, index, min_work)))
+            elif op.name == "func.call":
+                fixed += min_work // 2
             elif len(op.regions):
-                terms.extend(_cost(r, inside, index) for r in op.regions)
+                terms.extend(_cost(r, inside, index, min_work) for r in op.regions)
             else:
                 fixed += 1
     total = arith.constant(index, max(fixed, 1))

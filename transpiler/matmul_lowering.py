@@ -18,10 +18,14 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, func, linalg, memref, scf
 
+from . import blas_lowering
 
-def matmuls_to_calls(module: ir.Module) -> None:
-    """Replace each linalg.matmul / batch_matmul on buffers by a call of an external function named after its
-    operand types (as convert-linalg-to-std names them), which runtime/blas.py provides: NumPy's BLAS."""
+
+def matmuls_to_calls(module: ir.Module, direct_blas: bool = False, threads: bool = True) -> None:
+    """Replace each linalg.matmul / batch_matmul on buffers by BLAS: with `direct_blas`, float32 and float64 2-D
+    products call OpenBLAS from the kernel's threads (blas_lowering.py); the others call an external function
+    named after their operand types (as convert-linalg-to-std names them), which runtime/blas.py provides:
+    NumPy's matmul."""
     ops = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
     declared = {op.attributes["sym_name"].value for op in ops if op.name == "func.func"}
@@ -30,19 +34,19 @@ def matmuls_to_calls(module: ir.Module) -> None:
             continue
         with ir.InsertionPoint(op), op.location:
             operands = [_as_indexed(v, m, c) for v, m, c in zip(op.operands, _operand_maps(op), _CANONICAL)]
-        types = [_fully_strided(v.type) for v in operands]
-        name = op.name.replace(".", "_") + "".join(
-            "_view" + "sx" * ir.MemRefType(t).rank + str(ir.MemRefType(t).element_type) for t in types)
-        if name not in declared:
-            with ir.InsertionPoint.at_block_begin(module.body):
-                fn = func.FuncOp(name, (types, []), visibility="private")
-                fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-            declared.add(name)
-        with ir.InsertionPoint(op), op.location:
-            casts = [memref.cast(t, v) for t, v in zip(types, operands)]
+            if direct_blas and op.name == "linalg.matmul" and \
+                    blas_lowering.supported(ir.MemRefType(op.operands[2].type).element_type):
+                def call():
+                    blas_lowering.product(module, *operands, threads)
+            else:
+                def call():
+                    _call_numpy_matmul(module, op.name, operands, declared)
             limit, transposed = _small_rows_limit(op)
+            fill = _zero_fill_before(op)   # BLAS overwrites c (beta = 0): only the few-row loops add into zeros
             if limit is None:
-                func.CallOp([], ir.FlatSymbolRefAttr.get(name), casts)
+                call()
+                if fill is not None:
+                    fill.erase()
             else:
                 index = ir.IndexType.get()
                 rows = memref.dim(op.operands[0], arith.constant(index, 0))
@@ -51,10 +55,49 @@ def matmuls_to_calls(module: ir.Module) -> None:
                 with ir.InsertionPoint(branch.then_block):
                     _widening_loops(*op.operands, transposed)
                     scf.YieldOp([])
+                if fill is not None:
+                    fill.move_before(list(branch.then_block.operations)[0])
                 with ir.InsertionPoint(branch.else_block):
-                    func.CallOp([], ir.FlatSymbolRefAttr.get(name), casts)
+                    call()
                     scf.YieldOp([])
         op.erase()
+
+
+def _call_numpy_matmul(module: ir.Module, op_name: str, operands: list, declared: set) -> None:
+    types = [_fully_strided(v.type) for v in operands]
+    name = op_name.replace(".", "_") + "".join(
+        "_view" + "sx" * ir.MemRefType(t).rank + str(ir.MemRefType(t).element_type) for t in types)
+    if name not in declared:
+        with ir.InsertionPoint.at_block_begin(module.body):
+            fn = func.FuncOp(name, (types, []), visibility="private")
+            fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        declared.add(name)
+    casts = [memref.cast(t, v) for t, v in zip(types, operands)]
+    func.CallOp([], ir.FlatSymbolRefAttr.get(name), casts)
+
+
+def _zero_fill_before(op):
+    """The operation that fills the product's output with zeros just before it (codegen/matmul.py's init, a
+    generalized linalg.fill), if no operation in between touches the output; else None."""
+    c = op.operands[2]
+    before = []
+    for other in op.operation.block.operations:
+        if other.operation == op.operation:
+            break
+        before.append(other.operation)
+    for other in reversed(before):
+        if c not in list(other.operands):
+            continue
+        if other.name != "linalg.generic" or list(other.operands) != [c]:
+            return None
+        body = other.regions[0].blocks[0]
+        yielded = list(body.operations)[-1].operands[0]
+        constant = None if isinstance(yielded.owner, ir.Block) else yielded.owner
+        if constant is None or constant.operation.name != "arith.constant" or \
+                str(constant.attributes["value"]).split(":")[0].strip() not in ("0.000000e+00", "0"):
+            return None
+        return other
+    return None
 
 
 SMALL_M = 16              # a @ w: w is read once per row of a

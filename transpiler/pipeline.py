@@ -9,8 +9,9 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
-from . import loops, matmul_lowering
+from . import loops, matmul_lowering, vector_reductions
 from .codegen import vector_math
+from .runtime import blas
 
 # Still on tensors. Named ops become linalg.generic (GENERALIZE, below) so that elementwise producers fuse into
 # reductions and fills; matrix products stay named: they become calls into NumPy's BLAS after bufferization.
@@ -37,7 +38,7 @@ TO_OPENMP = ["convert-scf-to-openmp"]
 THREAD_MIN_WORK = 1 << 20
 THREADS = ["convert-openmp-to-llvm"]
 # ... -> LLVM dialect.
-TO_LLVM = ["convert-scf-to-cf", "expand-strided-metadata", "lower-affine",
+TO_LLVM = ["convert-scf-to-cf", "convert-vector-to-llvm", "expand-strided-metadata", "lower-affine",
            "finalize-memref-to-llvm", "convert-math-to-funcs",
            "convert-math-to-libm",   # first: log1p, expm1 ... stay accurate libm calls, not log(1 + x) expansions
            "convert-math-to-llvm",
@@ -95,7 +96,7 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
     with module.context, ir.Location.unknown():
         vector_math.expand(module)
         widen_bool_buffers(module)
-        matmul_lowering.matmuls_to_calls(module)
+        matmul_lowering.matmuls_to_calls(module, blas.direct_available(), threads)
     run(module, pipeline_text(LOOPS))
     with module.context, ir.Location.unknown():
         loops.fuse_parallel_loops(module)
@@ -105,6 +106,8 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
         run(module, pipeline_text(TO_OPENMP))
         with module.context, ir.Location.unknown():
             loops.thread_only_large_loops(module, THREAD_MIN_WORK)
+    with module.context, ir.Location.unknown():
+        vector_reductions.vectorize_reductions(module)
     return run(module, pipeline_text((THREADS if threads else []) + TO_LLVM))
 
 

@@ -88,13 +88,30 @@ def _compensated_sum(em: Emitter, source, sum_init, err_init, axes, acc) -> ir.V
     block = op.regions[0].blocks.append(t, t, t, t)
     with ir.InsertionPoint(block):
         x, _, s, c = block.arguments
-        total = arith.addf(s, x)
-        big_s = arith.cmpf(arith.CmpFPredicate.OGE, math.absf(s), math.absf(x))
-        lost = arith.select(big_s, arith.addf(arith.subf(s, total), x), arith.addf(arith.subf(x, total), s))
-        finite = arith.cmpf(arith.CmpFPredicate.ONE, math.absf(total), scalar.const(acc.dtype, np.inf))
-        lost = arith.select(finite, lost, scalar.const(acc.dtype, 0.0))  # inf - inf would poison the error term
-        linalg.YieldOp([total, arith.addf(c, lost)])
+        total, error = compensated_add(s, x, c)
+        total.owner.attributes[COMPENSATED] = ir.UnitAttr.get()   # vector_reductions.py splits it into lanes
+        linalg.YieldOp([total, error])
     return elementwise(em, [acc, acc], acc, lambda a: arith.addf(a[0], a[1]), values=list(op.results))
+
+
+COMPENSATED = "transpiler.compensated_sum"
+
+
+def compensated_add(s, x, c):
+    """One step of Neumaier's sum (float scalars or vectors): (s + x, c + the rounding error of s + x)."""
+    total = arith.addf(s, x)
+    big_s = arith.cmpf(arith.CmpFPredicate.OGE, math.absf(s), math.absf(x))
+    lost = arith.select(big_s, arith.addf(arith.subf(s, total), x), arith.addf(arith.subf(x, total), s))
+    finite = arith.cmpf(arith.CmpFPredicate.ONE, math.absf(total), _constant_like(total, np.inf))
+    lost = arith.select(finite, lost, _constant_like(total, 0.0))   # inf - inf would poison the error term
+    return total, arith.addf(c, lost)
+
+
+def _constant_like(value, constant: float):
+    t = value.type
+    if isinstance(t, ir.VectorType):
+        return arith.constant(t, ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(t.element_type, constant)))
+    return arith.constant(t, ir.FloatAttr.get(t, constant))
 
 
 @emitter("argmax", "argmin")

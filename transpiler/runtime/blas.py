@@ -6,14 +6,22 @@ the three memref descriptors as NumPy arrays (no copy) and runs `np.matmul(a, b,
 So float32 and float64 products run at BLAS speed on all cores, and mixed products (float64 @ float32) convert
 the narrow operand exactly, as NumPy does (but keeping its memory layout, see `callback`), and call the same BLAS.
 (Products with few rows do not come here: see matmul_lowering.py.)
+
+Float32 and float64 2-D products call OpenBLAS directly instead, from the kernel's own threads
+(blas_lowering.py): `bind` gives the machine code the addresses of NumPy's OpenBLAS `cblas_sgemm`/`cblas_dgemm`,
+and `single_threaded` keeps OpenBLAS on one thread per call while such a kernel runs.
 """
 from __future__ import annotations
 
 import ctypes
+import glob
+import os
 import re
+import threading
 
 import numpy as np
 
+from ..blas_lowering import GEMM_SYMBOLS
 from . import openmp
 from .memref import descriptor_type
 
@@ -23,9 +31,92 @@ _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_vo
 
 
 def library_functions(llvm_module_text: str) -> list:
-    """Names of the matmul library functions the lowered module calls."""
+    """Names of the matmul library functions the lowered module calls (NumPy's matmul or OpenBLAS's gemm)."""
     names = set(re.findall(r"@(linalg_(?:batch_)?matmul(?:_view(?:sx)+(?:f16|f32|f64)){3})\b", llvm_module_text))
+    names.update(name for name in GEMM_SYMBOLS.values() if f"@{name}(" in llvm_module_text)
     return sorted(names)
+
+
+def bind(names: list) -> tuple[dict, list]:
+    """(symbol name -> address, objects to keep alive while the machine code may call them) for the library
+    functions `names`."""
+    symbols, keepalive = {}, []
+    for name in names:
+        if name in GEMM_SYMBOLS.values():
+            symbols[name] = _openblas().gemm[name]
+        else:
+            cb = callback(name)
+            keepalive.append(cb)
+            symbols["_mlir_ciface_" + name] = ctypes.cast(cb, ctypes.c_void_p).value
+    return symbols, keepalive
+
+
+def uses_openblas(names: list) -> bool:
+    return any(name in GEMM_SYMBOLS.values() for name in names)
+
+
+def direct_available() -> bool:
+    """Whether kernels can call NumPy's OpenBLAS directly (NumPy's wheels bundle an ILP64 scipy-openblas)."""
+    return _openblas() is not None
+
+
+class _OpenBLAS:
+    """NumPy's bundled OpenBLAS, opened again by path (the same library NumPy loaded, not a second copy)."""
+
+    def __init__(self, path: str):
+        lib = ctypes.CDLL(path)
+        config = getattr(lib, "scipy_openblas_get_config64_")
+        config.restype = ctypes.c_char_p
+        if b"USE64BITINT" not in config():
+            raise OSError("not an ILP64 OpenBLAS")   # the kernels pass 64-bit integers
+        self.gemm = {ours: ctypes.cast(getattr(lib, f"scipy_cblas_{ours[-5:]}64_"), ctypes.c_void_p).value
+                     for ours in GEMM_SYMBOLS.values()}
+        self.get_threads = lib.scipy_openblas_get_num_threads64_
+        self.get_threads.restype = ctypes.c_int
+        self.set_threads = lib.scipy_openblas_set_num_threads64_
+        self.set_threads.argtypes = [ctypes.c_int]
+        self.lock = threading.Lock()
+        self.users = 0
+        self.saved = 1
+
+
+_library = None
+_looked_up = False
+
+
+def _openblas():
+    global _library, _looked_up
+    if not _looked_up:
+        libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+        for path in sorted(glob.glob(os.path.join(libs, "libscipy_openblas64_*.so*"))):
+            try:
+                _library = _OpenBLAS(path)
+                break
+            except (OSError, AttributeError):
+                continue
+        _looked_up = True
+    return _library
+
+
+class single_threaded:
+    """While any kernel that calls OpenBLAS runs, OpenBLAS runs each call on the calling thread: the kernel's
+    OpenMP threads are the only pool (a setting of the whole process; NumPy's own products made meanwhile by
+    other threads run single-threaded too). The first kernel in saves the setting, the last one out restores it."""
+
+    def __enter__(self):
+        lib = _openblas()
+        with lib.lock:
+            if lib.users == 0:
+                lib.saved = lib.get_threads()
+                lib.set_threads(1)
+            lib.users += 1
+
+    def __exit__(self, *exc):
+        lib = _openblas()
+        with lib.lock:
+            lib.users -= 1
+            if lib.users == 0:
+                lib.set_threads(lib.saved)
 
 
 def callback(name: str):

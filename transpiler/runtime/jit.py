@@ -78,6 +78,7 @@ class Kernel:
         self.fn = fn
         self._keepalive = keepalive   # the engine / linked object and the callbacks the machine code calls
         self.library_functions = library_functions
+        self.calls_openblas = blas.uses_openblas(library_functions)
         self.out_dtypes = out_dtypes
         self.out_ranks = out_ranks
         self.results_type = results_type(out_ranks) if len(out_ranks) > 1 else None
@@ -88,9 +89,9 @@ class Kernel:
         load_runtime_libraries()
         engine = ExecutionEngine(llvm_module, opt_level=opt_level)
         names = blas.library_functions(str(llvm_module))
-        callbacks = [blas.callback(f) for f in names]
-        for fn_name, cb in zip(names, callbacks):
-            engine.register_runtime(fn_name, cb)
+        symbols, callbacks = blas.bind(names)
+        for symbol, address in symbols.items():
+            engine.raw_register_runtime(symbol, ctypes.c_void_p(address))
         engine.initialize()
         return cls(engine.lookup(name), [engine, callbacks], names, out_dtypes, out_ranks, "compiled")
 
@@ -98,9 +99,8 @@ class Kernel:
     def load(cls, object_code: bytes, library_functions: list, name: str, out_dtypes: list,
              out_ranks: list) -> "Kernel":
         load_runtime_libraries()
-        callbacks = [blas.callback(f) for f in library_functions]
-        linked = objects.LinkedObject(object_code, {
-            "_mlir_ciface_" + f: ctypes.cast(cb, ctypes.c_void_p).value for f, cb in zip(library_functions, callbacks)})
+        symbols, callbacks = blas.bind(library_functions)
+        linked = objects.LinkedObject(object_code, symbols)
         fn = _PACKED(linked.lookup("_mlir__mlir_ciface_" + name))   # the packed wrapper the engine's lookup gives
         return cls(fn, [linked, callbacks], library_functions, out_dtypes, out_ranks, "disk cache")
 
@@ -113,6 +113,12 @@ class Kernel:
                 return f.read()
 
     def __call__(self, arrays: list) -> list:
+        if self.calls_openblas:
+            with blas.single_threaded():
+                return self._call(arrays)
+        return self._call(arrays)
+
+    def _call(self, arrays: list) -> list:
         openmp.before_kernel()
         if self.results_type is not None:
             res = self.results_type()

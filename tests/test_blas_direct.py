@@ -1,0 +1,129 @@
+"""Float products that call NumPy's OpenBLAS from the kernel's own threads (blas_lowering.py): every layout a view
+can give an operand (transposed, reversed, strided, a broadcast row), mixed precision, odd and empty sizes, threads
+on and off, concurrent callers; and OpenBLAS's own thread setting is left as it was."""
+import threading
+
+import numpy as np
+import pytest
+
+from transpiler import emit, transpile
+from transpiler.runtime import blas
+
+pytestmark = pytest.mark.skipif(not blas.direct_available(), reason="NumPy's ILP64 OpenBLAS not found")
+
+RNG = np.random.default_rng(11)
+
+
+def arr(shape, dtype):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def assert_product_close(got, a, b):
+    """Within k eps (|a| @ |b|) of NumPy's product (both are sums of the same exact products, in other orders)."""
+    expected = a @ b
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    eps = np.finfo(expected.dtype).eps
+    bound = 2 * max(a.shape[-1], 1) * eps * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64))
+    assert np.all(np.abs(got.astype(np.float64) - expected) <= bound)
+
+
+# Operand views made inside the kernel: (function of a, b; what NumPy multiplies), for a of shape (m, k), b (k, n)
+# given in the stored shapes below.
+LAYOUTS = {
+    "plain": (lambda a, b: a @ b, lambda a, b: (a, b), lambda m, k, n: ((m, k), (k, n))),
+    "a.T": (lambda a, b: a.T @ b, lambda a, b: (a.T, b), lambda m, k, n: ((k, m), (k, n))),
+    "b.T": (lambda a, b: a @ b.T, lambda a, b: (a, b.T), lambda m, k, n: ((m, k), (n, k))),
+    "both.T": (lambda a, b: a.T @ b.T, lambda a, b: (a.T, b.T), lambda m, k, n: ((k, m), (n, k))),
+    "reversed": (lambda a, b: a[::-1] @ b[:, ::-1], lambda a, b: (a[::-1], b[:, ::-1]),
+                 lambda m, k, n: ((m, k), (k, n))),
+    "strided": (lambda a, b: a[::2, ::3] @ b[::3], lambda a, b: (a[::2, ::3], b[::3]),
+                lambda m, k, n: ((2 * m, 3 * k), (3 * k, n))),
+    "rows of a slice": (lambda a, b: a[1:, 2:] @ b[2:, :-1], lambda a, b: (a[1:, 2:], b[2:, :-1]),
+                        lambda m, k, n: ((m + 1, k + 2), (k + 2, n + 1))),
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("dtypes", [("float32", "float32"), ("float64", "float64"), ("float64", "float32"),
+                                    ("float32", "float64"), ("float16", "float32"), ("float64", "float16")],
+                         ids=str)
+@pytest.mark.parametrize("mkn", [(17, 1, 1), (33, 7, 1000), (1000, 7, 1), (40, 1000, 7)], ids=str)
+def test_products_match_numpy_in_every_layout(layout, dtypes, mkn):
+    fn, operands, shapes = LAYOUTS[layout]
+    sa, sb = shapes(*mkn)
+    a, b = arr(sa, dtypes[0]), arr(sb, dtypes[1])
+    got = transpile(fn)(a, b)
+    assert_product_close(got, *operands(a, b))
+
+
+@pytest.mark.parametrize("shapes", [((20, 0), (0, 5)), ((0, 4), (4, 3)), ((20, 4), (4, 0))], ids=str)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_empty_products(shapes, dtype):
+    a, b = arr(shapes[0], dtype), arr(shapes[1], dtype)
+    got = transpile(lambda a, b: a @ b)(a, b)
+    np.testing.assert_array_equal(got, a @ b)
+    assert got.dtype == (a @ b).dtype
+
+
+@pytest.mark.parametrize("fn", [lambda a, b: a[:, 2:3] @ b[2:3, :], lambda a, b: a.T[:, 1:2] @ b[1:2, ::-1],
+                                lambda a, b: a[:, ::-1][:, :1] @ b.T[:1, :].T.T, lambda a, b: a @ b[:, 3:4]],
+                         ids=["k=1", "k=1 transposed", "k=1 reversed", "n=1"])
+def test_strides_along_a_dim_of_size_one_do_not_matter(fn):
+    """A dim of size 1 may have any stride (BLAS never steps along it); the leading dimension is still valid."""
+    a, b = arr((40, 40), "float64"), arr((40, 40), "float32")
+    with np.errstate(all="ignore"):
+        expected = fn(a, b)
+    got = transpile(fn)(a, b)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float64"), ("float64", "float32"), ("float32", "float32")], ids=str)
+def test_threaded_products_equal_sequential_ones(dtypes):
+    """Chunks split the output, never a sum. OpenBLAS's float64 products then give the same bits whatever the
+    chunks; its float32 ones do not (NumPy's own float32 products change with OpenBLAS's thread count too), so those
+    are checked to rounding."""
+    a, b = arr((300, 70), dtypes[0]), arr((70, 900), dtypes[1])
+    fn = lambda a, b: (a @ b, a @ b[:, :200].T.T)   # noqa: E731  split along n, then along m
+    threaded, sequential = transpile(fn)(a, b), transpile(fn, threads=False)(a, b)
+    for x, y, b_used in zip(threaded, sequential, (b, b[:, :200])):
+        if x.dtype == np.float64:
+            np.testing.assert_array_equal(x, y)
+        assert_product_close(x, a, b_used)
+        assert_product_close(y, a, b_used)
+
+
+def test_openblas_thread_setting_is_restored_and_concurrent_callers_agree():
+    lib = blas._openblas()
+    before = lib.get_threads()
+    a, b = arr((200, 64), "float32"), arr((64, 300), "float64")
+    compiled = transpile(lambda a, b: np.tanh(a @ b))
+    expected = compiled(a, b)
+    assert lib.get_threads() == before
+    results, errors = [], []
+
+    def work():
+        try:
+            for _ in range(20):
+                results.append(compiled(a, b))
+        except Exception as e:   # noqa: BLE001  reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors and len(results) == 60
+    for r in results:
+        np.testing.assert_array_equal(r, expected)
+    assert lib.get_threads() == before
+    np.testing.assert_allclose(expected, np.tanh(a @ b), rtol=1e-12, atol=1e-12)
+
+
+def test_products_call_openblas_and_batches_call_numpy():
+    text = emit(lambda a, b: a @ b, arr((30, 4), "float64"), arr((4, 5), "float32"), stage="llvm")
+    assert "llvm.call @transpiler_cblas_dgemm" in text and "linalg_matmul" not in text
+    text = emit(lambda a, b: a @ b, arr((2, 30, 4), "float32"), arr((2, 4, 5), "float32"), stage="llvm")
+    assert "linalg_batch_matmul" in text
+    text = emit(lambda a, b: a @ b, arr((30, 4), "float16"), arr((4, 5), "float16"), stage="llvm")
+    assert "linalg_matmul" in text and "transpiler_cblas" not in text   # no half-precision BLAS

@@ -1,0 +1,101 @@
+"""Reductions split into vector lanes (vector_reductions.py): float max/min and float64 compensated sums, at
+lengths around the lane count (a vector part, a scalar tail, or only one of them), with NaN, inf, -inf and signed
+zeros in either part, large offsets, nested (all-axes) sums and strided reads."""
+import math
+
+import numpy as np
+import pytest
+
+from transpiler import emit, transpile
+from transpiler.vector_reductions import VECTOR_BYTES
+
+LENGTHS = [1, 7, 31, 32, 33, 63, 64, 65, 100, 1000]
+RNG = np.random.default_rng(3)
+
+
+def row_max(x):
+    return x.max(axis=-1), np.min(x, axis=-1)
+
+
+def row_sum(x):
+    return x.sum(axis=-1)
+
+
+def everything(x):
+    return np.sum(x), x.max(), np.mean(x * 2), np.var(x, axis=-1)
+
+
+def fsum_rows(x):
+    return np.array([math.fsum(row) for row in x.astype(np.float64)])
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_and_min_are_exactly_numpys(n, dtype):
+    x = RNG.standard_normal((6, n)).astype(dtype)
+    x[1, n // 2] = np.nan              # in the vector part or the tail, depending on n
+    x[2, -1] = np.nan                  # the last element (the tail, when there is one)
+    x[3] = -1.0
+    x[4, 0] = np.inf
+    x[5, -1] = -np.inf
+    for got, want in zip(transpile(row_max)(x), row_max(x)):   # (signed zeros: see docs/guarantees.md)
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+def test_compensated_sums_stay_within_rounding_of_the_exact_sum(n):
+    """Large values that cancel, next to small ones: a plain float64 sum loses the small ones entirely."""
+    x = RNG.standard_normal((4, n))
+    x[:, ::2] *= 1e16
+    x[:, 1::2] *= 1e-3
+    x[:, : n - n % 2] += 0.0
+    x[1] = np.cumsum(np.ones(n)) * 1e10 * (-1) ** np.arange(n)    # alternating large values
+    got = transpile(row_sum)(x)
+    exact = fsum_rows(x)
+    scale = np.abs(x).sum(axis=-1)
+    assert np.all(np.abs(got - exact) <= 2 * np.finfo(np.float64).eps * np.abs(exact) + 1e-30 * scale)
+
+
+@pytest.mark.parametrize("n", [5, 33, 100])
+def test_special_values_in_sums(n):
+    x = RNG.standard_normal((5, n))
+    x[0, n // 2] = np.inf
+    x[1, n // 2], x[1, -1] = np.inf, -np.inf   # inf - inf: nan
+    x[2, -1] = np.nan
+    x[3, 0] = -np.inf
+    x[4] = 1e308                               # overflows to inf
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(transpile(row_sum)(x), row_sum(x))
+
+
+@pytest.mark.parametrize("shape", [(3, 4, 5), (2, 3, 70), (1, 1, 1), (7, 1, 65)], ids=str)
+def test_nested_and_fused_reductions(shape):
+    x = RNG.standard_normal(shape) * 3 + 100
+    got, want = transpile(everything)(x), everything(x)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-13)
+
+
+def strided(x):
+    return x[:, ::2].sum(axis=-1), x[::-1, 1:].max(axis=-1), x.T.sum(axis=-1)
+
+
+def test_strided_reads_keep_numpys_answer():
+    x = RNG.standard_normal((40, 70))
+    for g, w in zip(transpile(strided)(x), strided(x)):
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-13)
+
+
+def test_threaded_equals_sequential():
+    x = RNG.standard_normal((3000, 333))
+    threaded, sequential = transpile(everything)(x), transpile(everything, threads=False)(x)
+    for a, b in zip(threaded, sequential):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_llvm_stage_has_vector_reductions():
+    text = emit(row_max, np.ones((4, 8)), stage="llvm")
+    lanes = VECTOR_BYTES // 8
+    assert f"vector<{lanes}xf64>" in text and "llvm.intr.vector.reduce.fmaximum" in text
+    text = emit(row_sum, np.ones((4, 8)), stage="llvm")
+    assert f"vector<{lanes}xf64>" in text

@@ -1,0 +1,253 @@
+"""Matrix products as direct calls of the BLAS that NumPy ships (OpenBLAS), split over the kernel's own OpenMP
+threads: one thread pool for the products and the loops around them.
+
+Calling NumPy's matmul from the kernel (runtime/blas.py) runs the product on OpenBLAS's thread pool, whose workers
+keep spinning for about 0.1 s afterwards, against the kernel's OpenMP loops that follow (docs/performance.md). Here
+the kernel calls OpenBLAS's `cblas_?gemm` itself, once per chunk of the output, from an `scf.parallel` loop that
+becomes an OpenMP loop like any other; the runtime keeps OpenBLAS single-threaded while such a kernel runs
+(runtime/blas.py), so every chunk runs in the thread that called it.
+
+For each float32 or float64 product `c = a @ b` on buffers:
+- at the call site, a narrow operand (float32 or float16 in a float64 product ...) is widened into a temporary
+  buffer by a parallel loop, in its own memory order (a transposed weight, `x @ wte.T`, is read row by row);
+- a helper function per element type (`transpiler_gemm_f32`, `transpiler_gemm_f64`) checks at run time that each
+  operand is a BLAS matrix (unit stride along one axis and a large enough leading dimension, transposed or not;
+  `c` row by row) and copies any that is not (negative, zero or scattered strides) first;
+- it splits the larger of the two output dims into as many chunks as there are threads (fewer for a small
+  product: at least CHUNK_MIN_MACS multiply-adds each) and calls gemm on each chunk.
+Chunks split the output, never a sum, so each element's sum is the one a single BLAS call would compute.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, func, linalg, memref, scf
+
+ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112    # CBLAS enums
+CHUNK_MIN_MACS = 1 << 18                       # ~10 us of BLAS work: smaller products are not split
+CHUNK_ALIGN = 64                               # chunk bounds: a multiple of every micro-kernel's tile size
+
+# The external symbols the kernel calls: runtime/blas.py binds them to OpenBLAS's ILP64 cblas_sgemm / cblas_dgemm.
+GEMM_SYMBOLS = {"f32": "transpiler_cblas_sgemm", "f64": "transpiler_cblas_dgemm"}
+_HELPER = "transpiler_gemm_{}"
+
+
+def supported(element_type) -> bool:
+    return str(element_type) in GEMM_SYMBOLS
+
+
+def product(module: ir.Module, a, b, c, threads: bool) -> None:
+    """c = a @ b (a, b, c 2-D buffers, c's type f32 or f64; a or b may be of a narrower float type), at the
+    current insertion point."""
+    wide = ir.MemRefType(c.type).element_type
+    helper = _helper(module, wide, threads)
+    a, b, c = (memref.cast(_dynamic(v.type), v) for v in (a, b, c))
+    narrow = [i for i, v in enumerate((a, b)) if ir.MemRefType(v.type).element_type != wide]
+    if not narrow:
+        func.CallOp([], ir.FlatSymbolRefAttr.get(helper), [a, b, c])
+        return
+    i = narrow[0]
+    x = (a, b)[i]
+    s0, s1 = _strides(x)
+    one = _index(1)
+    by_columns = arith.andi(_eq(s0, one), arith.cmpi(arith.CmpIPredicate.ne, s1, one))
+    branch = scf.IfOp(by_columns, [], has_else=True)
+    for block, transposed in ((branch.then_block, True), (branch.else_block, False)):
+        with ir.InsertionPoint(block):
+            source = _transpose(x) if transposed else x
+            buffer = memref.alloc(_plain(wide), [memref.dim(source, _index(0)), memref.dim(source, _index(1))], [])
+            _copy(source, buffer)
+            view = memref.cast(_dynamic(buffer.type), buffer)
+            view = _transpose(view) if transposed else view
+            operands = [a, b]
+            operands[i] = view
+            func.CallOp([], ir.FlatSymbolRefAttr.get(helper), operands + [c])
+            memref.dealloc(buffer)
+            scf.YieldOp([])
+
+
+def _helper(module: ir.Module, wide, threads: bool) -> str:
+    """The function that multiplies fully strided buffers of one element type, defined once per module."""
+    name = _HELPER.format(wide)
+    existing = {op.attributes["sym_name"].value for op in module.body.operations
+                if op.operation.name == "func.func"}
+    if name in existing:
+        return name
+    index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
+    gemm = GEMM_SYMBOLS[str(wide)]
+    with ir.InsertionPoint.at_block_begin(module.body):
+        if gemm not in existing:
+            func.FuncOp(gemm, ([i32, i32, i32, index, index, index, wide, index, index, index, index, wide, index,
+                                index], []), visibility="private")
+        if threads and "omp_get_max_threads" not in existing:
+            func.FuncOp("omp_get_max_threads", ([], [i32]), visibility="private")
+        t = _dynamic(ir.MemRefType.get([1, 1], wide))
+        fn = func.FuncOp(name, ([t, t, t], []), visibility="private")
+    with ir.InsertionPoint(fn.add_entry_block()):
+        a, b, c = fn.arguments
+        m, k, n = memref.dim(a, _index(0)), memref.dim(a, _index(1)), memref.dim(b, _index(1))
+        # The copies below assume a nonempty product (an empty copy is no BLAS matrix)
+        macs = arith.muli(arith.muli(m, n), k)
+        branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ne, macs, _index(0)), [], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            _blas_or_copy(name, a, b, c, [(a, m, k), (b, k, n)],
+                          lambda: _chunked_gemm(gemm, a, b, c, m, n, k, macs, threads))
+            scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            linalg.fill(arith.constant(wide, ir.FloatAttr.get(wide, 0.0)), outs=[c])   # k = 0: a sum of nothing
+            scf.YieldOp([])
+        func.ReturnOp([])
+    return name
+
+
+def _blas_or_copy(name, a, b, c, inputs, call) -> None:
+    """`call()` if a, b and c are BLAS matrices; else the helper again on a copy of the first that is not."""
+    if inputs:
+        x, rows, cols = inputs[0]
+        usable = arith.ori(*_layouts(x, rows, cols))
+    else:
+        usable = _layouts(c, memref.dim(c, _index(0)), memref.dim(c, _index(1)))[0]
+    branch = scf.IfOp(usable, [], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        if inputs:
+            _blas_or_copy(name, a, b, c, inputs[1:], call)
+        else:
+            call()
+        scf.YieldOp([])
+    with ir.InsertionPoint(branch.else_block):
+        x = inputs[0][0] if inputs else c
+        buffer = memref.alloc(_plain(ir.MemRefType(x.type).element_type),
+                              [memref.dim(x, _index(0)), memref.dim(x, _index(1))], [])
+        copy = memref.cast(x.type, buffer)
+        if inputs:
+            _copy(x, buffer)
+        operands = [copy if v == x else v for v in (a, b, c)]
+        func.CallOp([], ir.FlatSymbolRefAttr.get(name), operands)
+        if not inputs:
+            _copy(buffer, c)
+        memref.dealloc(buffer)
+        scf.YieldOp([])
+
+
+def _layouts(x, rows, cols):
+    """(by rows, by columns): whether x is a row-major (no-trans) or column-major (trans) BLAS matrix. Strides
+    along a dim of size 1 do not matter; the leading dimension must cover a row (column)."""
+    s0, s1 = _strides(x)
+    one = _index(1)
+    by_rows = arith.andi(_eq(s1, one), arith.ori(_ge(s0, _max(cols, one)), _le(rows, one)))
+    by_columns = arith.andi(_eq(s0, one), arith.ori(_ge(s1, _max(rows, one)), _le(cols, one)))
+    return by_rows, by_columns
+
+
+def _chunked_gemm(gemm, a, b, c, m, n, k, macs, threads: bool) -> None:
+    index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
+    zero, one = _index(0), _index(1)
+    wide = ir.MemRefType(c.type).element_type
+    item = _index(wide.width // 8)
+    args = []   # (pointer in bytes, trans, leading dim) of a and b
+    for x, rows, cols in ((a, m, k), (b, k, n)):
+        by_rows, _ = _layouts(x, rows, cols)
+        s0, s1 = _strides(x)
+        trans = arith.select(by_rows, arith.constant(i32, NO_TRANS), arith.constant(i32, TRANS))
+        lead = arith.select(by_rows, _max(s0, _max(cols, one)), _max(s1, _max(rows, one)))
+        args.append((_address(x, item), trans, lead))
+    (pa, ta, lda), (pb, tb, ldb) = args
+    sc0, _ = _strides(c)
+    pc, ldc = _address(c, item), _max(sc0, _max(n, one))
+    chunks = one
+    if threads:
+        available = arith.index_cast(index, func.CallOp([i32], ir.FlatSymbolRefAttr.get("omp_get_max_threads"),
+                                                        []).result)
+        worth = _max(arith.divui(macs, _index(CHUNK_MIN_MACS)), one)
+        chunks = arith.minui(_max(available, one), worth)
+    sa0, sb1 = _strides(a)[0], _strides(b)[1]
+    split_n = arith.cmpi(arith.CmpIPredicate.ugt, n, m)      # split the larger output dim
+    extent = arith.select(split_n, n, m)
+    loop = scf.ParallelOp([], [zero], [chunks], [one], [])
+    body = loop.regions[0].blocks.append(index)
+    with ir.InsertionPoint(body):
+        i = body.arguments[0]
+        start, end = (_chunk_bound(extent, j, chunks) for j in (i, arith.addi(i, one)))
+        size = arith.subi(end, start)
+        shift_a = arith.select(split_n, zero, arith.muli(arith.muli(start, sa0), item))
+        shift_b = arith.select(split_n, arith.muli(arith.muli(start, sb1), item), zero)
+        shift_c = arith.muli(arith.muli(start, arith.select(split_n, one, sc0)), item)
+        rows, cols = arith.select(split_n, m, size), arith.select(split_n, size, n)
+        unit = ir.FloatAttr.get(wide, 1.0)
+        func.CallOp([], ir.FlatSymbolRefAttr.get(gemm), [
+            arith.constant(i32, ROW_MAJOR), ta, tb, rows, cols, k, arith.constant(wide, unit),
+            arith.addi(pa, shift_a), lda, arith.addi(pb, shift_b), ldb,
+            arith.constant(wide, ir.FloatAttr.get(wide, 0.0)), arith.addi(pc, shift_c), ldc])
+        scf.ReduceOp([], 0)
+
+
+def _chunk_bound(extent, i, chunks):
+    """Where chunk i starts: i/chunks of the extent, rounded down to a multiple of CHUNK_ALIGN (the last bound is
+    the extent). OpenBLAS computes the elements of a partial tile of its micro-kernel in another order than those
+    of full tiles: with aligned chunks only the last one has partial tiles, exactly where one call over the whole
+    extent has them, so every element is computed exactly as a single call would (threads change no bit)."""
+    align = _index(CHUNK_ALIGN)
+    rounded = arith.muli(arith.divui(arith.divui(arith.muli(extent, i), chunks), align), align)
+    return arith.select(_eq(i, chunks), extent, rounded)
+
+
+def _copy(source, target) -> None:
+    """target = source, element by element (widened when target's type is wider): a parallel loop nest."""
+    d0, d1 = ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)
+    identity = ir.AffineMap.get(2, 0, [d0, d1])
+    par = linalg.IteratorType.parallel
+    generic = linalg.GenericOp_(inputs=[source], outputs=[target], indexing_maps=[identity, identity],
+                                iterator_types=[par, par])
+    wide = ir.MemRefType(target.type).element_type
+    with ir.InsertionPoint(generic.regions[0].blocks[0]):
+        x = generic.regions[0].blocks[0].arguments[0]
+        linalg.YieldOp([x if x.type == wide else arith.extf(wide, x)])
+
+
+def _strides(x):
+    meta = memref.ExtractStridedMetadataOp(x)
+    return list(meta.strides)
+
+
+def _address(x, item):
+    """The address of x[0, 0] in bytes, as an index."""
+    meta = memref.ExtractStridedMetadataOp(x)
+    base = memref.ExtractAlignedPointerAsIndexOp(meta.base_buffer).result
+    return arith.addi(base, arith.muli(meta.offset, item))
+
+
+def _transpose(x):
+    t = ir.MemRefType(x.type)
+    return memref.transpose(_dynamic(t), x, ir.AffineMap.get_permutation([1, 0]))
+
+
+def _dynamic(t) -> ir.Type:
+    """memref<?x?xT, strided<[?, ?], offset: ?>>: the type the helper takes."""
+    m = ir.MemRefType(t)
+    dyn = ir.ShapedType.get_dynamic_stride_or_offset()
+    return ir.MemRefType.get([ir.ShapedType.get_dynamic_size()] * 2, m.element_type,
+                             ir.StridedLayoutAttr.get(dyn, [dyn, dyn]), m.memory_space)
+
+
+def _plain(element) -> ir.Type:
+    size = ir.ShapedType.get_dynamic_size()
+    return ir.MemRefType.get([size, size], element)
+
+
+def _index(v: int):
+    return arith.constant(ir.IndexType.get(), v)
+
+
+def _eq(x, y):
+    return arith.cmpi(arith.CmpIPredicate.eq, x, y)
+
+
+def _ge(x, y):
+    return arith.cmpi(arith.CmpIPredicate.sge, x, y)
+
+
+def _le(x, y):
+    return arith.cmpi(arith.CmpIPredicate.sle, x, y)
+
+
+def _max(x, y):
+    return arith.maxsi(x, y)
