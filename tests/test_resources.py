@@ -3,6 +3,7 @@ from several threads, with mixed signatures and a cold cache, give the right ans
 
 (A kernel cache shared between processes does not exist yet, so nothing here tests one.)
 """
+import os
 import pathlib
 import subprocess
 import sys
@@ -189,3 +190,27 @@ def test_concurrent_calls_on_one_specialization_do_not_share_results():
 
     run_threads(work)
     assert not errors, errors[:5]
+
+
+def large_temporaries(x):
+    y = np.exp(x.astype(np.float64) / 4)            # > 4 MiB: allocated on huge pages (transpiler/huge_pages.py)
+    return y / y.sum(axis=-1, keepdims=True), y.T[::3]
+
+
+def test_large_buffers_on_huge_pages_are_correct_and_freed():
+    from transpiler import emit
+
+    assert "@transpiler_malloc" in emit(large_temporaries, np.ones((4, 4), np.float32), stage="llvm")
+    x = np.random.default_rng(0).standard_normal((1100, 700)).astype(np.float32)   # 6 MB as float64
+    compiled = transpile(large_temporaries)
+    for got, want in zip(compiled(x), large_temporaries(x)):
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+    def rss_mib():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    for _ in range(20):
+        compiled(x)
+    before = rss_mib()
+    for _ in range(200):
+        compiled(x)
+    assert rss_mib() - before < 64

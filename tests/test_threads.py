@@ -226,6 +226,27 @@ def test_softmax_is_one_row_loop():
     assert str(module).count("scf.parallel") == 1
 
 
+def scaled_softmax(s, mask):
+    return softmax(s / np.sqrt(s.shape[-1]) + mask)
+
+
+def test_attention_scores_and_a_float64_softmax_are_one_row_loop():
+    """The scores' loop fuses with the softmax's although the max's empty-axis check flag is computed between
+    them (loads and stores of fresh 0-d buffers move above the first loop), and the compensated sum's two
+    accumulators start from distinct fills (no copies between the loops)."""
+    from mlir import ir
+    from transpiler import loops
+
+    s, mask = data("float64", (64, 64), seed=3), data("float32", (64, 64), seed=4)
+    module = loop_stage(scaled_softmax, s, mask)
+    with module.context, ir.Location.unknown():
+        loops.fuse_parallel_loops(module)
+    assert str(module).count("scf.parallel") == 1 and "memref.copy" not in str(module)
+    threaded, sequential = both_ways(scaled_softmax, s, mask)
+    assert_identical(threaded, sequential)
+    np.testing.assert_allclose(threaded, scaled_softmax(s, mask), rtol=1e-13, atol=1e-15)
+
+
 def test_loops_after_a_blas_call_run_on_the_calling_thread(monkeypatch):
     """runtime/openmp.py: OpenBLAS's workers spin for a while after a product made by NumPy's matmul (a batched
     product), so the calling thread's OpenMP loops run single-threaded until a kernel starts BLAS_SPIN_S later;

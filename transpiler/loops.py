@@ -199,7 +199,7 @@ def fuse_parallel_loops(module: ir.Module) -> int:
                 pending = []
             elif op.name == "scf.parallel":
                 current, pending = op.opview, []
-            elif current is not None and _hoistable(op, current):
+            elif current is not None and _hoistable(op, current, pending):
                 pending.append(op)
             else:
                 current, pending = None, []
@@ -207,16 +207,40 @@ def fuse_parallel_loops(module: ir.Module) -> int:
 
 
 _HOISTABLE = {"memref.dim", "memref.alloc", "arith.constant", "arith.index_cast", "arith.addi", "arith.subi",
-              "arith.muli", "arith.maxsi", "arith.minsi"}
+              "arith.muli", "arith.maxsi", "arith.minsi", "arith.cmpi", "arith.extui", "arith.trunci", "arith.select"}
 
 
-def _hoistable(op, first) -> bool:
-    """An op between two loops that can move above the first: no memory effect on the loops' buffers, operands
-    defined before the first loop."""
-    if op.name not in _HOISTABLE:
+def _hoistable(op, first, pending: list) -> bool:
+    """An op between two loops that can move above the first: operands defined before the first loop or by ops
+    already moving, and no memory effect on the loops' buffers: scalar arithmetic, allocations, loads and stores
+    of buffers allocated between the loops (a kernel's check flags: `max` of an empty axis ...), which the first
+    loop cannot reach, and loads of buffers the first loop does not write."""
+    moving = {p.operation for p in pending}
+
+    def ready(v) -> bool:
+        return isinstance(v.owner, ir.Block) or v.owner.operation in moving or \
+            v.owner.operation.is_before_in_block(first.operation)
+
+    if op.name in ("memref.load", "memref.store"):
+        buffer = op.operands[0] if op.name == "memref.load" else op.operands[1]
+        fresh = not isinstance(buffer.owner, ir.Block) and buffer.owner.operation in moving and \
+            buffer.owner.operation.name == "memref.alloc"
+        if not fresh and not (op.name == "memref.load" and not _may_write(first, buffer)):
+            return False
+    elif op.name not in _HOISTABLE:
         return False
-    return all(isinstance(v.owner, ir.Block) or v.owner.operation.is_before_in_block(first.operation)
-               for v in op.operands)
+    return all(ready(v) for v in op.operands)
+
+
+def _may_write(loop, buffer) -> bool:
+    """Whether `loop` may write `buffer`: it stores into it, or holds an op whose writes are not visible here."""
+    for op in _ops_inside(loop):
+        op = op.operation
+        if op.name == "memref.store" and op.operands[1] == buffer:
+            return True
+        if not op.name.startswith(("arith.", "math.", "scf.", "memref.load", "memref.store", "memref.dim")):
+            return True
+    return False
 
 
 def _common_dims(a, b) -> int:

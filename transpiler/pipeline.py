@@ -9,7 +9,7 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
-from . import loops, matmul_lowering, vector_reductions
+from . import huge_pages, loops, matmul_lowering, vector_reductions
 from .codegen import vector_math
 from .runtime import blas
 
@@ -108,7 +108,10 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
             loops.thread_only_large_loops(module, THREAD_MIN_WORK)
     with module.context, ir.Location.unknown():
         vector_reductions.vectorize_reductions(module)
-    return run(module, pipeline_text((THREADS if threads else []) + TO_LLVM))
+    run(module, pipeline_text((THREADS if threads else []) + TO_LLVM))
+    with module.context, ir.Location.unknown():
+        huge_pages.use_huge_pages(module)
+    return module
 
 
 def widen_bool_buffers(module: ir.Module) -> None:

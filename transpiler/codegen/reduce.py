@@ -60,7 +60,9 @@ def _reduce(em: Emitter, e):
     acc = _Like(acc_dt, out.shape)
     init = fill(em, acc, acc_dt, identity(kind, acc_dt))
     if kind == "sum" and acc_dt == x.dtype and acc_dt.kind == "f":
-        result = _compensated_sum(em, source, init, fill(em, acc, acc_dt, 0), axes, acc)
+        # the error starts at -0.0 (also an identity of +): a fill distinct from the sum's, so CSE does not merge
+        # the two inits into one buffer that bufferization would then copy twice, between row loops that could fuse
+        result = _compensated_sum(em, source, init, fill(em, acc, acc_dt, -0.0), axes, acc)
     else:
         op = linalg.ReduceOp([init.type], [source], [init], list(axes))
         stored = scalar.storage_type(acc_dt)

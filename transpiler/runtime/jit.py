@@ -11,7 +11,7 @@ import mlir
 from mlir.execution_engine import ExecutionEngine
 
 from . import blas, objects, openmp
-from .memref import adopt_results, descriptor_for, descriptor_type, results_type
+from .memref import Frame, adopt_results
 
 def runtime_libraries() -> list:
     """The libraries kernels call into: MLIR's runtime utilities (memrefCopy ...) and, when installed, the OpenMP
@@ -31,7 +31,6 @@ def openmp_library() -> str | None:
 OPENMP_BLOCKTIME_MS = "1"
 
 _PACKED = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-_POINTER = ctypes.sizeof(ctypes.c_void_p)
 
 
 # LLVM back-end options, set once per process before the first compilation. Three code generation steps took
@@ -81,7 +80,7 @@ class Kernel:
         self.calls_openblas = blas.uses_openblas(library_functions)
         self.out_dtypes = out_dtypes
         self.out_ranks = out_ranks
-        self.results_type = results_type(out_ranks) if len(out_ranks) > 1 else None
+        self.frame = Frame(out_ranks)
         self.origin = origin          # "compiled" or "disk cache"
 
     @classmethod
@@ -120,20 +119,5 @@ class Kernel:
 
     def _call(self, arrays: list) -> list:
         openmp.before_kernel()
-        if self.results_type is not None:
-            res = self.results_type()
-        elif self.out_ranks:
-            res = descriptor_type(self.out_ranks[0])()
-        else:
-            res = None
-        inputs = [descriptor_for(a) for a in arrays]
-        structs = ([res] if res is not None else []) + inputs
-        # The C interface takes a pointer per argument; the packed entry point takes the address of each pointer.
-        pointers = (ctypes.c_void_p * len(structs))(*[ctypes.addressof(s) for s in structs])
-        base = ctypes.addressof(pointers)
-        self.fn((ctypes.c_void_p * len(structs))(*range(base, base + len(structs) * _POINTER, _POINTER)))
-        if res is None:
-            return []
-        descriptors = [getattr(res, f"r{i}") for i in range(len(self.out_dtypes))] \
-            if self.results_type is not None else [res]
-        return adopt_results(descriptors, self.out_dtypes, {d.allocated for d in inputs})
+        descriptors, inputs = self.frame.call(self.fn, arrays)
+        return adopt_results(descriptors, self.out_dtypes, inputs) if descriptors else []

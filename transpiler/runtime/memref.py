@@ -23,20 +23,58 @@ def descriptor_type(rank: int) -> type:
     return _descriptor_types[rank]
 
 
-def results_type(ranks: list) -> type:
-    """The struct the C interface fills with several results."""
-    fields = [(f"r{i}", descriptor_type(r)) for i, r in enumerate(ranks)]
-    return type("Results", (ctypes.Structure,), {"_fields_": fields})
+def _read_data_field(arr: np.ndarray) -> int:
+    """The `data` field of the PyArrayObject, right after the object header: an ndarray's data pointer without
+    the ~0.8 us of `arr.ctypes.data` (a kernel call reads one per argument)."""
+    return ctypes.c_void_p.from_address(id(arr) + _HEADER).value or 0
 
 
-def descriptor_for(arr: np.ndarray):
-    """A descriptor viewing a C-contiguous array (the caller keeps `arr` alive during the call)."""
-    ptr = arr.ctypes.data
-    if not arr.ndim:
-        return descriptor_type(0)(ptr, ptr, 0)
-    item = arr.itemsize
-    strides = tuple(s // item for s in arr.strides) if arr.size else tuple(_contiguous_strides(arr.shape))
-    return descriptor_type(arr.ndim)(ptr, ptr, 0, arr.shape, strides)
+_HEADER = ctypes.sizeof(ctypes.c_ssize_t) + ctypes.sizeof(ctypes.c_void_p)   # ob_refcnt, ob_type
+_probe = np.arange(3.0)
+data_pointer = _read_data_field if _read_data_field(_probe) == _probe.ctypes.data else \
+    (lambda arr: arr.ctypes.data)   # another object layout (a free-threaded build ...): the public way
+
+
+class Frame:
+    """The arguments of one call of a kernel's packed entry point, in one int64 buffer: the results' descriptors
+    (filled by the kernel), one descriptor per input array (allocated and aligned pointers, offset 0, sizes,
+    strides in elements), a pointer to each descriptor, and a pointer to each of those pointers (what the packed
+    entry point takes). One NumPy allocation per call instead of a ctypes object per descriptor."""
+
+    def __init__(self, out_ranks: list):
+        self.out_ranks = out_ranks
+        self.result_words = sum(3 + 2 * r for r in out_ranks)
+
+    def call(self, entry, arrays: list):
+        """Run `entry` on C-contiguous `arrays`; the results' descriptors as (allocated, aligned, offset, sizes,
+        strides) tuples, and the inputs' data pointers."""
+        words = [0] * self.result_words
+        starts = [0] if self.out_ranks else []
+        inputs = set()
+        for arr in arrays:
+            starts.append(len(words))
+            ptr = data_pointer(arr)
+            inputs.add(ptr)
+            shape = arr.shape
+            item = arr.itemsize
+            strides = [s // item for s in arr.strides] if arr.size else _contiguous_strides(shape)
+            words += [ptr, ptr, 0, *shape, *strides]
+        n = len(starts)
+        first_slot = len(words)
+        buffer = np.empty(first_slot + 2 * n, np.int64)
+        base = data_pointer(buffer)
+        words += [base + 8 * start for start in starts]
+        words += [base + 8 * (first_slot + i) for i in range(n)]
+        buffer[:] = words
+        entry(base + 8 * (first_slot + n))
+        results, head = [], buffer[:self.result_words].tolist()
+        at = 0
+        for rank in self.out_ranks:
+            allocated, aligned, offset = head[at:at + 3]
+            results.append((allocated, aligned, offset, tuple(head[at + 3:at + 3 + rank]),
+                            tuple(head[at + 3 + rank:at + 3 + 2 * rank])))
+            at += 3 + 2 * rank
+        return results, inputs
 
 
 def _contiguous_strides(shape) -> list:
@@ -83,11 +121,9 @@ def adopt_results(descriptors: list, dtypes: list, inputs: set) -> list:
 
 
 def _layout(d, dtype: np.dtype):
-    rank = len(d.sizes) if hasattr(d, "sizes") else 0
+    allocated, aligned, offset, shape, strides = d
     item = dtype.itemsize
-    shape = tuple(d.sizes) if rank else ()
-    strides = tuple(s * item for s in d.strides) if rank else ()
-    return d.allocated or 0, (d.aligned or 0) + d.offset * item, shape, strides, dtype
+    return allocated, aligned + offset * item, shape, tuple(s * item for s in strides), dtype
 
 
 class _Borrowed:

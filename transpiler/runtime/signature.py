@@ -24,13 +24,14 @@ _NUMBER_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
 def flatten(value, leaves: list, originals: list, static_shapes: bool = False):
     """The key part for `value`; run-time leaves are appended to `leaves` (as arrays) and `originals`."""
     if isinstance(value, np.ndarray):
-        if value.dtype not in dtypes.SUPPORTED:
-            raise TypeError(f"unsupported array dtype {value.dtype} (supported: "
+        dtype = value.dtype
+        if dtype not in dtypes.SUPPORTED_SET:
+            raise TypeError(f"unsupported array dtype {dtype} (supported: "
                             f"{', '.join(map(str, dtypes.SUPPORTED))})")
         leaves.append(value)
         originals.append(value)
-        dims = value.shape if static_shapes else tuple(d == 1 for d in value.shape)
-        return ("A", value.dtype.str, value.ndim, dims)
+        shape = value.shape
+        return ("A", dtype.str, len(shape), shape if static_shapes else tuple([d == 1 for d in shape]))
     if isinstance(value, np.generic):
         if value.dtype not in dtypes.SUPPORTED:
             raise TypeError(f"unsupported scalar type {type(value).__name__}")

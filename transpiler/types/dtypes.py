@@ -12,6 +12,7 @@ from ..errors import UserError
 
 SUPPORTED = tuple(np.dtype(n) for n in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"))
+SUPPORTED_SET = frozenset(SUPPORTED)   # a hash lookup per argument of every call
 BOOL = np.dtype(bool)
 INT64 = np.dtype(np.int64)
 FLOAT64 = np.dtype(np.float64)
