@@ -15,6 +15,8 @@ The loops sum the same exact products as BLAS in another order: results match Nu
 """
 from __future__ import annotations
 
+import functools
+
 from mlir import ir
 from mlir.dialects import arith, func, linalg, memref, scf
 
@@ -36,11 +38,9 @@ def matmuls_to_calls(module: ir.Module, direct_blas: bool = False, threads: bool
             operands = [_as_indexed(v, m, c) for v, m, c in zip(op.operands, _operand_maps(op), _CANONICAL)]
             if direct_blas and op.name == "linalg.matmul" and \
                     blas_lowering.supported(ir.MemRefType(op.operands[2].type).element_type):
-                def call():
-                    blas_lowering.product(module, *operands, threads)
+                call = functools.partial(blas_lowering.product, module, *operands, threads)
             else:
-                def call():
-                    _call_numpy_matmul(module, op.name, operands, declared)
+                call = functools.partial(_call_numpy_matmul, module, op.name, operands, declared)
             limit, transposed = _small_rows_limit(op)
             fill = _zero_fill_before(op)   # BLAS overwrites c (beta = 0): only the few-row loops add into zeros
             if limit is None:
@@ -94,10 +94,14 @@ def _zero_fill_before(op):
         yielded = list(body.operations)[-1].operands[0]
         constant = None if isinstance(yielded.owner, ir.Block) else yielded.owner
         if constant is None or constant.operation.name != "arith.constant" or \
-                str(constant.attributes["value"]).split(":")[0].strip() not in ("0.000000e+00", "0"):
+                not _is_zero(constant.attributes["value"]):
             return None
         return other
     return None
+
+
+def _is_zero(attr) -> bool:
+    return isinstance(attr, (ir.FloatAttr, ir.IntegerAttr)) and attr.value == 0
 
 
 SMALL_M = 16              # a @ w: w is read once per row of a
