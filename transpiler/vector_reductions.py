@@ -23,6 +23,8 @@ from .codegen.reduce import COMPENSATED, compensated_add
 # one vector max or compensated step takes several cycles before the next one on the same register can start.
 VECTOR_BYTES = 256
 _MAX_MIN = {"arith.maximumf": "maximumf", "arith.minimumf": "minimumf"}
+# The original loop finishes fewer than `lanes` elements: LLVM need not vectorize or unroll it again.
+_SCALAR_TAIL = "#llvm.loop_annotation<vectorize = <disable = true>, unroll = <disable = true>>"
 
 
 def vectorize_reductions(module: ir.Module) -> int:
@@ -74,6 +76,7 @@ def _vectorize(loop) -> bool:
             scf.YieldOp([mapped[v] for v in body[-1].operands])
         combined = _combine(kinds, list(loop.initArgs), list(lanes_loop.results), element, lanes)
     loop.operation.operands[0] = vector_end
+    loop.operation.attributes["loop_annotation"] = ir.Attribute.parse(_SCALAR_TAIL)
     for i, value in enumerate(combined):
         loop.operation.operands[3 + i] = value
     return True
