@@ -55,7 +55,7 @@ def product(module: ir.Module, a, b, c, threads: bool) -> None:
         with ir.InsertionPoint(block):
             source = _transpose(x) if transposed else x
             buffer = memref.alloc(_plain(wide), [memref.dim(source, _index(0)), memref.dim(source, _index(1))], [])
-            _copy(source, buffer)
+            _copy(module, source, buffer)
             view = memref.cast(_dynamic(buffer.type), buffer)
             view = _transpose(view) if transposed else view
             operands = [a, b]
@@ -68,8 +68,7 @@ def product(module: ir.Module, a, b, c, threads: bool) -> None:
 def _helper(module: ir.Module, wide, threads: bool) -> str:
     """The function that multiplies fully strided buffers of one element type, defined once per module."""
     name = _HELPER.format(wide)
-    existing = {op.attributes["sym_name"].value for op in module.body.operations
-                if op.operation.name == "func.func"}
+    existing = ir.SymbolTable(module.operation)
     if name in existing:
         return name
     index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
@@ -89,7 +88,7 @@ def _helper(module: ir.Module, wide, threads: bool) -> str:
         macs = arith.muli(arith.muli(m, n), k)
         branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ne, macs, _index(0)), [], has_else=True)
         with ir.InsertionPoint(branch.then_block):
-            _blas_or_copy(name, a, b, c, [(a, m, k), (b, k, n)],
+            _blas_or_copy(module, name, a, b, c, [(a, m, k), (b, k, n)],
                           lambda: _chunked_gemm(gemm, a, b, c, m, n, k, macs, threads))
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
@@ -99,7 +98,7 @@ def _helper(module: ir.Module, wide, threads: bool) -> str:
     return name
 
 
-def _blas_or_copy(name, a, b, c, inputs, call) -> None:
+def _blas_or_copy(module, name, a, b, c, inputs, call) -> None:
     """`call()` if a, b and c are BLAS matrices; else the helper again on a copy of the first that is not."""
     if inputs:
         x, rows, cols = inputs[0]
@@ -109,7 +108,7 @@ def _blas_or_copy(name, a, b, c, inputs, call) -> None:
     branch = scf.IfOp(usable, [], has_else=True)
     with ir.InsertionPoint(branch.then_block):
         if inputs:
-            _blas_or_copy(name, a, b, c, inputs[1:], call)
+            _blas_or_copy(module, name, a, b, c, inputs[1:], call)
         else:
             call()
         scf.YieldOp([])
@@ -119,11 +118,11 @@ def _blas_or_copy(name, a, b, c, inputs, call) -> None:
                               [memref.dim(x, _index(0)), memref.dim(x, _index(1))], [])
         copy = memref.cast(x.type, buffer)
         if inputs:
-            _copy(x, buffer)
+            _copy(module, x, buffer)
         operands = [copy if v == x else v for v in (a, b, c)]
         func.CallOp([], ir.FlatSymbolRefAttr.get(name), operands)
         if not inputs:
-            _copy(buffer, c)
+            _copy(module, buffer, c)
         memref.dealloc(buffer)
         scf.YieldOp([])
 
@@ -190,17 +189,27 @@ def _chunk_bound(extent, i, chunks):
     return arith.select(_eq(i, chunks), extent, rounded)
 
 
-def _copy(source, target) -> None:
-    """target = source, element by element (widened when target's type is wider): a parallel loop nest."""
-    d0, d1 = ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)
-    identity = ir.AffineMap.get(2, 0, [d0, d1])
-    par = linalg.IteratorType.parallel
-    generic = linalg.GenericOp_(inputs=[source], outputs=[target], indexing_maps=[identity, identity],
-                                iterator_types=[par, par])
-    wide = ir.MemRefType(target.type).element_type
-    with ir.InsertionPoint(generic.regions[0].blocks[0]):
-        x = generic.regions[0].blocks[0].arguments[0]
-        linalg.YieldOp([x if x.type == wide else arith.extf(wide, x)])
+def _copy(module: ir.Module, source, target) -> None:
+    """target = source, element by element (widened when target's type is wider): a call of a function with one
+    parallel loop nest, defined once per pair of element types (each loop nest is an OpenMP region to compile)."""
+    source_type, target_type = (_dynamic(v.type) for v in (source, target))
+    name = f"transpiler_copy_{ir.MemRefType(source_type).element_type}_{ir.MemRefType(target_type).element_type}"
+    if name not in ir.SymbolTable(module.operation):
+        with ir.InsertionPoint.at_block_begin(module.body), ir.Location.unknown():
+            fn = func.FuncOp(name, ([source_type, target_type], []), visibility="private")
+        with ir.InsertionPoint(fn.add_entry_block()), ir.Location.unknown():
+            d0, d1 = ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)
+            identity = ir.AffineMap.get(2, 0, [d0, d1])
+            par = linalg.IteratorType.parallel
+            generic = linalg.GenericOp_(inputs=[fn.arguments[0]], outputs=[fn.arguments[1]],
+                                        indexing_maps=[identity, identity], iterator_types=[par, par])
+            wide = ir.MemRefType(target_type).element_type
+            with ir.InsertionPoint(generic.regions[0].blocks[0]):
+                x = generic.regions[0].blocks[0].arguments[0]
+                linalg.YieldOp([x if x.type == wide else arith.extf(wide, x)])
+            func.ReturnOp([])
+    func.CallOp([], ir.FlatSymbolRefAttr.get(name),
+                [memref.cast(source_type, source), memref.cast(target_type, target)])
 
 
 def _strides(x):
