@@ -1,6 +1,7 @@
 """Float products that call NumPy's OpenBLAS from the kernel's own threads (blas_lowering.py): every layout a view
-can give an operand (transposed, reversed, strided, a broadcast row), mixed precision, odd and empty sizes, threads
-on and off, concurrent callers; and OpenBLAS's own thread setting is left as it was."""
+can give an operand (transposed, reversed, strided, size-1 dims), mixed precision (the narrow operand widened tile by
+tile, the last tile partial), odd and empty sizes, threads on and off, concurrent callers; and OpenBLAS's own thread
+setting is left as it was."""
 import threading
 
 import numpy as np
@@ -47,7 +48,8 @@ LAYOUTS = {
 @pytest.mark.parametrize("dtypes", [("float32", "float32"), ("float64", "float64"), ("float64", "float32"),
                                     ("float32", "float64"), ("float16", "float32"), ("float64", "float16")],
                          ids=str)
-@pytest.mark.parametrize("mkn", [(17, 1, 1), (33, 7, 1000), (1000, 7, 1), (40, 1000, 7)], ids=str)
+@pytest.mark.parametrize("mkn", [(17, 1, 1), (33, 7, 1000), (1000, 7, 1), (40, 1000, 7), (20, 5, 2100),
+                                 (2100, 5, 20)], ids=str)   # the last two: a narrow operand in three tiles
 def test_products_match_numpy_in_every_layout(layout, dtypes, mkn):
     fn, operands, shapes = LAYOUTS[layout]
     sa, sb = shapes(*mkn)
