@@ -95,6 +95,16 @@ def test_threaded_products_equal_sequential_ones(dtypes):
         assert_product_close(y, a, b_used)
 
 
+@pytest.mark.parametrize("transposed", [False, True])
+def test_float64_products_are_numpys_bit_for_bit(transposed):
+    """float64 @ float32: the float32 operand widened tile by tile and each tile multiplied into its columns, in
+    chunks over the threads, gives the bits of NumPy's single conversion and product."""
+    a = arr((300, 70), "float64")
+    w = arr((2500, 70) if transposed else (70, 2500), "float32")
+    fn = (lambda a, w: a @ w.T) if transposed else (lambda a, w: a @ w)
+    np.testing.assert_array_equal(transpile(fn)(a, w), fn(a, w))
+
+
 def test_openblas_thread_setting_is_restored_and_concurrent_callers_agree():
     lib = blas._openblas()
     before = lib.get_threads()
