@@ -58,10 +58,12 @@ def test_products_match_numpy_in_every_layout(layout, dtypes, mkn):
     assert_product_close(got, *operands(a, b))
 
 
-@pytest.mark.parametrize("shapes", [((20, 0), (0, 5)), ((0, 4), (4, 3)), ((20, 4), (4, 0))], ids=str)
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_empty_products(shapes, dtype):
-    a, b = arr(shapes[0], dtype), arr(shapes[1], dtype)
+@pytest.mark.parametrize("shapes", [((20, 0), (0, 5)), ((0, 4), (4, 3)), ((20, 4), (4, 0)), ((40, 0), (0, 2000)),
+                                    ((0, 5), (5, 2000)), ((2000, 0), (0, 3))], ids=str)
+@pytest.mark.parametrize("dtypes", [("float32", "float32"), ("float64", "float64"), ("float64", "float32"),
+                                    ("float32", "float64")], ids=str)
+def test_empty_products(shapes, dtypes):
+    a, b = arr(shapes[0], dtypes[0]), arr(shapes[1], dtypes[1])
     got = transpile(lambda a, b: a @ b)(a, b)
     np.testing.assert_array_equal(got, a @ b)
     assert got.dtype == (a @ b).dtype

@@ -67,8 +67,8 @@ def _tiled_widening_product(module: ir.Module, helper: str, a, b, c, i: int, wid
     for block, transposed in ((branch.then_block, True), (branch.else_block, False)):
         with ir.InsertionPoint(block):
             free_in_memory = free if not transposed else 1 - free   # the tile's free dim in its memory order
-            sizes = [tile if d == free_in_memory else depth for d in (0, 1)]
-            buffer = memref.alloc(_plain(wide), sizes, [])
+            sizes = [arith.minsi(tile, extent) if d == free_in_memory else depth for d in (0, 1)]
+            buffer = memref.alloc(_plain(wide), sizes, [])   # a small product gets a small buffer
             loop = scf.ForOp(_index(0), extent, tile)
             with ir.InsertionPoint(loop.body):
                 start = loop.induction_variable
