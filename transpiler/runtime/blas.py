@@ -1,11 +1,11 @@
-"""Matrix products in the kernel call NumPy's own matmul (its BLAS): `convert-linalg-to-std` turns each remaining
-`linalg.matmul` / `linalg.batch_matmul` on buffers into a call of an external function named after its operand
-types, e.g. `linalg_matmul_viewsxsxf32_viewsxsxf32_viewsxsxf32`; here each such function is a C callback that views
-the three memref descriptors as NumPy arrays (no copy) and runs `np.matmul(a, b, out=c)`.
+"""Float16 and batched matrix products in the kernel call NumPy's own matmul (its BLAS): `convert-linalg-to-std`
+turns each such `linalg.matmul` / `linalg.batch_matmul` on buffers into a call of an external function named after
+its operand types, e.g. `linalg_batch_matmul_viewsxsxsxf32_viewsxsxsxf32_viewsxsxsxf32`; here each such function
+is a C callback that views the three memref descriptors as NumPy arrays (no copy) and runs `np.matmul(a, b, out=c)`.
 
-So float32 and float64 products run at BLAS speed on all cores, and mixed products (float64 @ float32) convert
-the narrow operand exactly, as NumPy does (but keeping its memory layout, see `callback`), and call the same BLAS.
-(Products with few rows do not come here: see matmul_lowering.py.)
+These products run at BLAS speed on all cores, and mixed ones convert the narrow operand exactly, as NumPy does
+(but keeping its memory layout, see `callback`), and call the same BLAS. (Products with few rows do not come here:
+see matmul_lowering.py.)
 
 Float32 and float64 2-D products call OpenBLAS directly instead, from the kernel's own threads
 (blas_lowering.py): `bind` gives the machine code the addresses of NumPy's OpenBLAS `cblas_sgemm`/`cblas_dgemm`,
@@ -82,19 +82,21 @@ class _OpenBLAS:
 
 _library = None
 _looked_up = False
+_lookup_lock = threading.Lock()
 
 
 def _openblas():
     global _library, _looked_up
-    if not _looked_up:
-        libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
-        for path in sorted(glob.glob(os.path.join(libs, "libscipy_openblas64_*.so*"))):
-            try:
-                _library = _OpenBLAS(path)
-                break
-            except (OSError, AttributeError):
-                continue
-        _looked_up = True
+    with _lookup_lock:   # one object for the process: single_threaded counts its users on it
+        if not _looked_up:
+            libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+            for path in sorted(glob.glob(os.path.join(libs, "libscipy_openblas64_*.so*"))):
+                try:
+                    _library = _OpenBLAS(path)
+                    break
+                except (OSError, AttributeError):
+                    continue
+            _looked_up = True
     return _library
 
 
