@@ -138,7 +138,7 @@ def _inside_loop(op) -> bool:
 
 def _split_parallel(par, keep: int):
     """Rebuild `par` as an scf.parallel over its first `keep` dims (none if 0) around scf.for loops over the rest;
-    returns the new scf.parallel (`par` itself when there is nothing to split)."""
+    returns the new scf.parallel (None when `keep` is 0; `par` itself when there is nothing to split)."""
     lbs, ubs, steps = list(par.lowerBound), list(par.upperBound), list(par.step)
     if keep >= len(lbs) or len(par.results) != 0:
         return par
@@ -233,14 +233,8 @@ def _hoistable(op, first, pending: list) -> bool:
 
 
 def _may_write(loop, buffer) -> bool:
-    """Whether `loop` may write `buffer`: it stores into it, or holds an op whose writes are not visible here."""
-    for op in _ops_inside(loop):
-        op = op.operation
-        if op.name == "memref.store" and op.operands[1] == buffer:
-            return True
-        if not op.name.startswith(("arith.", "math.", "scf.", "memref.load", "memref.store", "memref.dim")):
-            return True
-    return False
+    """Whether `loop` may write `buffer`: it stores into it, or holds an op that touches memory otherwise."""
+    return any(access is None or (access[0] == "store" and access[1] == buffer) for access in _accesses(loop))
 
 
 def _common_dims(a, b) -> int:
@@ -352,4 +346,3 @@ def _cost(region, inside: set, index, min_work: int) -> ir.Value:
     for term in terms:
         total = arith.addi(total, term)
     return total
-
