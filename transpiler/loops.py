@@ -15,6 +15,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
+from .blas_lowering import GEMM_SYMBOLS
+
 # Ops allowed in a loop whose accumulator is promoted: none of them writes memory (except the one store moved).
 _READ_ONLY_PREFIXES = ("arith.", "math.", "index.")
 _READ_ONLY = {"memref.load", "memref.dim", "scf.for", "scf.yield", "scf.if", "scf.condition"}
@@ -327,16 +329,16 @@ def thread_only_large_loops(module: ir.Module, min_work: int) -> None:
 
 def _cost(region, inside: set, index, min_work: int) -> ir.Value:
     """Operations one execution of `region` performs: 1 per op, an inner scf.for's body times its trip count
-    (when its bounds are known before the parallel region; else once). The only calls in our loops are BLAS
-    chunks (blas_lowering.py), each sized to be worth a thread: a call counts half of `min_work`, so that two
-    chunks or more run on threads."""
+    (when its bounds are known before the parallel region; else once). A BLAS chunk (blas_lowering.py) is sized
+    to be worth a thread: it counts half of `min_work`, so that two chunks or more run on threads."""
     fixed, terms = 0, []
     for block in region.blocks:
         for op in block.operations:
             if op.name == "scf.for" and not any(_defined_inside(v, inside) for v in op.operands[:3]):
                 trip = arith.subi(op.operands[1], op.operands[0])
                 terms.append(arith.muli(trip, _cost(op.regions[0], inside, index, min_work)))
-            elif op.name == "func.call":
+            elif op.name == "func.call" and \
+                    ir.FlatSymbolRefAttr(op.attributes["callee"]).value in GEMM_SYMBOLS.values():
                 fixed += min_work // 2
             elif len(op.regions):
                 terms.extend(_cost(r, inside, index, min_work) for r in op.regions)
