@@ -107,10 +107,10 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
         with module.context, ir.Location.unknown():
             loops.thread_only_large_loops(module, THREAD_MIN_WORK)
     with module.context, ir.Location.unknown():
-        vector_reductions.vectorize_reductions(module)
+        vector_reductions.vectorize_reductions(module)   # max/min and compensated sums in vector lanes
     run(module, pipeline_text((THREADS if threads else []) + TO_LLVM))
     with module.context, ir.Location.unknown():
-        huge_pages.use_huge_pages(module)
+        huge_pages.use_huge_pages(module)   # on the LLVM dialect: malloc of large buffers asks for huge pages
     return module
 
 
