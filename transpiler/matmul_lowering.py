@@ -1,5 +1,6 @@
-"""Matrix products on buffers, after bufferization: a call of NumPy's matmul (runtime/blas.py), or, for few rows,
-generated loops that read a narrow operand as it is.
+"""Matrix products on buffers, after bufferization: OpenBLAS called from the kernel's threads (blas_lowering.py,
+float32/float64 2-D products), a call of NumPy's matmul (runtime/blas.py: float16 and batched products), or, for
+few rows, generated loops that read a narrow operand as it is.
 
 NumPy 2 promotes `float64 @ float32` to float64 by converting the whole float32 operand first: for GPT-2's weights
 that is a full float64 copy of every weight matrix on every call (and for `x @ wte.T` a transposed, cache-hostile
@@ -9,8 +10,7 @@ time by the row count, that widens each element as it multiplies:
 - `a @ w.T` with `w` row-major (GPT-2's tied output embedding): a parallel loop over the rows of `w`, each dotted
   with ROW_BLOCK rows of `a` at a time along the contiguous k axis (reassociable sums, so LLVM vectorizes them);
 - `a @ w`: for each row of `a`, the rows of `w` are scaled and accumulated into the contiguous output row.
-Same-type products with few rows take these loops too: they need no conversion, but BLAS's threads gain nothing
-there and keep spinning afterwards against the kernel's own (see _small_rows_limit).
+Same-type products with few rows take these loops too (see _small_rows_limit).
 The loops sum the same exact products as BLAS in another order: results match NumPy to rounding, not bit for bit.
 """
 from __future__ import annotations
@@ -110,9 +110,10 @@ SMALL_M_TRANSPOSED = 64   # mixed a @ w.T: w is read once, each of its rows agai
 
 def _small_rows_limit(op):
     """(row limit, whether b is read transposed) for a float matmul of canonical a and c; else (None, None).
-    Mixed-precision products avoid a converted copy below the limit. Same-type products need no conversion, but
-    below SMALL_M rows BLAS gains nothing from its threads, and waking them leaves them spinning for a while
-    against the kernel's own OpenMP threads (on 2 cores this costs more than the product)."""
+    Mixed-precision products avoid a converted copy below the limit. Same-type products need no conversion; below
+    SMALL_M rows the loops were measured faster than BLAS when it ran on its own thread pool (waking OpenBLAS's
+    threads left them spinning against the kernel's OpenMP threads). The limit was not measured again since
+    products call OpenBLAS from the kernel's own threads (blas_lowering.py)."""
     if op.name != "linalg.matmul":
         return None, None
     a, b, c = (ir.MemRefType(v.type).element_type for v in op.operands)
