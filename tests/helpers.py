@@ -1,6 +1,8 @@
 """Differential testing against NumPy: the function's own NumPy run is the reference."""
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from transpiler import transpile
@@ -45,9 +47,14 @@ def assert_same(actual, expected, rtol=None, atol=None):
 
 
 def check(fn, *args, rtol=None, atol=None, **kwargs):
-    """Compile `fn`, run both, compare. Returns the compiled result."""
+    """Compile `fn`, run both on separate copies of the arguments, compare the results and every argument's
+    contents afterwards (a function may write into its arguments). Returns the compiled result."""
+    ref_args, ref_kwargs = copy.deepcopy((args, kwargs))   # deepcopy keeps "the same array passed twice"
     with np.errstate(all="ignore"):
-        expected = fn(*args, **kwargs)
-    actual = transpile(fn)(*args, **kwargs)
+        expected = fn(*ref_args, **ref_kwargs)
+    got_args, got_kwargs = copy.deepcopy((args, kwargs))
+    actual = transpile(fn)(*got_args, **got_kwargs)
     assert_same(actual, expected, rtol, atol)
+    assert_same(list(got_args), list(ref_args), rtol, atol)
+    assert_same(got_kwargs, ref_kwargs, rtol, atol)
     return actual

@@ -100,11 +100,15 @@ def test_threaded_products_equal_sequential_ones(dtypes):
 @pytest.mark.parametrize("transposed", [False, True])
 def test_float64_products_are_numpys_bit_for_bit(transposed):
     """float64 @ float32: the float32 operand widened tile by tile and each tile multiplied into its columns, in
-    chunks over the threads, gives the bits of NumPy's single conversion and product."""
+    chunks over the threads, gives the bits of NumPy's single conversion and product as OpenBLAS computes it on one
+    thread. (NumPy's own product on two OpenBLAS threads differs from that in the last bits on some CPUs: measured
+    1e-14 on a Zen 5 with AVX-512 kernels, so no product can match NumPy's bit for bit at every thread count.)"""
     a = arr((300, 70), "float64")
     w = arr((2500, 70) if transposed else (70, 2500), "float32")
     fn = (lambda a, w: a @ w.T) if transposed else (lambda a, w: a @ w)
-    np.testing.assert_array_equal(transpile(fn)(a, w), fn(a, w))
+    with blas.single_threaded():
+        expected = fn(a, w)
+    np.testing.assert_array_equal(transpile(fn)(a, w), expected)
 
 
 def test_openblas_thread_setting_is_restored_and_concurrent_callers_agree():

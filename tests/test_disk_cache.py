@@ -2,7 +2,9 @@
 are misses; several processes can share one directory; the CLI clears it; an empty TRANSPILER_CACHE_DIR turns it
 off."""
 import glob
+import json
 import os
+import struct
 import subprocess
 import sys
 import textwrap
@@ -241,3 +243,72 @@ def test_llvm_options_are_part_of_the_key(cache_dir, tmp_path):
     assert runs[0][0] == "compiled" and runs[1][0] == "compiled"   # LLVM's defaults: not the default entry
     assert set(runs[2]) == {"disk cache"}
     assert len(glob.glob(str(cache_dir / "*.kernel"))) == 8
+
+
+def _entry_parts(data: bytes):
+    end = data.find(b"\n", len(disk_cache.FORMAT))
+    return json.loads(data[len(disk_cache.FORMAT):end]), data[end + 1:]
+
+
+def _entry_bytes(header: dict, obj: bytes) -> bytes:
+    return disk_cache.FORMAT + json.dumps(header).encode() + b"\n" + obj
+
+
+def test_a_flipped_header_bit_is_a_miss(cache_dir):
+    """The checksum covers the header too: a changed library function name is a miss, not an internal error."""
+    a, b = np.ones((3, 3), np.float16), np.ones((3, 3), np.float16)
+    transpile(half_product)(a, b)
+    [entry] = glob.glob(str(cache_dir / "*.kernel"))
+    data = open(entry, "rb").read()
+    header, obj = _entry_parts(data)
+    assert header["library_functions"], "a float16 product calls back into NumPy"
+    flipped = data.replace(header["library_functions"][0].encode(), header["library_functions"][0][:-1].encode()
+                           + b"x")
+    open(entry, "wb").write(flipped)
+    again = transpile(half_product)
+    np.testing.assert_array_equal(again(a, b), half_product(a, b))
+    assert kernel_of(again, a, b).origin == "compiled"
+
+
+def test_an_entry_saved_under_another_keys_name_is_a_miss(cache_dir):
+    """A valid entry of a float32 kernel put where the int32 kernel's entry goes is never run."""
+    x32, i32 = np.arange(6, dtype=np.float32), np.arange(6, dtype=np.int32)
+    transpile(block)(x32)
+    [float_entry] = glob.glob(str(cache_dir / "*.kernel"))
+    transpile(block)(i32)
+    [int_entry] = [p for p in glob.glob(str(cache_dir / "*.kernel")) if p != float_entry]
+    open(int_entry, "wb").write(open(float_entry, "rb").read())
+    again = transpile(block)
+    np.testing.assert_array_equal(again(i32), block(i32))
+    assert kernel_of(again, i32).origin == "compiled"
+
+
+def test_a_malformed_object_with_a_recomputed_checksum_is_never_linked(cache_dir):
+    """Damage in the ELF structure (a section alignment that is not a power of two makes LLVM abort the process)
+    with a checksum made to match: the object is checked before it is linked, and recompiled."""
+    x = np.arange(10.0)
+    transpile(block)(x)
+    [entry] = glob.glob(str(cache_dir / "*.kernel"))
+    header, obj = _entry_parts(open(entry, "rb").read())
+    shoff = struct.unpack_from("<Q", obj, 40)[0]
+    damaged = bytearray(obj)
+    struct.pack_into("<Q", damaged, shoff + 64 * 1 + 48, 3)        # section 1: sh_addralign = 3
+    fields = {k: header[k] for k in ("key", "library_functions", "size")}
+    header["sha256"] = disk_cache._digest(fields, bytes(damaged))
+    open(entry, "wb").write(_entry_bytes(header, bytes(damaged)))
+    code = textwrap.dedent(f"""
+        import numpy as np, sys
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        from test_disk_cache import block
+        from transpiler import transpile
+        f = transpile(block)
+        print(f(np.arange(10.0)).sum(), f.specialization((np.arange(10.0),), {{}})[0][1].origin)
+    """)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                         env={**os.environ, "TRANSPILER_CACHE_DIR": str(cache_dir)})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == [str(block(np.arange(10.0)).sum()), "compiled"]
+
+
+def half_product(a, b):
+    return a @ b

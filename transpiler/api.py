@@ -8,6 +8,7 @@ import threading
 import numpy as np
 
 from . import driver
+from .errors import CompileError
 from .runtime.signature import build_result, flatten
 
 
@@ -39,9 +40,9 @@ class Transpiled:
         return bound
 
     def _flatten(self, bound):
-        leaves, originals, keys = [], [], []
+        leaves, originals, keys, seen = [], [], [], {}
         for name, value in bound.arguments.items():
-            keys.append(flatten(value, leaves, originals, self.static_shapes))
+            keys.append(flatten(value, leaves, originals, self.static_shapes, seen))
         return tuple(keys), leaves, originals
 
     def specialization(self, args, kwargs):
@@ -53,18 +54,28 @@ class Transpiled:
             with self._lock:
                 entry = self._cache.get(key)
                 if entry is None:
-                    typed = driver.trace_free_typing(self.py_func, list(key), list(bound.arguments))
-                    kernel = driver.compile_kernel(typed, self.opt_level, self.disk_cache, self.threads)
-                    entry = (typed, kernel)
+                    try:
+                        typed = driver.trace_free_typing(self.py_func, list(key), list(bound.arguments))
+                        kernel = driver.compile_kernel(typed, self.opt_level, self.disk_cache, self.threads)
+                        entry = (typed, kernel)
+                    except CompileError as e:   # the same arguments fail the same way: not compiled again
+                        entry = _Failed(e)
                     self._cache[key] = entry
                     self.compilations += 1
+        if isinstance(entry, _Failed):
+            raise entry.error.with_traceback(None)
         return entry, leaves, originals
 
     def __call__(self, *args, **kwargs):
         (typed, kernel), leaves, originals = self.specialization(args, kwargs)
         arrays = [a if a.flags.c_contiguous and a.flags.aligned else np.ascontiguousarray(a) for a in leaves]
         check_guards(typed.program, arrays)
+        if typed.written:
+            check_writable(typed, leaves)
         results = kernel(arrays)
+        for i in typed.written:     # an argument written through a contiguous copy gets the new contents
+            if arrays[i] is not leaves[i]:
+                np.copyto(leaves[i], arrays[i])
         raise_failed_checks(typed.program, results)
         return build_result(typed.template, results, originals)
 
@@ -84,6 +95,14 @@ class Transpiled:
 
 
 
+class _Failed:
+    """A specialization whose compilation failed: its CompileError, raised again at every call."""
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
+
+
 class _Bound:
     """What inspect.BoundArguments gives for a call that passes every parameter by position, in a tenth of the time."""
     __slots__ = ("arguments",)
@@ -95,6 +114,19 @@ class _Bound:
 def check_guards(program, arrays) -> None:
     """Run-time sizes the kernel was compiled to assume equal (or non-zero) are checked before it runs."""
     program.env.check(arrays)
+
+
+def check_writable(typed, leaves) -> None:
+    """Arguments the kernel writes in place: writable, and sharing no memory with another argument (the same
+    object passed twice is one input; partly overlapping views could not be kept apart)."""
+    names = typed.program.input_names
+    for i in typed.written:
+        if not leaves[i].flags.writeable:
+            raise ValueError(f"assignment destination is read-only ({names[i]})")
+        for j, other in enumerate(leaves):
+            if j != i and np.may_share_memory(leaves[i], other) and np.shares_memory(leaves[i], other):
+                raise ValueError(f"{names[i]} is written by the compiled function and shares memory with "
+                                 f"{names[j]}: pass the same array object, or a copy")
 
 
 def raise_failed_checks(program, results) -> None:

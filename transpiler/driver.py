@@ -29,6 +29,14 @@ class Typed:
     program: Program
     template: object   # how to rebuild the Python return value from the kernel's results
 
+    @property
+    def written(self) -> list:
+        """Indices of the inputs the kernel writes in place."""
+        if not hasattr(self, "_written"):
+            ids = {id(v) for v, _ in self.program.writes}
+            self._written = [i for i, v in enumerate(self.program.inputs) if id(v) in ids]
+        return self._written
+
 
 def trace_free_typing(fn, keys: list, names: list) -> Typed:
     """Interpret `fn` over abstract arguments described by their specialization keys."""
@@ -122,8 +130,8 @@ def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads:
         if entry is not None:
             try:
                 return Kernel.load(entry.object, entry.library_functions, name, dtypes, ranks)
-            except LoadError:
-                pass          # e.g. a runtime symbol that this process lacks: compile as if it were not there
+            except (LoadError, KeyError, ValueError):
+                disk_cache.discard(key)   # e.g. a symbol this process lacks, an unknown library function: recompile
         pipeline.optimize(module)
         pipeline.lower_to_llvm(module, threads)
         kernel = Kernel.compile(module, name, dtypes, ranks, opt_level=opt_level)

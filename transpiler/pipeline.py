@@ -9,7 +9,7 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
-from . import huge_pages, loops, matmul_lowering, vector_reductions
+from . import destinations, huge_pages, loops, matmul_lowering, vector_reductions, written_arguments
 from .codegen import vector_math
 from .runtime import blas
 
@@ -23,10 +23,16 @@ OPTIMIZE = ["GENERALIZE", f"func.func({_FUSE}, {_FUSE}, canonicalize, cse)"]
 
 # Tensors -> buffers (with ownership-based deallocation). Then exp/tanh become polynomials (codegen/vector_math.py)
 # and matrix products BLAS calls or few-row loops (matmul_lowering.py).
-BUFFERIZE = ["one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
-             " allow-return-allocs-from-loops}",
-             "drop-equivalent-buffer-results",   # callees write into their caller's destinations: no returned buffers
-             "buffer-deallocation-pipeline", "convert-bufferization-to-memref"]
+# Written arguments (written_arguments.py) are placed between the steps.
+# A value computed only to be stored into a slice of an array (x[1:] = ..., x[i] *= 2) is computed straight into
+# that slice: its tensor.empty destination becomes the slice (eliminate-empty-tensors), so no temporary and no copy.
+ONE_SHOT = ["eliminate-empty-tensors",
+            "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
+            " allow-return-allocs-from-loops}"]
+DEALLOCATE = ["drop-equivalent-buffer-results",   # callees write into their caller's destinations: no returned buffers
+              "buffer-deallocation-pipeline"]
+TO_MEMREF = ["convert-bufferization-to-memref"]
+BUFFERIZE = ONE_SHOT + DEALLOCATE + TO_MEMREF
 # Buffers -> loops: the parallel dims of every linalg op become one scf.parallel, reduction dims sequential scf.for
 # loops inside it (so results never depend on how the parallel loop is split). Then loops.py fuses loops over the
 # same rows, keeps reduction accumulators in registers and decides which loops stay parallel.
@@ -92,7 +98,15 @@ def optimize(module: ir.Module) -> ir.Module:
 
 def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
     """Needs `optimize` to have run in the same context first (it loads the generalization script)."""
-    run(module, pipeline_text(BUFFERIZE))
+    with module.context, ir.Location.unknown():
+        destinations.reuse_dying_operands(module)
+    run(module, pipeline_text(ONE_SHOT))
+    with module.context, ir.Location.unknown():
+        written_arguments.drop_in_place(module)
+    run(module, pipeline_text(DEALLOCATE))
+    with module.context, ir.Location.unknown():
+        written_arguments.copy_the_rest(module)
+    run(module, pipeline_text(TO_MEMREF))
     with module.context, ir.Location.unknown():
         vector_math.expand(module)
         widen_bool_buffers(module)

@@ -26,6 +26,7 @@ class Var:
     scalar: bool = False
     size_of: object = None  # for an int that is a dim (x.shape[0], n // 3 ...): that dim, so it can size arrays
     from_list: bool = False  # a Python list argument (data): Python operators on it are not NumPy's
+    ref: object = field(default=None, repr=False)  # frontend only: the buffer and view it is (frontend/memory.py)
     id: int = field(default_factory=lambda: next(_ids))
 
     @property
@@ -102,6 +103,9 @@ class Program:
     # type, message); each flag is an extra kernel result, raised in the caller when set
     checks: list = field(default_factory=list)
     callees: list = field(default_factory=list)   # programs of the functions it calls (`call` primitives)
+    # arguments the function writes into: (input Var, its final contents); the kernel stores each final value into
+    # the caller's array, in place
+    writes: list = field(default_factory=list)
 
     def text(self) -> str:
         """The program, preceded by the functions it calls."""
@@ -113,6 +117,8 @@ class Program:
         lines += [e.text() for e in self.eqns]
         for a, b, _ in self.env.guards:
             lines.append(f"  guard {a} == {b}")
+        for arg, final in self.writes:
+            lines.append(f"  store {final} into {arg}")
         for flag, kind, message in self.checks:
             lines.append(f"  check {flag} else {kind.__name__}({message!r})")
         lines.append(f"  return {', '.join(map(repr, self.outputs))}")
@@ -122,7 +128,7 @@ class Program:
         """Every value is defined before it is used, and regions only see values that dominate them."""
         defined = set(map(id, self.inputs))
         _check_eqns(self.eqns, defined)
-        for v in self.outputs:
+        for v in self.outputs + [final for _, final in self.writes]:
             if id(v) not in defined:
                 raise AssertionError(f"typed program: output {v} is not defined")
 

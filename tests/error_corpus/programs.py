@@ -191,15 +191,16 @@ def boolean_mask_indexing(x):
     return x[x > 0]  # error: CompileError
 
 
-def assignment_into_element(x):
-    y = x * 2
-    y[0] = 1  # error: CompileError
+def assignment_that_does_not_broadcast(x):
+    y = np.zeros(4)
+    y[:2] = np.arange(3.0) * x[0]  # error: ValueError numpy
     return y
 
 
-def augmented_assignment_of_argument(x):
-    x += 1  # error: CompileError
-    return x
+def assignment_into_a_numpy_scalar(x):
+    s = x.sum()
+    s[0] = 1  # error: TypeError numpy
+    return s
 
 
 def starred_unpacking_too_short(x):
@@ -352,8 +353,8 @@ CASES = {
     "static_index_out_of_range": ((np.ones(4),), {"static_shapes": True}),
     "too_many_indices": ((np.ones(4),), {}),
     "boolean_mask_indexing": ((np.ones(4),), {}),
-    "assignment_into_element": ((np.ones(4),), {}),
-    "augmented_assignment_of_argument": ((np.ones(4),), {}),
+    "assignment_that_does_not_broadcast": ((np.ones(4),), {}),
+    "assignment_into_a_numpy_scalar": ((np.ones(4),), {}),
     "starred_unpacking_too_short": ((np.ones(4),), {}),
     "unpacking_non_iterable": ((np.ones(4),), {}),
     "undefined_name": ((np.ones(4),), {}),

@@ -62,8 +62,9 @@ def _while(em: Emitter, e):
             em.bind(v, arg)
         em.emit_eqns(cond.eqns)
         flag = condition(em, cond.results[0])
+        forwarded = [em.cast_to(em[v], out) for v, out in zip(cond.results[1:], e.outputs)]
         em.sizes = saved
-        scf.ConditionOp(flag, list(before.arguments))
+        scf.ConditionOp(flag, forwarded)
     with ir.InsertionPoint(after):
         scf.YieldOp(region(em, e.params["body"], list(after.arguments), e.outputs))
     return list(op.results)

@@ -10,8 +10,11 @@ from ..types.shapes import Sym
 from .scalar import storage_type
 
 EMITTERS: dict = {}
+WRITTEN_ATTR = "transpiler.written_arguments"   # the kernel's last results: final contents of these arguments
 _INDEX_OPS = {"add": arith.addi, "sub": arith.subi, "mul": arith.muli, "floordiv": arith.floordivsi,
-              "min": arith.minsi, "max": arith.maxsi}
+              "min": arith.minsi, "max": arith.maxsi,
+              "wrap": lambda i, n: arith.select(arith.cmpi(arith.CmpIPredicate.slt, i, arith.constant(i.type, 0)),
+                                                arith.addi(i, n), i)}
 
 
 def emitter(*prims):
@@ -84,12 +87,24 @@ class Emitter:
         results into destination tensors its caller passes after the inputs, so no buffer changes owner across a
         call and deallocation stays local to each function)."""
         p = self.program
+        written = {id(v): final for v, final in p.writes}
         in_types = [self.tensor_type(v) for v in p.inputs]
         out_types = [self.tensor_type(v) for v in p.outputs]
+        # the final contents of each argument the program writes are extra results, removed again once
+        # bufferization has placed them (backend: written_arguments.py): in the argument's own memory, or copied in
+        written_types = [self.tensor_type(v) for v in p.inputs if id(v) in written]
         arg_types = in_types if public else in_types + out_types
-        f = func.FuncOp(p.name, (arg_types, out_types), visibility=None if public else "private")
+        f = func.FuncOp(p.name, (arg_types, out_types + written_types), visibility=None if public else "private")
         if public:
             f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        if written:
+            f.attributes[WRITTEN_ATTR] = ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
+                                                           for i, v in enumerate(p.inputs) if id(v) in written])
+        # arrays the caller passes and the program does not write are read-only: bufferization copies before any
+        # in-place update of them instead of writing into the caller's memory
+        f.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get({} if id(v) in written else
+                                                         {"bufferization.writable": ir.BoolAttr.get(False)})
+                                        for v in p.inputs] + [ir.DictAttr.get({})] * (len(arg_types) - len(p.inputs)))
         entry = f.add_entry_block()
         with ir.InsertionPoint(entry):
             for v, arg in zip(p.inputs, entry.arguments):
@@ -103,6 +118,7 @@ class Emitter:
                 destinations = entry.arguments[len(p.inputs):]
                 results = [bufferization.materialize_in_destination(r.type, r, d) for r, d in
                            zip(results, destinations)]
+            results += [self.cast_to(self[written[id(v)]], v) for v in p.inputs if id(v) in written]
             func.ReturnOp(results)
         return f
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, linalg, scf, tensor
 
 from . import scalar
 from .emitter import Emitter, emitter
@@ -31,6 +31,12 @@ def normalize(i: ir.Value, n: ir.Value) -> ir.Value:
     return arith.minsi(arith.maxsi(i, zero), last)
 
 
+def in_range(i: ir.Value, n: ir.Value) -> ir.Value:
+    """-n <= i < n: an index NumPy accepts (an i1)."""
+    low = arith.cmpi(I.sge, i, arith.subi(index_const(0), n))
+    return arith.andi(low, arith.cmpi(I.slt, i, n))
+
+
 def mixed(values):
     """(dynamic operands, static attribute list) for the mixed static/dynamic operands of slice ops."""
     dyn = ir.ShapedType.get_dynamic_stride_or_offset()
@@ -47,11 +53,62 @@ def sizes_mixed(values):
 @emitter("slice")
 def _slice(em: Emitter, e):
     x, out = e.inputs[0], e.outputs[0]
-    env = em.program.env
-    if any(env.find(d) == 0 for d in out.shape):   # statically empty: nothing to read (and offsets may be n)
+    if any(em.program.env.find(d) == 0 for d in out.shape):   # statically empty: nothing to read (and offsets may be n)
         return [em.empty(out)]
+    offsets, sizes, strides, reversed_axes, kept = _geometry(em, x, e.params["specs"], e.inputs)
+    dyn_off, st_off = mixed(offsets)
+    dyn_sz, st_sz = sizes_mixed(sizes)
+    dyn_st, st_st = mixed(strides)
+    value = tensor.extract_slice(em.tensor_type(out), em[x], dyn_off, dyn_sz, dyn_st, st_off, st_sz, st_st)
+    for axis in reversed_axes:
+        value = reverse(em, value, out, kept.index(axis))
+    return [value]
+
+
+@emitter("update_slice")
+def _update_slice(em: Emitter, e):
+    """x with x[specs] replaced by `value` (the inverse of `slice`): tensor.insert_slice, or tensor.insert for one
+    element, which bufferization turns into stores into x's memory."""
+    x, value = e.inputs[0], e.inputs[1]
+    if any(em.program.env.find(d) == 0 for d in value.shape):
+        return [em[x]]
+    operands = [x] + list(e.inputs[2:])    # index_var positions count from x, as in `slice`
+    offsets, sizes, strides, reversed_axes, kept = _geometry(em, x, e.params["specs"], operands)
+    valid = _indices_valid(em, x, e.params["specs"], operands)
+    dyn_off, st_off = mixed(offsets)
+    dyn_sz, st_sz = sizes_mixed(sizes)
+    dyn_st, st_st = mixed(strides)
+    if not kept:
+        offsets = [_as_value(o) for o in offsets]
+        element = tensor.extract(em[value], [])
+        if valid is not None:    # an index out of range (IndexError after the call) writes nothing
+            element = arith.select(valid, element, tensor.extract(em[x], offsets))
+        return [tensor.insert(element, em[x], offsets)]
+    source = em[value]
+    for axis in reversed_axes:
+        source = reverse(em, source, value, kept.index(axis))
+    if valid is not None:
+        current = tensor.extract_slice(source.type, em[x], dyn_off, dyn_sz, dyn_st, st_off, st_sz, st_st)
+        source = arith.select(valid, source, current)
+    return [tensor.insert_slice(source, em[x], dyn_off, dyn_sz, dyn_st, st_off, st_sz, st_st)]
+
+
+def _indices_valid(em: Emitter, x, specs, operands):
+    """Whether the run-time integer indices of `specs` are all in range (None when there are none)."""
+    valid = None
+    for axis, spec in enumerate(specs):
+        if spec[0] == "index_var":
+            ok = in_range(to_index(em, operands[spec[1]]), em.size(x.shape[axis]))
+            valid = ok if valid is None else arith.andi(valid, ok)
+    return valid
+
+
+def _geometry(em: Emitter, x, specs, operands):
+    """Offsets, sizes and strides of the region `specs` selects in x; axes read backwards (a negative step) are
+    selected forwards and listed to be reversed; `kept` are the axes that stay in the result."""
+    env = em.program.env
     offsets, sizes, strides, reversed_axes = [], [], [], []
-    for axis, spec in enumerate(e.params["specs"]):
+    for axis, spec in enumerate(specs):
         n = env.find(x.shape[axis])
         kind = spec[0]
         if kind == "all":
@@ -80,18 +137,11 @@ def _slice(em: Emitter, e):
                 i = spec[1]
                 offsets.append(i if isinstance(n, int) and i >= 0 else normalize(index_const(i), size_n))
             else:
-                offsets.append(normalize(to_index(em, e.inputs[spec[1]]), size_n))
+                offsets.append(normalize(to_index(em, operands[spec[1]]), size_n))
             sizes.append(1)
             strides.append(1)
-    kept = [i for i, s in enumerate(e.params["specs"]) if s[0] not in ("index", "index_var")]
-    result_type = em.tensor_type(out)
-    dyn_off, st_off = mixed(offsets)
-    dyn_sz, st_sz = sizes_mixed(sizes)
-    dyn_st, st_st = mixed(strides)
-    value = tensor.extract_slice(result_type, em[x], dyn_off, dyn_sz, dyn_st, st_off, st_sz, st_st)
-    for axis in reversed_axes:
-        value = reverse(em, value, out, kept.index(axis))
-    return [value]
+    kept = [i for i, s in enumerate(specs) if s[0] not in ("index", "index_var")]
+    return offsets, sizes, strides, reversed_axes, kept
 
 
 def _static_or_value(em: Emitter, d):
@@ -124,12 +174,12 @@ def _gather(em: Emitter, e):
     out = e.outputs[0]
     axis = e.params["axis"]
     rank, k = out.ndim, ids.ndim
+    n = em.size(x.shape[axis])   # before the op: a static size's constant must dominate the body that reads it
     ids_map = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(axis + i) for i in range(k)])
     op = linalg.GenericOp_(inputs=[em[ids]], outputs=[em.empty(out)],
                            indexing_maps=[ids_map, ir.AffineMap.get_identity(rank)],
                            iterator_types=[linalg.IteratorType.parallel] * rank)
     block = op.regions[0].blocks[0]
-    n = em.size(x.shape[axis])
     with ir.InsertionPoint(block):
         raw = block.arguments[0]
         i = arith.index_cast(ir.IndexType.get(), raw) if ids.dtype.kind == "i" or ids.dtype == np.uint64 else \
@@ -162,3 +212,43 @@ def _index_check(em: Emitter, e):
         bad = arith.extui(ir.IntegerType.get_signless(8), arith.ori(low, high))
         linalg.YieldOp([arith.ori(acc, bad)])
     return [op.result]
+
+
+@emitter("scatter")
+def _scatter(em: Emitter, e):
+    """x[..., ids, ...] = v along one axis: a loop over the ids, in order (a repeated id keeps the last value, as
+    in NumPy), each storing one slice of v. When any id is out of range (`bad`, the index_check flag: IndexError
+    after the call) nothing is stored, as NumPy checks every id before it writes."""
+    x, ids, v, bad = e.inputs
+    axis = e.params["axis"]
+    rank = x.ndim
+    n = em.size(x.shape[axis])
+    byte = tensor.extract(em[bad], [])
+    any_bad = arith.cmpi(I.ne, byte, arith.constant(byte.type, 0))
+    count = arith.select(any_bad, index_const(0), em.size(ids.shape[0]))
+    x_sizes = [em.size(d) for d in x.shape]
+    loop = scf.ForOp(index_const(0), count, index_const(1), [em[x]])
+    with ir.InsertionPoint(loop.body):
+        k = loop.induction_variable
+        acc = loop.inner_iter_args[0]
+        raw = tensor.extract(em[ids], [k])
+        raw = arith.index_cast(ir.IndexType.get(), raw) if ids.dtype.kind == "i" else \
+            arith.index_castui(ir.IndexType.get(), raw)
+        i, valid = normalize(raw, n), in_range(raw, n)   # an id out of range (IndexError) writes nothing
+        if rank == 1:
+            element = arith.select(valid, tensor.extract(em[v], [k]), tensor.extract(acc, [i]))
+            stored = tensor.insert(element, acc, [i])
+        else:
+            sizes = [1 if a == axis else s for a, s in enumerate(x_sizes)]
+            piece_type = ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size()] * (rank - 1),
+                                                 em.tensor_type(v).element_type)
+            dyn_sz, st_sz = sizes_mixed(sizes)
+            dyn_src, st_src = mixed([k if a == axis else 0 for a in range(rank)])
+            piece = tensor.extract_slice(piece_type, em[v], dyn_src, dyn_sz, [], st_src, st_sz, [1] * rank)
+            dyn_dst, st_dst = mixed([i if a == axis else 0 for a in range(rank)])
+            current = tensor.extract_slice(piece_type, acc, dyn_dst, dyn_sz, [], st_dst, st_sz, [1] * rank)
+            piece = arith.select(valid, piece, current)
+            stored = tensor.insert_slice(piece, acc, dyn_dst, dyn_sz, [], st_dst, st_sz, [1] * rank)
+        scf.YieldOp([stored])
+    return [loop.results[0]]
+

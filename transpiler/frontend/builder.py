@@ -9,6 +9,7 @@ from ..errors import UserError
 from ..program import Eqn, Loc, Program, Var
 from ..types import dtypes
 from ..types.shapes import ShapeEnv
+from .memory import VIEW_PRIMS
 
 
 class Builder:
@@ -16,6 +17,7 @@ class Builder:
         self.program = program
         self.loc: Loc | None = None
         self.eqns: list = program.eqns      # where primitives go: the program, or a region being recorded
+        self.memory = None                  # frontend/memory.py: buffers and views (set by the interpreter)
 
     @contextlib.contextmanager
     def recording(self):
@@ -32,8 +34,12 @@ class Builder:
 
     def emit(self, prim: str, inputs: list, outs: list, /, weak: bool = False, scalar: bool = False, **params) -> list:
         """Add `prim` with result types `outs` [(dtype, shape)]; returns the result Vars."""
+        if self.memory is not None:
+            self.memory.check_current(inputs)   # never compute with a version of an array that was overwritten
         results = [Var(np.dtype(dt), tuple(shape), weak=weak, scalar=scalar and len(shape) == 0) for dt, shape in outs]
         self.eqns.append(Eqn(prim, list(inputs), results, params, self.loc))
+        if self.memory is not None and prim in VIEW_PRIMS:
+            self.memory.record_view(prim, inputs, results[0], params)
         return results
 
     def emit1(self, prim: str, inputs: list, dtype, shape, /, **kw) -> Var:

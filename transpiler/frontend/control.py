@@ -19,6 +19,7 @@ from ..errors import UserError
 from ..program import Block, Eqn, Var
 from ..types import dtypes
 from .builder import is_weak
+from .memory import Alias, Buffer, Ref, State
 from .values import RuntimeRange, contains_var
 
 _MISSING = object()
@@ -50,6 +51,15 @@ def assigned_names(stmts) -> set:
     for s in stmts:
         visit(s)
     return names
+
+
+def augmented_only(stmts) -> set:
+    """Names that the statements bind only as the target of augmented assignments (`x += 1`)."""
+    nodes = [n for s in stmts for n in ast.walk(s)]
+    targets = {id(n.target) for n in nodes if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
+    others = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+              and id(n) not in targets}
+    return {n.target.id for n in nodes if id(getattr(n, "target", None)) in targets} - others
 
 
 def contains_return(stmts) -> bool:
@@ -97,21 +107,27 @@ class Control:
         with_continuation = contains_return(stmt.body) or contains_return(stmt.orelse)
         tail = rest if with_continuation else []
         snapshot = dict(frame.locals)
+        memory = self.memory.snapshot()
         branches = []
         for body in (stmt.body, stmt.orelse):
             frame.locals = dict(snapshot)
-            eqns, returned, checks = self.record(lambda: self._run_branch(body + tail, frame, with_continuation))
-            branches.append((eqns, returned, dict(frame.locals), checks))
+            eqns, returned, checks = self.record(lambda: self._run_branch(body + tail, frame, with_continuation,
+                                                                          memory))
+            branches.append((eqns, returned, dict(frame.locals), checks, self.memory.snapshot()))
         frame.locals = dict(snapshot)
-        (t_eqns, t_ret, t_locals, t_checks), (e_eqns, e_ret, e_locals, e_checks) = branches
+        self.memory.restore(self.b, memory)
+        (t_eqns, t_ret, t_locals, t_checks, t_mem), (e_eqns, e_ret, e_locals, e_checks, e_mem) = branches
+        buffers = self._join_buffers(memory, t_mem, e_mem, t_eqns, e_eqns)
         if with_continuation:
             t_val, e_val = (r if r is not _MISSING else None for r in (t_ret, e_ret))
             joined = self.join_values(t_val, e_val, "the returned value", t_eqns, e_eqns)
-            outs = self.emit_if(cond, t_eqns, e_eqns, joined, t_checks, e_checks)
-            return True, self.rebuild(joined, outs)
+            outs = self.emit_if(cond, t_eqns, e_eqns, [joined] + [j for _, j in buffers], t_checks, e_checks)
+            value, *versions = self.rebuild_all([joined] + [j for _, j in buffers], outs)
+            self._set_versions(buffers, versions)
+            return True, self._alias(value, (t_val, e_val), memory)
         names = [n for n in sorted(set(t_locals) | set(e_locals))
                  if t_locals.get(n, _MISSING) is not e_locals.get(n, _MISSING)]
-        pairs = []
+        pairs, views = [], []
         for n in names:
             t, e = t_locals.get(n, _MISSING), e_locals.get(n, _MISSING)
             if t is _MISSING or e is _MISSING or isinstance(t, Undefined) or isinstance(e, Undefined):
@@ -121,22 +137,73 @@ class Control:
             if not contains_var(t) and not contains_var(e) and _same_constant(t, e):
                 frame.locals[n] = t
                 continue
+            if _same_view(t, e, memory):
+                views.append((n, t))          # the same view of an array: re-derived from its joined version
+                continue
             pairs.append((n, self.join_values(t, e, f"variable '{n}'", t_eqns, e_eqns)))
-        outs = self.emit_if(cond, t_eqns, e_eqns, [j for _, j in pairs], t_checks, e_checks)
-        for (n, joined), value in zip(pairs, self.rebuild_all([j for _, j in pairs], outs)):
-            frame.locals[n] = value
+        joined = [j for _, j in pairs] + [j for _, j in buffers]
+        outs = self.emit_if(cond, t_eqns, e_eqns, joined, t_checks, e_checks)
+        values = self.rebuild_all(joined, outs)
+        self._set_versions(buffers, values[len(pairs):])
+        for (n, _), value in zip(pairs, values):
+            frame.locals[n] = self._alias(value, (t_locals[n], e_locals[n]), memory)
+        for n, view in views:
+            frame.locals[n] = self.memory.rederive(self.b, view)
         return False, None
 
     def run_ifexp(self, e: ast.IfExp, frame, test: Var):
         """`a if c else b` with a run-time c: both sides in their own region, joined like an `if`."""
         cond = self.condition(test)
+        memory = self.memory.snapshot()
         t_eqns, t_val, t_checks = self.record(lambda: self.interp.eval(e.body, frame))
-        e_eqns, e_val, e_checks = self.record(lambda: self.interp.eval(e.orelse, frame))
-        joined = self.join_values(t_val, e_val, "the conditional expression", t_eqns, e_eqns)
-        return self.rebuild(joined, self.emit_if(cond, t_eqns, e_eqns, joined, t_checks, e_checks))
+        t_mem = self.memory.snapshot()
+        e_eqns, e_val, e_checks = self.record(lambda: self._restored(memory, lambda: self.interp.eval(e.orelse,
+                                                                                                       frame)))
+        e_mem = self.memory.snapshot()
+        self.memory.restore(self.b, memory)
+        buffers = self._join_buffers(memory, t_mem, e_mem, t_eqns, e_eqns)
+        joined = [self.join_values(t_val, e_val, "the conditional expression", t_eqns, e_eqns)]
+        outs = self.emit_if(cond, t_eqns, e_eqns, joined + [j for _, j in buffers], t_checks, e_checks)
+        value, *versions = self.rebuild_all(joined + [j for _, j in buffers], outs)
+        self._set_versions(buffers, versions)
+        return self._alias(value, (t_val, e_val), memory)
 
-    def _run_branch(self, stmts, frame, catch_return: bool):
+    # ---- arrays written in branches (frontend/memory.py) ---------------------------------------------------------
+    @property
+    def memory(self):
+        return self.interp.memory
+
+    def _restored(self, state, run):
+        """run() starting from an earlier state of the arrays (the other branch may have written some)."""
+        self.memory.restore(self.b, state)
+        return run()
+
+    def _join_buffers(self, before, t_mem, e_mem, t_eqns, e_eqns) -> list:
+        """Arrays that existed before a branch and that either path wrote: their two versions, joined."""
+        m = self.memory
+        candidates = [buf for buf in {**t_mem, **e_mem} if m.existed(before, buf)]
+        return [(buf, self.join_values(m.version_in(t_mem, buf), m.version_in(e_mem, buf),
+                                       f"the contents of {buf.what}", t_eqns, e_eqns))
+                for buf in candidates if m.version_in(t_mem, buf) is not m.version_in(e_mem, buf)]
+
+    def _set_versions(self, buffers, versions) -> None:
+        for (buf, _), version in zip(buffers, versions):
+            self.memory.set_version(self.b, buf, version)
+
+    def _alias(self, value, sources, before):
+        """A joined array that is one existing array or another depending on the run-time path: it may alias
+        their memory, in a way writes cannot follow (frontend/memory.py, Alias)."""
+        if not isinstance(value, Var):
+            return value
+        deps = {buf for src in sources for buf, _ in self.memory.deps(src) if self.memory.existed(before, buf)}
+        if deps:
+            value.ref = Alias(tuple((buf, self.memory.current[buf]) for buf in deps),
+                              "an array that is one of several arrays depending on a run-time condition")
+        return value
+
+    def _run_branch(self, stmts, frame, catch_return: bool, memory):
         from .infer import _Return
+        self.memory.restore(self.b, memory)
         try:
             self.interp.exec_block(stmts, frame)
         except _Return as r:
@@ -215,7 +282,9 @@ class Control:
         return [_rebuild(j, it) for j in joined_list]
 
     # ---- loops ------------------------------------------------------------------------------------------------
-    def run_for(self, stmt: ast.For, frame, rng: RuntimeRange) -> None:
+    def run_for(self, stmt: ast.For, frame, rng: RuntimeRange, item=None) -> None:
+        """scf.for over a run-time range; `item(index)` is what the loop variable is bound to (the index itself
+        by default, a row of an array for `for row in x`)."""
         step = rng.step
         if isinstance(step, Var) or not isinstance(step, (int, np.integer)) or step <= 0:
             raise UserError("a loop over range() with a run-time bound needs a positive step known at compile time",
@@ -225,27 +294,27 @@ class Control:
 
         def body(args):
             index = Var(dtypes.INT64, (), weak=True)
-            self.interp.assign(stmt.target, index, frame)
+            self.interp.assign(stmt.target, index if item is None else item(index), frame)
             self._loop_body(stmt.body, frame)
             return index
         outs, induction, blk = self._fixpoint(carried, frame, body, "loop")
         self.b.eqns.append(Eqn("for", [self._int_var(rng.start), self._int_var(rng.stop)] + blk.pop("inits"),
                                outs, {"step": int(step), "body": blk["body"]}, self.b.loc))
-        self._finish_loop(blk["live"], outs, blk["flags"], frame, targets, stmt)
+        self._finish_loop(blk["live"], outs, blk["flags"], frame, targets, stmt, blk["aliases"])
 
     def run_while(self, stmt: ast.While, frame) -> None:
         carried = self._carried(stmt.body, frame, exclude=set())
         cond_holder = {}
 
-        def before(args):
-            eqns, test, checks = self.record(lambda: self.interp.eval(stmt.test, frame))
+        def before(args, enter):
+            eqns, test, checks = self.record(lambda: enter(lambda: self.interp.eval(stmt.test, frame)))
             if not isinstance(test, Var):
                 raise UserError("a run-time while loop's condition became a compile-time value", TypeError)
             with self.b.recording() as more:
                 cond = self.condition(test)
-            if checks:
-                raise UserError("indexing checks in a while condition are not supported", TypeError)
-            cond_holder["block"] = Block(list(args), eqns + more, [cond])
+            # the condition's own checks (an empty max ...) are carried like the body's, set where they fail
+            cond_holder["block"] = Block(list(args), eqns + more, [cond] + list(args))
+            cond_holder["checks"] = checks
 
         def body(args):
             self._loop_body(stmt.body, frame)
@@ -253,7 +322,7 @@ class Control:
         outs, _, blk = self._fixpoint(carried, frame, body, "loop", before=before, cond_holder=cond_holder)
         self.b.eqns.append(Eqn("while", blk.pop("inits"), outs, {"cond": cond_holder["block"], "body": blk["body"]},
                                self.b.loc))
-        self._finish_loop(blk["live"], outs, blk["flags"], frame, set(), stmt)
+        self._finish_loop(blk["live"], outs, blk["flags"], frame, set(), stmt, blk["aliases"])
 
     def _loop_body(self, stmts, frame) -> None:
         from .infer import _Break, _Continue
@@ -264,33 +333,44 @@ class Control:
                             "condition", SyntaxError) from None
 
     def _carried(self, body, frame, exclude: set) -> list:
+        """Names the loop rebinds. `x op= y` on an array writes into it without rebinding the name: such names
+        follow the array, which is carried as a written buffer instead."""
+        inplace = augmented_only(body)
         return [n for n in sorted(assigned_names(body) - exclude)
-                if n in frame.locals and not isinstance(frame.locals[n], Undefined)]
+                if n in frame.locals and not isinstance(frame.locals[n], Undefined)
+                and not (n in inplace and _is_array(frame.locals[n]))]
 
     def _fixpoint(self, carried: list, frame, run_body, what: str, before=None, cond_holder=None):
-        """Interpret the loop with carried values as region arguments until their types stop changing."""
-        types = {}
+        """Interpret the loop with carried values as region arguments until their types stop changing.
+
+        Carried are the names the body assigns and the arrays (Buffers) it writes in place, found by running it:
+        a name that views a written array is re-derived from the array's carried version, not carried itself."""
+        memory = self.memory.snapshot()
+        snapshot = dict(frame.locals)
+        state = _LoopState(frame, self.memory, snapshot, memory)
+        types, aliases = {}, {}
         for n in carried:
-            v = frame.locals[n]
+            v = state.initial(n)
             if not isinstance(v, Var) and not _numeric(v):
                 types[n] = None          # a compile-time value: carried only if the body changes it
             else:
                 types[n] = _type_of(v if isinstance(v, Var) else self._const_type(v))
-        snapshot = dict(frame.locals)
-        for _ in range(_MAX_ROUNDS):
+            aliases[n] = set()
+        for _ in range(_MAX_ROUNDS + 2):
             live = [n for n in carried if types[n] is not None]
             if before is not None:        # a while loop's condition region has arguments of its own
-                cond_args = {n: Var(*types[n]) for n in live}
-                frame.locals = {**snapshot, **cond_args}
-                before(list(cond_args.values()))
-            args = {n: Var(*types[n]) for n in live}
-            frame.locals = {**snapshot, **args}
-            eqns, induction, checks = self.record(lambda: run_body(args))
-            after = dict(frame.locals)
+                cond_args = state.arguments(live, types)
+                before(list(cond_args.values()), lambda run: state.enter(self.b, cond_args, aliases, run))
+            args = state.arguments(live, types)
+            eqns, induction, checks = self.record(lambda: state.enter(self.b, args, aliases, lambda: run_body(args)))
             changed = False
             results = []
+            for buf in state.written_buffers():    # arrays the body writes become carried too
+                carried.append(buf)
+                types[buf], aliases[buf] = _type_of(state.initial(buf)), set()
+                changed = True
             for n in carried:
-                new = after.get(n, _MISSING)
+                new = state.after(n)
                 if types[n] is None:
                     if new is not snapshot[n] and not _same_constant(new, snapshot[n]):
                         if not _numeric(new) and not isinstance(new, Var):
@@ -300,7 +380,12 @@ class Control:
                     continue
                 if isinstance(new, Undefined) or new is _MISSING:
                     raise UserError(f"'{n}' is not defined on every path of the loop body", NameError)
-                widened = self._widen(types[n], new, n, snapshot[n])
+                if not isinstance(n, Buffer):
+                    deps = {buf for buf, _ in self.memory.deps(new) if self.memory.existed(memory, buf)}
+                    if not deps <= aliases[n]:
+                        aliases[n] |= deps
+                        changed = True
+                widened = self._widen(types[n], new, state.label(n), state.initial(n))
                 if widened != types[n]:
                     types[n], changed = widened, True
                     continue
@@ -310,25 +395,44 @@ class Control:
         else:
             raise UserError(f"the types of the variables the {what} carries do not settle", TypeError)
         frame.locals = dict(snapshot)
+        self.memory.restore(self.b, memory)
         live = [n for n in carried if types[n] is not None]
         with self.b.recording() as tail:
             yielded = [self._coerce_result(new, types[n], n) for n, new in results]
-        flag_args = [Var(dtypes.BOOL, ()) for _ in checks]
+        cond_checks = cond_holder.get("checks", []) if cond_holder is not None else []
+        flag_args = [Var(dtypes.BOOL, ()) for _ in cond_checks + checks]
         with self.b.recording() as merge:
-            flag_out = [self.interp.numpy_call(np.logical_or, [a, f], {}) for a, (f, _, _) in zip(flag_args, checks)]
-        inits = [self._coerce_init(snapshot[n], types[n]) for n in live]
-        inits += [self.b.const(np.asarray(False)) for _ in checks]
-        outs = [Var(*types[n]) for n in live] + [Var(dtypes.BOOL, ()) for _ in checks]
+            flag_out = flag_args[:len(cond_checks)] + self._merge_flags(flag_args[len(cond_checks):], checks)
+        inits = [self._coerce_init(state.initial(n), types[n]) for n in live]
+        inits += [self.b.const(np.asarray(False)) for _ in cond_checks + checks]
+        outs = [Var(*types[n]) for n in live] + [Var(dtypes.BOOL, ()) for _ in cond_checks + checks]
         leading = [induction] if isinstance(induction, Var) else []
         body = Block(leading + list(args.values()) + flag_args, eqns + tail + merge, yielded + flag_out)
         if cond_holder is not None:
-            cond_holder["block"].args.extend(Var(dtypes.BOOL, ()) for _ in checks)
-        return outs, induction, {"body": body, "inits": inits, "flags": [(k, m) for _, k, m in checks],
-                                 "live": live}
+            block = cond_holder["block"]
+            cond_flags = [Var(dtypes.BOOL, ()) for _ in cond_checks + checks]
+            block.args.extend(cond_flags)
+            with self.b.recording() as more:
+                merged = self._merge_flags(cond_flags[:len(cond_checks)], cond_checks)
+            block.eqns.extend(more)
+            block.results.extend(merged + cond_flags[len(cond_checks):])
+        return outs, induction, {"body": body, "inits": inits,
+                                 "flags": [(k, m) for _, k, m in cond_checks + checks], "live": live,
+                                 "aliases": aliases}
 
-    def _finish_loop(self, live, outs, flags, frame, targets, stmt) -> None:
+    def _merge_flags(self, carried: list, checks: list) -> list:
+        return [self.interp.numpy_call(np.logical_or, [a, f], {}) for a, (f, _, _) in zip(carried, checks)]
+
+    def _finish_loop(self, live, outs, flags, frame, targets, stmt, aliases) -> None:
         for n, v in zip(live, outs):
-            frame.locals[n] = v
+            if isinstance(n, Buffer):
+                self.memory.set_version(self.b, n, v)
+        for n, v in zip(live, outs):
+            if not isinstance(n, Buffer):
+                if aliases.get(n):
+                    v.ref = Alias(tuple((buf, self.memory.current[buf]) for buf in aliases[n]),
+                                  f"'{n}', which a loop rebinds while arrays are written")
+                frame.locals[n] = v
         for flag, (kind, message) in zip(outs[len(live):], flags):
             self.b.program.checks.append((flag, kind, message))
         for t in targets:
@@ -374,6 +478,57 @@ class Control:
         return self.b.const(np.int64(value))
 
 
+class _LoopState:
+    """What a loop carries: names (frame locals) and arrays written in place (Buffers, whose versions live in the
+    memory). One round of the body runs from region arguments standing for both."""
+
+    def __init__(self, frame, memory, snapshot: dict, buffers: dict):
+        self.frame, self.memory, self.snapshot, self.buffers = frame, memory, snapshot, buffers
+        self.start = buffers
+
+    def initial(self, n):
+        return self.memory.version_in(self.buffers, n) if isinstance(n, Buffer) else self.snapshot[n]
+
+    def after(self, n):
+        return self.memory.current.get(n, _MISSING) if isinstance(n, Buffer) else self.frame.locals.get(n, _MISSING)
+
+    @staticmethod
+    def label(n) -> str:
+        return f"the contents of {n.what}" if isinstance(n, Buffer) else n
+
+    @staticmethod
+    def arguments(live, types) -> dict:
+        args = {}
+        for n in live:
+            v = Var(*types[n])
+            if isinstance(n, Buffer):
+                v.ref = Ref(n, v, (), n.contiguous)
+            args[n] = v
+        return args
+
+    def enter(self, b, args: dict, aliases: dict, run):
+        """Start a round: names and carried arrays bound to the region arguments, views of the carried arrays
+        re-derived from them; a carried name that may alias an array depends on that array's version here."""
+        self.frame.locals = {**self.snapshot, **{n: v for n, v in args.items() if not isinstance(n, Buffer)}}
+        self.start = State({**self.buffers, **{n: v for n, v in args.items() if isinstance(n, Buffer)}},
+                           self.buffers.watermark)
+        self.memory.restore(b, self.start)
+        for n, v in args.items():
+            if not isinstance(n, Buffer):
+                deps = aliases[n] | {buf for buf, _ in self.memory.deps(self.snapshot.get(n))
+                                     if self.memory.existed(self.buffers, buf)}
+                if deps:
+                    v.ref = Alias(tuple((buf, self.memory.current[buf]) for buf in deps),
+                                  f"'{n}', which a loop rebinds while arrays are written")
+        return run()
+
+    def written_buffers(self) -> list:
+        """Arrays from before the loop that this round wrote and that are not carried yet."""
+        m = self.memory
+        return [buf for buf in m.changed_since(self.start)
+                if m.version_in(self.start, buf) is m.version_in(self.buffers, buf)]
+
+
 @dataclass
 class _Joined:
     then: Var
@@ -417,6 +572,19 @@ def _rebuild(j, outs):
     if isinstance(j, dict):
         return {k: _rebuild(x, outs) for k, x in j.items()}
     return j
+
+
+def _is_array(v) -> bool:
+    """A run-time ndarray the compiler follows (not a scalar, not an alias it cannot follow)."""
+    return isinstance(v, Var) and not v.scalar and not v.weak and not isinstance(v.ref, Alias)
+
+
+def _same_view(t, e, before) -> bool:
+    """Two values that are the same view (the same chain of view primitives) of an array that existed before."""
+    if not (isinstance(t, Var) and isinstance(e, Var) and isinstance(t.ref, Ref) and isinstance(e.ref, Ref)):
+        return False
+    return t.ref.buffer is e.ref.buffer and t.ref.buffer.initial.id < before.watermark and \
+        len(t.ref.path) == len(e.ref.path) and all(a is c for a, c in zip(t.ref.path, e.ref.path))
 
 
 def _type_of(v: Var):

@@ -12,14 +12,15 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import derived
+from ..types.shapes import Sym, derived, sym_text
 from .builder import Builder
 from .elementwise import as_dim
-from .shape_ops import as_var, expand_dims, transpose
-from .values import RuntimeRange
+from .shape_ops import as_var, expand_dims, squeeze, transpose
+from .values import RuntimeRange, contains_var
 
 
-def getitem(b: Builder, x: Var, index):
+def parse_index(b: Builder, x: Var, index):
+    """(specs per axis of x, positions of new axes in the result, the advanced index as (axis, out_pos, item))."""
     items = list(index) if isinstance(index, tuple) else [index]
     items = _expand_ellipsis(items, x.ndim)
     specs, new_axes, advanced = [], [], []
@@ -47,6 +48,18 @@ def getitem(b: Builder, x: Var, index):
         raise UserError("indexing with more than one integer array is not supported", TypeError)
     if advanced and new_axes:
         raise UserError("combining an integer array index with None/np.newaxis is not supported", TypeError)
+    return specs, new_axes, advanced
+
+
+def getitem(b: Builder, x: Var, index):
+    if is_mask(index):
+        raise UserError("reading x[mask] with a boolean mask (a result whose size depends on the data) is not "
+                        "supported yet; use np.where(mask, x, 0) or a reduction with where=mask", TypeError)
+    items = index if isinstance(index, tuple) else (index,)
+    if x.ndim == 0 and all(i is Ellipsis for i in items):
+        # NumPy: a 0-d array indexed by () is a scalar; anything indexed by ... is a 0-d array (a view)
+        return b.emit1("copy", [x], x.dtype, (), scalar=not items) if x.scalar == bool(items) else x
+    specs, new_axes, advanced = parse_index(b, x, index)
     result = _basic(b, x, specs)
     if advanced:
         ax, _, idx = advanced[0]
@@ -63,6 +76,115 @@ def getitem(b: Builder, x: Var, index):
     if new_axes:
         result = expand_dims(b, result, tuple(new_axes))
     return result
+
+
+# ---- x[index] = value ----------------------------------------------------------------------------------------
+def setitem(b: Builder, x: Var, index, value) -> Var:
+    """The contents of x after `x[index] = value`: value cast as NumPy's setitem casts (unsafe: a float stored into
+    an int array truncates) and broadcast to x[index]'s shape."""
+    if is_mask(index):
+        return _set_masked(b, x, as_var(b, index), value)
+    specs, new_axes, advanced = parse_index(b, x, index)
+    if advanced:
+        return _scatter(b, x, specs, advanced[0], value)
+    shape, extra, norm = _normalized(b, x, specs)
+    region = list(shape)
+    for pos in new_axes:
+        region.insert(pos, 1)
+    v = fit_value(b, value, x.dtype, tuple(region))
+    if new_axes:
+        v = squeeze(b, v, tuple(new_axes))
+    if all(s[0] == "all" for s in specs):
+        return v
+    return b.emit1("update_slice", [x, v, *extra], x.dtype, x.shape, specs=norm)
+
+
+def fit_value(b: Builder, value, dtype: np.dtype, shape: tuple) -> Var:
+    """`value` as stored into an array region of this dtype and shape (NumPy's setitem: unsafe cast, broadcast)."""
+    if isinstance(value, (list, tuple)) and contains_var(value):
+        from .shape_ops import stack
+        value = stack(b, value) if value else b.const(np.zeros((0,), dtype))
+    if not isinstance(value, Var):
+        try:
+            arr = np.empty(np.shape(value), dtype)
+            arr[...] = value        # NumPy's own conversion: its errors (an int out of range ...) are the user's
+        except (TypeError, ValueError, OverflowError) as e:
+            raise UserError(str(e), type(e)) from None
+        v = b.const(arr)
+    else:
+        v = b.convert(value, dtype)
+    while v.ndim > len(shape) and b.env.find(v.shape[0]) == 1:   # extra leading 1s broadcast away
+        v = squeeze(b, v, 0)
+    fits = v.ndim <= len(shape)
+    if fits:
+        for d, t in zip(v.shape[::-1], shape[::-1]):
+            d = b.env.find(d)
+            if d != 1:
+                b.env.unify(d, t, f"could not broadcast input array from shape {sym_text(v.shape)} into shape "
+                                  f"{sym_text(shape)}")
+    if not fits:
+        raise UserError(f"could not broadcast input array from shape {sym_text(v.shape)} into shape "
+                        f"{sym_text(shape)}", ValueError)
+    if tuple(b.env.find(d) for d in v.shape) == tuple(b.env.find(d) for d in shape):
+        return v
+    return b.emit1("copy", [v], dtype, tuple(shape))    # broadcast: an elementwise copy to the region's shape
+
+
+def is_mask(index) -> bool:
+    if isinstance(index, tuple) and len(index) == 1:
+        index = index[0]
+    if isinstance(index, Var):
+        return index.dtype == dtypes.BOOL and index.ndim > 0
+    return isinstance(index, np.ndarray) and index.dtype == np.bool_ and index.ndim > 0
+
+
+def _set_masked(b: Builder, x: Var, mask: Var, value) -> Var:
+    """x[mask] = value for a mask over x's leading dims and a value that is the same for every selected element
+    (a scalar, or a row broadcast to each selected row): np.where(mask, value, x)."""
+    if mask.ndim > x.ndim:
+        raise UserError(f"too many indices for array: array is {x.ndim}-dimensional, but {mask.ndim} were indexed",
+                        IndexError)
+    for axis, (m, d) in enumerate(zip(mask.shape, x.shape)):
+        b.env.unify(m, d, f"boolean index did not match indexed array along axis {axis}")
+    rest = x.shape[mask.ndim:]
+    v = value if isinstance(value, Var) else np.asarray(value)
+    if np.ndim(v) > len(rest) or any(b.env.find(d) != 1 for d in np.shape(v)[:max(0, np.ndim(v) - len(rest))]):
+        raise UserError("assigning an array of values through a boolean mask (one value per selected element) is "
+                        "not supported yet; write np.where(mask, values, x) instead", TypeError)
+    return masked_merge(b, x, mask, fit_value(b, value, x.dtype, tuple(rest)))
+
+
+def masked_merge(b: Builder, x: Var, mask: Var, value: Var) -> Var:
+    """x with the elements (rows) the mask selects taken from `value` (which broadcasts against x)."""
+    for axis, (m, d) in enumerate(zip(mask.shape, x.shape)):
+        b.env.unify(m, d, f"boolean index did not match indexed array along axis {axis}")
+    rest = x.ndim - mask.ndim
+    m = mask if not rest else b.emit1("expand_dims", [mask], mask.dtype, tuple(mask.shape) + (1,) * rest,
+                                      axes=tuple(range(mask.ndim, x.ndim)))
+    return b.emit1("select", [m, value, x], x.dtype, x.shape)
+
+
+def _scatter(b: Builder, x: Var, specs, advanced, value) -> Var:
+    """x[..., ids, ...] = value for one integer index array (its other indices full slices): stored id by id in
+    order, so a repeated id keeps the last value, as in NumPy."""
+    axis, _, ids = advanced
+    if any(s[0] != "all" for s in specs):
+        raise UserError("assigning through an integer array index combined with other indices or slices is not "
+                        "supported yet", TypeError)
+    if isinstance(ids, (range, RuntimeRange)):
+        ids = ids.materialize(b) if isinstance(ids, RuntimeRange) else np.arange(ids.start, ids.stop, ids.step)
+    ids = as_var(b, np.asarray(ids) if isinstance(ids, list) else ids)
+    if ids.dtype.kind not in "iu":
+        raise UserError("arrays used as indices must be of integer type", IndexError)
+    if ids.ndim != 1:
+        from .shape_ops import reshape
+        ids = reshape(b, ids, (-1,))
+    region = x.shape[:axis] + ids.shape + x.shape[axis + 1:]
+    v = fit_value(b, value, x.dtype, region)
+    n = x.shape[axis]
+    flag = b.emit1("index_check", [ids], dtypes.BOOL, (), n=n)
+    b.program.checks.append((flag, IndexError, f"index out of bounds for axis {axis} with size {n}"))
+    return b.emit1("scatter", [x, ids, v, flag], x.dtype, x.shape, axis=axis)
 
 
 def _adjacent(axes) -> bool:
@@ -135,6 +257,8 @@ def _bound(v, n, default, low, high):
     if v is None:
         return default
     d = as_dim(v)
+    if d is None and isinstance(v, Var) and v.ndim == 0 and v.dtype.kind in "iu":
+        d = derived("wrap", run_time_int(v), n)     # any run-time int: its sign is known only at run time
     if d is None:
         raise UserError("slice bounds must be integers", TypeError)
     if isinstance(d, int) and d < 0:
@@ -142,9 +266,22 @@ def _bound(v, n, default, low, high):
     return derived("max", derived("min", d, high), low)
 
 
+def run_time_int(v: Var) -> Sym:
+    """A run-time int as a dim expression (one Sym per Var, so `x[:j]` and `y[:j]` have the same length)."""
+    if getattr(v, "_dim", None) is None:
+        v._dim = Sym(f"int({v})", ("var", v))
+    return v._dim
+
+
 def _basic(b: Builder, x: Var, specs) -> Var:
     if all(s[0] == "all" for s in specs):
         return x
+    shape, extra, norm = _normalized(b, x, specs)
+    return b.emit1("slice", [x, *extra], x.dtype, tuple(shape), scalar=not shape, specs=norm)
+
+
+def _normalized(b: Builder, x: Var, specs):
+    """(the region's shape, run-time index operands, specs as the slice primitives take them)."""
     shape, inputs = [], [x]
     norm = []
     for d, s in zip(x.shape, specs):
@@ -162,7 +299,7 @@ def _basic(b: Builder, x: Var, specs) -> Var:
                 norm.append(("index_var", len(inputs) - 1))
             else:
                 norm.append(("index", i))
-    return b.emit1("slice", inputs, x.dtype, tuple(shape), scalar=not shape, specs=tuple(norm))
+    return tuple(shape), inputs[1:], tuple(norm)
 
 
 def gather(b: Builder, x: Var, ids, axis: int) -> Var:

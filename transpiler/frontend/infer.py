@@ -15,12 +15,14 @@ import numpy as np
 
 from ..errors import CompileError, UserError, compile_error
 from ..program import Loc, Var
-from . import numpy_api
+from . import indexing, numpy_api
+from .memory import Memory, Ref
+from ..types.shapes import sym_text
 from ..runtime.signature import result_template
 from .builder import Builder
 from .elementwise import apply_ufunc
 from .control import Control, Undefined, contains_return
-from .outline import Outliner, signature_key
+from .outline import Outliner, WritesArrays, signature_key
 from .scope import Frame
 from .source import function_source
 from .values import (OPERATOR_UFUNCS, PY_OPERATORS, BoundMethod, Closure, Interpreted, RuntimeRange,
@@ -36,6 +38,8 @@ _MAX_DEPTH = 200
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add", "discard",
              "sort", "reverse", "popitem", "__setitem__", "__delitem__"}
 _MAX_UNROLL = 100_000
+_RUNTIME_LOOP_MIN = 8     # iterations of a compile-time range loop that writes arrays, above which it is tried as a
+                          # run-time loop
 
 
 def py(fn, *args, **kwargs):
@@ -46,6 +50,49 @@ def py(fn, *args, **kwargs):
         raise
     except _USER_EXCEPTIONS as e:
         raise UserError(f"{type(e).__name__}: {e}", type(e)) from None
+
+
+def writes_arrays(stmts) -> bool:
+    """Whether statements store into a subscript (`x[i] = ...`, `x[i] += ...`) or pass `out=`."""
+    for node in (n for st in stmts for n in ast.walk(st)):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
+            return True
+        if isinstance(node, ast.keyword) and node.arg == "out":
+            return True
+    return False
+
+
+class _Speculation:
+    """What a tried run-time loop may change, saved so that a failed try leaves no trace."""
+
+    def __init__(self, interp, frame):
+        b = interp.b
+        self.interp, self.frame, self.b = interp, frame, b
+        self.locals = dict(frame.locals)
+        self.memory = interp.memory.snapshot()
+        self.eqns, self.checks = len(b.eqns), len(b.program.checks)
+        env = b.env
+        self.parent, self.guards, self.nonzero = dict(env.parent), len(env.guards), len(env.nonzero)
+        outliner = interp.outliner
+        self.sizes, self.outlined, self.programs = dict(outliner.size), dict(outliner.outlined), len(outliner.programs)
+
+    def rollback(self) -> None:
+        b, outliner = self.b, self.interp.outliner
+        del b.eqns[self.eqns:]
+        del b.program.checks[self.checks:]
+        b.env.parent.clear()
+        b.env.parent.update(self.parent)
+        del b.env.guards[self.guards:]
+        del b.env.nonzero[self.nonzero:]
+        outliner.size.clear()
+        outliner.size.update(self.sizes)
+        outliner.outlined.clear()
+        outliner.outlined.update(self.outlined)
+        del outliner.programs[self.programs:]
+        self.frame.locals = dict(self.locals)
+        self.interp.memory.restore(b, self.memory)   # names elsewhere re-derived from the saved versions
 
 
 class _Return(Exception):
@@ -68,12 +115,22 @@ class Interpreter:
         self.control = Control(self)
         self.frame_of_call = None
         self.active: list = []   # functions being interpreted, for the recursion check
+        self.frames: list = []   # frames being interpreted (innermost last): names re-derived after a write
+        self.speculating = 0     # > 0 while a compile-time loop is tried as a run-time loop
+        self.memory = Memory(self.frames)
+        builder.memory = self.memory
 
     # ---- entry points -------------------------------------------------------------------------------------------
     def run(self, fn, args: list, kwargs: dict):
         token = current_interpreter.set(self)
+        program = self.b.program
+        for v, name in zip(program.inputs, program.input_names):
+            if not v.weak and not v.scalar:
+                self.memory.argument(v, name)
         try:
-            return self.call(fn, args, kwargs)
+            value = self.call(fn, args, kwargs)
+            program.writes = self.memory.arguments_written()
+            return self.memory.as_inputs(value)
         except UserError as e:  # raised before any statement ran, e.g. while binding the arguments
             code = getattr(fn, "__code__", None)
             filename, line = (code.co_filename, code.co_firstlineno) if code else ("<unknown>", 0)
@@ -154,35 +211,72 @@ class Interpreter:
             self.assign(s.target, self.eval(s.value, frame), frame)
 
     def stmt_AugAssign(self, s, frame):
+        """`x op= y`: on an array NumPy writes the result into x's memory (seen through every view of it); on
+        anything else (Python values, NumPy scalars) it rebinds the name."""
+        if isinstance(s.target, ast.Subscript):
+            return self._augassign_item(s, frame)
         old = self.eval(s.target, frame)  # eval ignores ctx: the Store target reads as a load
         rhs = self.eval(s.value, frame)
-        if isinstance(old, Var):
-            new = self.inplace(old, s.op, rhs, frame)
+        if _is_array_var(old):
+            self.memory.write(self.b, old, self.inplace(old, s.op, rhs))
+            return
+        self.assign(s.target, self.binop(s.op, old, rhs, inplace=True), frame)
+
+    def _augassign_item(self, s, frame):
+        """x[i] op= y, as Python runs it: tmp = x[i]; tmp op= y; x[i] = tmp (x and i evaluated once). With basic
+        indexing tmp is a view, so the in-place op has written x already."""
+        container = self.eval(s.target.value, frame)
+        index = self.eval(s.target.slice, frame)
+        if _is_array_var(container) and indexing.is_mask(index):
+            return self._augassign_masked(s, container, index, frame)
+        old = self._located(s.target, frame, lambda: self.subscript(container, index))
+        rhs = self.eval(s.value, frame)
+        if _is_array_var(old):
+            new = self.inplace(old, s.op, rhs)
+            if isinstance(old.ref, Ref) and old.ref.path and isinstance(container, Var):
+                self.memory.write(self.b, old, new)     # a view of x
+                return
         else:
             new = self.binop(s.op, old, rhs, inplace=True)
-        self.assign(s.target, new, frame)
+        self._located(s.target, frame, lambda: self.setitem(container, index, new, s.target, frame))
 
-    def inplace(self, old: Var, op, rhs, frame: Frame) -> Var:
-        """`x op= y` on an array: NumPy writes into x, so the result keeps x's dtype (same_kind casting)."""
-        aliases = [n for n, v in frame.locals.items() if v is old]
-        if old in self.b.program.inputs or len(aliases) > 1:
-            raise UserError("in-place update of an array that is also visible under another name (or is an "
-                            "argument) is not supported: write `x = x + y` instead", TypeError)
+    def _augassign_masked(self, s, x: Var, mask, frame):
+        """x[mask] op= v with one v for every selected element: x op v where the mask is set."""
+        rhs = self.eval(s.value, frame)
+        if np.ndim(rhs) != 0 if not isinstance(rhs, Var) else rhs.ndim != 0:
+            raise self.error_at(s.value, frame, "x[mask] op= an array of values (one per selected element) is not "
+                                "supported yet; write x = np.where(mask, x op values, x)", TypeError)
+        mask = indexing.as_var(self.b, mask)
+        self._located(s, frame, lambda: self.memory.write(self.b, x, indexing.masked_merge(
+            self.b, x, mask if mask.ndim == x.ndim else mask, self.inplace(x, s.op, rhs))))
+
+    def inplace(self, old: Var, op, rhs) -> Var:
+        """The value `x op= y` writes into the array x: x op y cast to x's dtype (same_kind) in x's shape."""
         new = self.binop(op, old, rhs)
-        if new.dtype != old.dtype:
-            if not np.can_cast(new.dtype, old.dtype, "same_kind"):
-                raise UserError(f"Cannot cast ufunc output from {new.dtype} to {old.dtype} with casting rule "
-                                "'same_kind'", TypeError)
-            new = self.b.convert(new, old.dtype)
-        return new
+        if new.dtype != old.dtype and not np.can_cast(new.dtype, old.dtype, "same_kind"):
+            raise UserError(f"Cannot cast ufunc '{_ufunc_name(op)}' output from {new.dtype!r} to {old.dtype!r} "
+                            "with casting rule 'same_kind'", TypeError)
+        shape = [self.b.env.find(d) for d in old.shape]
+        if new.ndim != old.ndim or any(isinstance(a, int) and isinstance(c, int) and a != c
+                                       for a, c in zip(shape, (self.b.env.find(d) for d in new.shape))):
+            raise UserError(f"non-broadcastable output operand with shape {sym_text(old.shape)} doesn't match "
+                            f"the broadcast shape {sym_text(new.shape)}", ValueError)
+        return indexing.fit_value(self.b, new, old.dtype, old.shape)
 
     def stmt_For(self, s, frame):
         iterable = self.eval(s.iter, frame)
         if isinstance(iterable, RuntimeRange):
             return self.control.run_for(s, frame, iterable)
-        if contains_var(iterable) and isinstance(iterable, Var):
-            raise self.error_at(s.iter, frame, "iterating over a run-time array is not supported; iterate over "
-                                "range(len(x)) and index instead", TypeError)
+        if isinstance(iterable, Var):
+            if not iterable.ndim:
+                raise UserError("iteration over a 0-d array", TypeError)
+            n = self.b.env.find(iterable.shape[0])
+            if not (isinstance(n, int) and n <= _RUNTIME_LOOP_MIN):
+                return self._for_rows(s, frame, iterable)
+            iterable = self.iterate_array(iterable)     # a few rows: unrolled
+        if isinstance(iterable, range) and len(iterable) > _RUNTIME_LOOP_MIN and writes_arrays(s.body) \
+                and not s.orelse and self._speculate_runtime_loop(s, frame, iterable):
+            return
         for count, item in enumerate(py(list, iterable)):
             if count > _MAX_UNROLL:
                 raise self.error_at(s, frame, f"loop unrolled more than {_MAX_UNROLL} times at compile time")
@@ -194,6 +288,35 @@ class Interpreter:
             except _Continue:
                 continue
         self.exec_block(s.orelse, frame)
+
+    def _for_rows(self, s, frame, x: Var):
+        """`for row in x` as a run-time loop: each row a view of x's contents at that iteration."""
+        getitem = self._getitem_handler()
+        rows = RuntimeRange(0, numpy_api.dim_value(self.b, x, 0), 1)
+        return self.control.run_for(s, frame, rows, item=lambda i: getitem(self.b, self.memory.rederive(self.b, x)
+                                                                         if x.ref is not None else x, i))
+
+    def _speculate_runtime_loop(self, s, frame, rng: range) -> bool:
+        """A long loop over a compile-time range whose body writes arrays, compiled as a run-time loop (one body,
+        not one per iteration: unrolled, its writes make bufferization's analysis quadratic). If the body needs the
+        loop variable at compile time (to index a list, as an axis ...) it fails, everything it did is undone, and
+        the loop is unrolled instead. A compile-time container mutated in the body also stops it (it would run
+        once, not once per iteration)."""
+        state = _Speculation(self, frame)
+        self.speculating += 1
+        try:
+            if rng.step == 1:
+                self.control.run_for(s, frame, RuntimeRange(rng.start, rng.stop, 1))
+            else:     # the k-th iteration binds start + k * step (scf.for counts up by one)
+                self.control.run_for(s, frame, RuntimeRange(0, len(rng), 1), item=lambda k: self.binop(
+                    ast.Add(), rng.start, self.binop(ast.Mult(), k, rng.step)))
+        except (UserError, CompileError):
+            state.rollback()
+            return False
+        finally:
+            self.speculating -= 1
+        self.assign(s.target, rng[-1], frame)     # as Python leaves it
+        return True
 
     def stmt_While(self, s, frame):
         count = 0
@@ -300,12 +423,52 @@ class Interpreter:
         return [getitem(self.b, x, i) for i in range(x.shape[0])]
 
     def setitem(self, container, index, value, node, frame):
+        if isinstance(container, np.ndarray) and (contains_var(value) or contains_var(index)):
+            container = self.lift(container, frame)
         if isinstance(container, Var):
-            raise UserError("assignment into a run-time array is not supported: build a new array with "
-                            "np.where or np.concatenate", TypeError)
+            if container.scalar or container.weak:
+                raise UserError(f"'numpy.{container.dtype}' object does not support item assignment", TypeError)
+            self.memory.write(self.b, container, indexing.setitem(self.b, container, index, value))
+            return
         if _is_global_object(container, frame):
             raise UserError("mutating a module-level object from compiled code is not supported", TypeError)
+        self._no_speculation("assignment into a compile-time container")
         py(container.__setitem__, index, value)
+
+    def _no_speculation(self, what: str) -> None:
+        if self.speculating:
+            raise UserError(f"{what} inside a loop tried as a run-time loop", TypeError)
+
+    def lift(self, array: np.ndarray, frame) -> Var:
+        """A compile-time array that receives a run-time value becomes a run-time array (a constant to start
+        from). Only an array no other compile-time value shares memory with: views of it could not follow."""
+        if _is_global_object(array, frame):
+            raise UserError("mutating a module-level array from compiled code is not supported", TypeError)
+        others = [v for f in self.frames for v in _frame_values(f)
+                  if isinstance(v, np.ndarray) and v is not array and np.shares_memory(v, array)]
+        if others or array.base is not None:
+            raise UserError("writing a run-time value into a compile-time array that other arrays view is not "
+                            "supported: create the array with np.zeros/np.empty/np.full inside the function",
+                            TypeError)
+        v = self.b.const(array.copy())
+        for f in self.frames:
+            while f is not None:
+                for name, value in list(f.locals.items()):
+                    if value is array:
+                        f.locals[name] = v
+                f = f.parent
+        return v
+
+    def subscript(self, value, index):
+        """value[index] (evaluated operands)."""
+        if isinstance(value, Var):
+            return self.call(BoundMethod("__getitem__", value, self._getitem_handler()), [index], {})
+        if contains_var(index) and isinstance(value, (np.ndarray, list, tuple)):
+            if isinstance(value, np.ndarray):
+                return self.call(BoundMethod("__getitem__", self.b.const(value), self._getitem_handler()),
+                                 [index], {})
+            raise UserError("indexing a Python list with a run-time value is not supported", TypeError)
+        return py(lambda: value[index])
 
     # ---- expressions --------------------------------------------------------------------------------------------
     def eval(self, node: ast.expr, frame: Frame):
@@ -440,15 +603,7 @@ class Interpreter:
 
     def expr_Subscript(self, e, frame):
         value = self.eval(e.value, frame)
-        index = self.eval(e.slice, frame)
-        if isinstance(value, Var):
-            return self.call(BoundMethod("__getitem__", value, self._getitem_handler()), [index], {})
-        if contains_var(index) and isinstance(value, (np.ndarray, list, tuple)):
-            if isinstance(value, np.ndarray):
-                return self.call(BoundMethod("__getitem__", self.b.const(value), self._getitem_handler()),
-                                 [index], {})
-            raise UserError("indexing a Python list with a run-time value is not supported", TypeError)
-        return py(lambda: value[index])
+        return self.subscript(value, self.eval(e.slice, frame))
 
     def _getitem_handler(self):
         handler = numpy_api.METHODS.get("__getitem__")
@@ -498,6 +653,7 @@ class Interpreter:
     def comprehension(self, generators, frame, produce):
         scope = Frame(frame.globals, frame.filename, frame.function, parent=frame)
         out = []
+        self.frames.append(scope)
 
         def loop(i):
             if i == len(generators):
@@ -511,7 +667,10 @@ class Interpreter:
                 self.assign(gen.target, item, scope)
                 if all(self.truth(self.eval(c, scope), c, scope) for c in gen.ifs):
                     loop(i + 1)
-        loop(0)
+        try:
+            loop(0)
+        finally:
+            self.frames.pop()
         return out
 
     # ---- calls --------------------------------------------------------------------------------------------------
@@ -541,6 +700,13 @@ class Interpreter:
         has_var = contains_var(args) or contains_var(kwargs)
         if _hashable(fn) and fn in numpy_api.FUNCTIONS and has_var:
             return _call_handler(numpy_api.FUNCTIONS[fn], fn, self.b, args, kwargs)
+        if _hashable(fn) and fn in numpy_api.ALLOCATORS:
+            # a new array made in compiled code is a run-time array, so writes into it (and its views) are run-time
+            # writes; an allocation the compiler cannot make (an unsupported dtype ...) stays a compile-time array
+            try:
+                return _call_handler(numpy_api.FUNCTIONS[fn], fn, self.b, args, kwargs)
+            except UserError:
+                pass
         if isinstance(fn, types.FunctionType) and not _is_library(fn):
             return self.call_python(fn, args, kwargs)
         if getattr(fn, "__name__", None) in _FORBIDDEN_BUILTINS and getattr(builtins, fn.__name__, None) is fn:
@@ -556,6 +722,8 @@ class Interpreter:
                 and _is_global_object(owner, self.frame_of_call) \
                 and getattr(fn, "__name__", "") in _MUTATORS:
             raise UserError("mutating a module-level object from compiled code is not supported", TypeError)
+        if isinstance(owner, (list, dict, set)) and getattr(fn, "__name__", "") in _MUTATORS:
+            self._no_speculation(f"{type(owner).__name__}.{fn.__name__}()")
         return py(fn, *[_wrap_callable(a) for a in args], **{k: _wrap_callable(v) for k, v in kwargs.items()})
 
     def numpy_call(self, fn, args, kwargs, python_op: bool = False):
@@ -577,7 +745,10 @@ class Interpreter:
             return self.run_body(fn.__code__, src.node, frame)
         key = signature_key(fn, bound.arguments)
         if self.active and self.outliner.wants(key, src.node, fn):   # the compiled function itself: never outlined
-            return self.outliner.call(fn, key, bound.arguments, interpret)
+            try:
+                return self.outliner.call(fn, key, bound.arguments, interpret)
+            except WritesArrays:
+                self.outliner.size[key] = 0    # inline this signature from now on
         return self.outliner.inline_first(key, interpret, bound.arguments)
 
     def call_closure(self, c: Closure, args, kwargs):
@@ -595,6 +766,7 @@ class Interpreter:
         if len(self.active) > _MAX_DEPTH:
             raise UserError("calls nested too deeply", RecursionError)
         self.active.append(key)
+        self.frames.append(frame)
         try:
             if isinstance(node, ast.Lambda):
                 return self.eval(node.body, frame)
@@ -607,6 +779,7 @@ class Interpreter:
             return None
         finally:
             self.active.pop()
+            self.frames.pop()
 
     def make_closure(self, node, frame: Frame, name: str) -> Closure:
         a = node.args
@@ -705,6 +878,21 @@ def _is_global_object(obj, frame: Frame) -> bool:
     while root.parent is not None:
         root = root.parent
     return any(v is obj for v in root.globals.values())
+
+
+def _is_array_var(v) -> bool:
+    """A run-time ndarray (not a NumPy or Python scalar, which `op=` rebinds)."""
+    return isinstance(v, Var) and not v.scalar and not v.weak
+
+
+def _frame_values(frame):
+    while frame is not None:
+        yield from frame.locals.values()
+        frame = frame.parent
+
+
+def _ufunc_name(op) -> str:
+    return OPERATOR_UFUNCS[type(op)].__name__
 
 
 def _describe(node: ast.AST) -> str:

@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
+from .builder import coerce
 from . import elementwise as ew
 from . import outline
 from . import reductions as red
@@ -19,6 +20,9 @@ from .values import current_interpreter
 FUNCTIONS: dict = {}
 METHODS: dict = {}
 ATTRIBUTES: dict = {}
+# NumPy functions that allocate a new array: called in compiled code they make a run-time array even when every
+# argument is known at compile time (the program may write into it)
+ALLOCATORS = frozenset({np.zeros, np.ones, np.empty, np.full})
 
 
 def function(*objects):
@@ -45,11 +49,42 @@ def attribute(name):
 
 
 def _ufunc_handler(ufunc):
-    def handler(b, *args, dtype=None):
+    def handler(b, *args, dtype=None, out=None):
+        if len(args) == ufunc.nin + 1 and out is None:     # np.add(a, b, c): the output given by position
+            *args, out = args
         if len(args) != ufunc.nin:
             raise UserError(f"{ufunc.__name__}() takes {ufunc.nin} arguments ({len(args)} given)", TypeError)
-        return ew.apply_ufunc(b, ufunc, list(args), dtype=dtype)
+        result = ew.apply_ufunc(b, ufunc, list(args), dtype=dtype)
+        return result if out is None else write_out(b, out, result, ufunc.__name__)
     return handler
+
+
+def write_out(b, out, result: Var, name: str) -> Var:
+    """`out=`: the result cast to out's dtype (same_kind) and stored into out, which is returned (the same array,
+    as NumPy returns it)."""
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if not isinstance(out, Var) or out.scalar or out.weak:
+        raise UserError(f"{name}(): out= must be a run-time array made or passed to the compiled function", TypeError)
+    if result.dtype != out.dtype and not np.can_cast(result.dtype, out.dtype, "same_kind"):
+        raise UserError(f"Cannot cast ufunc '{name}' output from {result.dtype!r} to {out.dtype!r} with casting rule "
+                        "'same_kind'", TypeError)
+    if result.ndim > out.ndim or any(b.env.find(r) != 1 and not b.env.same_expression(r, o)
+                                     and isinstance(b.env.find(r), int) and isinstance(b.env.find(o), int)
+                                     for r, o in zip(result.shape[::-1], out.shape[::-1])):
+        raise UserError(f"non-broadcastable output operand with shape {tuple(out.shape)} doesn't match the "
+                        f"broadcast shape {tuple(result.shape)}", ValueError)
+    from .indexing import fit_value
+    b.memory.write(b, out, fit_value(b, result, out.dtype, out.shape))
+    return b.memory.rederive(b, out)
+
+
+def _with_out(handler, name):
+    """A function that takes out= (np.matmul, np.dot): its result written into out."""
+    def wrapped(b, *args, out=None, **kwargs):
+        result = handler(b, *args, **kwargs)
+        return result if out is None else write_out(b, out, result, name)
+    return wrapped
 
 
 for _uf in ew.UFUNC_PRIMS:
@@ -64,6 +99,38 @@ method("astype")(ew.astype)
 @function(abs)
 def _builtin_abs(b, x):
     return ew.apply_ufunc(b, np.absolute, [x], python_op=True)
+
+
+def _builtin_extreme(name, comparison):
+    """Python's min/max on run-time scalars: the first of the smallest (largest), as Python compares them (a NaN
+    first stays; a NaN later is never chosen). Python returns one of its arguments, so they must have one type."""
+    def handler(b, *args, key=None, default=None):
+        if key is not None or default is not None:
+            raise UserError(f"{name}() with key= or default= is not supported on run-time values", TypeError)
+        values = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+        if not values:
+            raise UserError(f"{name}() arg is an empty sequence", ValueError)
+        runtime = [v for v in values if isinstance(v, Var)]
+        if any(v.ndim for v in runtime):
+            raise UserError("The truth value of an array with more than one element is ambiguous. Use a.any() or "
+                            "a.all()", ValueError)
+        dtype, weak = runtime[0].dtype, runtime[0].weak
+        python_ok = weak and all(isinstance(v, Var) or type(v) is {"i": int, "f": float}.get(dtype.kind)
+                                 for v in values)
+        if any((v.dtype, v.weak) != (dtype, weak) for v in runtime) or len(runtime) < len(values) and not python_ok:
+            raise UserError(f"{name}() of values of different types returns one type or the other depending on the "
+                            f"values; convert them to one type first, or use np.{name}imum", TypeError)
+        result = coerce(b, values[0], dtype)
+        for v in values[1:]:
+            v = coerce(b, v, dtype)
+            better = ew.apply_ufunc(b, comparison, [v, result], python_op=True)
+            result = b.emit1("select", [better, v, result], dtype, (), weak=weak, scalar=not weak)
+        return result
+    return handler
+
+
+function(min)(_builtin_extreme("min", np.less))
+function(max)(_builtin_extreme("max", np.greater))
 
 
 def _scalar_type_handler(scalar_type):
@@ -221,6 +288,70 @@ def _getattr(b, obj, name, *default):
     return current_interpreter.get().array_attribute(obj, name)
 
 
+# ---- copies and writes -------------------------------------------------------------------------------------
+def copy(b, x: Var) -> Var:
+    """A new array with x's contents (no buffer shared with x)."""
+    return b.emit1("copy", [x], x.dtype, x.shape, scalar=x.scalar, weak=x.weak)
+
+
+def _array(b, obj, dtype=None, *, copy=True, order="K", ndmin=0):
+    from . import shape_ops as so
+    if ndmin:
+        raise UserError("np.array(..., ndmin=) is not supported on run-time values", TypeError)
+    x = so.as_var(b, obj) if not isinstance(obj, (list, tuple)) else so.stack(b, obj) if obj else so.as_var(b, obj)
+    if dtype is not None:
+        return ew.astype(b, x, dtype, copy=bool(copy))
+    return globals()["copy"](b, x) if copy and x is obj else x
+
+
+def _ravel(b, a, order="C"):
+    """A view of C-contiguous data, else a copy (NumPy's ravel): when contiguity is not known (an argument, whose
+    layout is not part of the specialization) the result may or may not share memory with `a`."""
+    from . import shape_ops as so
+    from .memory import Ref
+    x = so.as_var(b, a)
+    ref = b.memory.ref_of(x)
+    if isinstance(ref, Ref) and ref.contiguous:
+        return so.reshape(b, x, (-1,), order)
+    flat = copy(b, so.reshape(b, x, (-1,), order))
+    return b.memory.unknown_alias(x, flat, "np.ravel of an array that may not be contiguous, which NumPy makes a "
+                                           "view or a copy depending on its strides")
+
+
+def _flip(b, m, axis=None):
+    """np.flip: a view with the axes read backwards."""
+    from . import indexing, shape_ops as so
+    x = so.as_var(b, m)
+    axes = range(x.ndim) if axis is None else [so.normalize_axis(a, x.ndim) for a in
+                                               (axis if isinstance(axis, (tuple, list)) else (axis,))]
+    return indexing.getitem(b, x, tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(x.ndim)))
+
+
+def _ascontiguousarray(b, a, dtype=None):
+    from . import shape_ops as so
+    from .memory import Ref
+    x = so.as_var(b, a) if dtype is None else ew.astype(b, so.as_var(b, a), dtype, copy=False)
+    ref = b.memory.ref_of(x)
+    return x if isinstance(ref, Ref) and ref.contiguous else copy(b, x)
+
+
+def _copyto(b, dst, src, casting="same_kind", where=True):
+    """np.copyto: src broadcast into dst under a casting rule, where `where` is True."""
+    from .builder import operand_type
+    from .indexing import fit_value
+    if not isinstance(dst, Var):
+        raise UserError("np.copyto: the destination must be a run-time array", TypeError)
+    t = operand_type(src if not isinstance(src, (list, tuple)) else np.asarray(src))
+    source = t if isinstance(t, np.dtype) else np.dtype(t)      # a Python scalar casts as its default dtype
+    if not (t is int and dst.dtype.kind in "iuf") and not np.can_cast(source, dst.dtype, casting):
+        raise UserError(f"Cannot cast array data from {source!r} to {dst.dtype!r} according to the rule "
+                        f"{casting!r}", TypeError)
+    value = fit_value(b, src, dst.dtype, dst.shape)
+    if where is not True:
+        value = ew.where(b, where, value, dst)
+    b.memory.write(b, dst, value)
+
+
 # ---- shapes, indexing, matmul ---------------------------------------------------------------------------------
 def _register_shape_ops():
     from . import indexing, linalg, shape_ops as so
@@ -236,8 +367,9 @@ def _register_shape_ops():
     function(np.expand_dims)(so.expand_dims)
     function(np.squeeze)(so.squeeze)
     method("squeeze")(so.squeeze)
-    method("flatten", "ravel")(lambda b, x, order="C": so.reshape(b, x, (-1,), order))
-    function(np.ravel)(lambda b, x, order="C": so.reshape(b, x, (-1,), order))
+    method("ravel")(_ravel)
+    method("flatten")(lambda b, x, order="C": copy(b, so.reshape(b, x, (-1,), order)))
+    function(np.ravel)(_ravel)
     function(np.split)(so.split)
     function(np.array_split)(so.array_split)
     function(np.concatenate)(so.concatenate)
@@ -258,9 +390,17 @@ def _register_shape_ops():
     function(np.take)(lambda b, a, indices, axis=None: indexing.gather(
         b, so.reshape(b, a, (-1,)) if axis is None else so.as_var(b, a), indices,
         0 if axis is None else so.normalize_axis(axis, so.as_var(b, a).ndim)))
-    function(np.matmul)(linalg.matmul)
-    function(np.dot)(linalg.dot)
-    method("dot")(linalg.dot)
+    function(np.matmul)(_with_out(linalg.matmul, "matmul"))
+    function(np.dot)(_with_out(linalg.dot, "dot"))
+    method("dot")(_with_out(linalg.dot, "dot"))
+    function(np.flip)(_flip)
+    method("copy")(lambda b, x, order="C": copy(b, x))
+    function(np.copy)(lambda b, a, order="K", subok=False: copy(b, so.as_var(b, a)))
+    function(np.array)(_array)
+    function(np.asarray)(lambda b, a, dtype=None, order=None: ew.astype(b, so.as_var(b, a), dtype, copy=False)
+                         if dtype is not None else so.as_var(b, a))
+    function(np.ascontiguousarray)(_ascontiguousarray)
+    function(np.copyto)(_copyto)
 
 
 _register_shape_ops()

@@ -73,6 +73,10 @@ class _Inline(Exception):
     pass
 
 
+class WritesArrays(Exception):
+    """The function writes into arrays it was passed, or returns a view of one: it must be inlined."""
+
+
 class Outliner:
     def __init__(self, interp):
         self.interp = interp
@@ -111,12 +115,26 @@ class Outliner:
         fresh = {name: _fresh(v, name, inputs, names) for name, v in arguments.items()}
         program = Program(f"{fn.__name__}_{len(self.programs)}", inputs, names)
         outer = self.interp.b
+        memory = self.interp.memory
+        before = memory.snapshot()
         self.interp.b = Builder(program)
         self.interp.b.loc = outer.loc
+        self.interp.b.memory = memory
+        for v, name in zip(inputs, names):
+            if not v.weak and not v.scalar:
+                memory.argument(v, name)
         try:
             value = interpret(fresh)
+            # a function that writes into its arguments (or any array of its caller), or returns a view of one, is
+            # inlined: its writes then change the caller's arrays, and its views follow later writes
+            returned = []
+            _leaves(value, returned)
+            if memory.arguments_written(inputs) or memory.changed_since(before) \
+                    or any(_views_outside(memory, v, before, inputs) for v in returned):
+                raise WritesArrays
         finally:
             self.interp.b = outer
+            memory.restore(outer, before)
         outputs: list = []
         template = result_template(value, inputs, outputs)
         n_results = len(outputs)
@@ -162,6 +180,13 @@ class Outliner:
             b.program.checks.append((out, kind, message))
         # the callee's return value at the call site: its results are Vars here, taken as they are
         return build_result(entry.template, outs[:entry.n_results], leaves, leaf=lambda v, kind: v)
+
+
+def _views_outside(memory, v, before: dict, inputs: list) -> bool:
+    """A returned value that views an array the callee did not create (an input, or an array of its caller)."""
+    if any(v is i for i in inputs):
+        return False       # the input itself: the call site gives the caller's value back
+    return any(memory.existed(before, buf) or any(buf.argument is i for i in inputs) for buf, _ in memory.deps(v))
 
 
 def _call_eqn(b: Builder, callee: Program, leaves, outs):

@@ -231,8 +231,8 @@ def concatenate(b: Builder, arrays, axis=0, dtype=None) -> Var:
     for x in xs:
         total = derived("add", total, b.env.find(x.shape[axis]))
     shape[axis] = total
-    if len(xs) == 1:
-        return xs[0]
+    if len(xs) == 1:      # NumPy still returns a new array
+        return b.emit1("copy", xs, out_dt, tuple(shape))
     return b.emit1("concat", xs, out_dt, tuple(shape), axis=axis)
 
 

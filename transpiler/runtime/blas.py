@@ -131,7 +131,7 @@ def callback(name: str):
         rank = part.count("sx")
         operands.append((rank, np.dtype(_ELEMENT[part[2 * rank:]])))
 
-    def matmul(pa, pb, pc):
+    def product(pa, pb, pc):
         a, b, c = (_view(p, rank, dt) for p, (rank, dt) in zip((pa, pb, pc), operands))
         # A mixed product: convert the narrow operand ourselves, keeping its layout (order="K"). NumPy's matmul
         # converts a transposed operand (x @ wte.T) into C order, a gather that took 160 of its 364 ms at
@@ -140,7 +140,21 @@ def callback(name: str):
         a, b = (x if x.dtype == c.dtype else x.astype(c.dtype, order="K") for x in (a, b))
         np.matmul(a, b, out=c)
         openmp.after_blas(c.size * a.shape[-1])
+
+    def matmul(pa, pb, pc):
+        # An exception cannot unwind through the kernel's frames (ctypes would print and drop it, and the product
+        # would be left half done). A Ctrl-C is remembered and the product done again, whole; the call raises the
+        # KeyboardInterrupt once the kernel has returned (Kernel.__call__).
+        while True:
+            try:
+                product(pa, pb, pc)
+                return
+            except KeyboardInterrupt:
+                INTERRUPTED.set()
     return _CALLBACK(matmul)
+
+
+INTERRUPTED = threading.Event()   # a Ctrl-C arrived while a callback ran: raised after the kernel returns
 
 
 def _view(ptr: int, rank: int, dtype: np.dtype) -> np.ndarray:

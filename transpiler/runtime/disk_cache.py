@@ -11,8 +11,11 @@ Location: `TRANSPILER_CACHE_DIR`, else `$XDG_CACHE_HOME/transpiler`, else `~/.ca
 `TRANSPILER_CACHE_DIR` turns the cache off. `python -m transpiler --clear-cache` empties it.
 
 Several processes may share a directory: an entry is written to a temporary file in the same directory and renamed
-into place (atomic on POSIX), so a reader sees either no entry or a whole one; each entry also carries the SHA-256 of
-its object code, checked on every read, so a damaged entry is a miss (and is rewritten), never a crash.
+into place (atomic on POSIX), so a reader sees either no entry or a whole one. Each entry records its full key and a
+SHA-256 over the key, the header and the object code, all checked on every read; the object's ELF structure is
+checked too (`objects.check_elf`) before LLVM links it, since LLVM aborts the process on some malformed objects. A
+damaged entry, one saved under another key's name, or one that fails to load is a miss: it is removed and the kernel
+recompiled, never reused.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ import json
 import os
 import tempfile
 
-FORMAT = b"transpiler-kernel 1\n"
+FORMAT = b"transpiler-kernel 2\n"
 SUFFIX = ".kernel"
 
 
@@ -90,10 +93,17 @@ def load(cache_key: str) -> Entry | None:
             data = f.read()
     except OSError:
         return None
-    entry = _parse(data)
-    if entry is None:   # damaged (not one of ours, or changed on disk): drop it; the next store rewrites it
+    entry = _parse(data, cache_key)
+    if entry is None:   # damaged (not one of ours, changed on disk, another key's): drop it; the next store rewrites it
         _remove(path)
     return entry
+
+
+def discard(cache_key: str) -> None:
+    """Remove an entry that passed its checks but failed to load."""
+    root = directory()
+    if root is not None:
+        _remove(os.path.join(root, cache_key + SUFFIX))
 
 
 def store(cache_key: str, entry: Entry) -> None:
@@ -101,8 +111,8 @@ def store(cache_key: str, entry: Entry) -> None:
     root = directory()
     if root is None:
         return
-    header = json.dumps({"library_functions": entry.library_functions, "size": len(entry.object),
-                         "sha256": hashlib.sha256(entry.object).hexdigest()}).encode()
+    fields = {"key": cache_key, "library_functions": entry.library_functions, "size": len(entry.object)}
+    header = json.dumps({**fields, "sha256": _digest(fields, entry.object)}).encode()
     tmp = None
     try:
         os.makedirs(root, exist_ok=True)
@@ -126,7 +136,16 @@ def clear() -> int:
     return removed
 
 
-def _parse(data: bytes) -> Entry | None:
+def _digest(fields: dict, obj: bytes) -> str:
+    """SHA-256 over the header's fields (in a canonical form) and the object code."""
+    h = hashlib.sha256(json.dumps(fields, sort_keys=True).encode())
+    h.update(b"\0")
+    h.update(obj)
+    return h.hexdigest()
+
+
+def _parse(data: bytes, cache_key: str) -> Entry | None:
+    from .objects import check_elf
     if not data.startswith(FORMAT):
         return None
     end = data.find(b"\n", len(FORMAT))
@@ -135,9 +154,14 @@ def _parse(data: bytes) -> Entry | None:
     try:
         header = json.loads(data[len(FORMAT):end])
         obj = data[end + 1:]
-        if len(obj) != header["size"] or hashlib.sha256(obj).hexdigest() != header["sha256"]:
+        fields = {"key": header["key"], "library_functions": header["library_functions"], "size": header["size"]}
+        if header["key"] != cache_key or len(obj) != header["size"] or _digest(fields, obj) != header["sha256"]:
             return None
-        return Entry(obj, list(header["library_functions"]))
+        functions = header["library_functions"]
+        if not isinstance(functions, list) or not all(isinstance(f, str) for f in functions) \
+                or not check_elf(obj):
+            return None
+        return Entry(obj, list(functions))
     except (ValueError, KeyError, TypeError):
         return None
 

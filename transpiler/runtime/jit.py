@@ -120,4 +120,8 @@ class Kernel:
     def _call(self, arrays: list) -> list:
         openmp.before_kernel()
         descriptors, inputs = self.frame.call(self.fn, arrays)
-        return adopt_results(descriptors, self.out_dtypes, inputs) if descriptors else []
+        results = adopt_results(descriptors, self.out_dtypes, inputs) if descriptors else []
+        if blas.INTERRUPTED.is_set():    # a Ctrl-C during a NumPy callback: the kernel finished, now raise it
+            blas.INTERRUPTED.clear()
+            raise KeyboardInterrupt
+        return results

@@ -135,3 +135,45 @@ class LinkedObject:
         jit, self._jit = getattr(self, "_jit", None), None
         if jit:
             self._lib.LLVMOrcDisposeLLJIT(jit)
+
+
+def check_elf(obj: bytes) -> bool:
+    """Whether `obj` is a well-formed 64-bit little-endian relocatable ELF object in the ways LLVM's loader relies
+    on without checking (it aborts the process on, e.g., a section alignment that is not a power of two): header,
+    section table, section ranges and alignments, and the symbol and relocation tables' references."""
+    import struct
+    try:
+        if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
+            return False
+        (e_type, _machine, _version, _entry, _phoff, shoff, _flags, ehsize, _phentsize, _phnum, shentsize, shnum,
+         shstrndx) = struct.unpack_from("<HHIQQQIHHHHHH", obj, 16)
+        if e_type != 1 or ehsize != 64 or shentsize != 64 or not 0 < shnum < 65280 or shstrndx >= shnum \
+                or shoff + shnum * 64 > len(obj):
+            return False
+        sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + 64 * i) for i in range(shnum)]
+        for _name, sh_type, _flags, _addr, offset, size, link, info, align, entsize in sections:
+            if align & (align - 1) or link >= shnum:
+                return False
+            if sh_type != 8 and offset + size > len(obj):          # SHT_NOBITS (.bss) occupies no file space
+                return False
+            if sh_type in (2, 11) and (entsize != 24 or size % 24):  # SHT_SYMTAB, SHT_DYNSYM
+                return False
+            if sh_type in (4, 9) and (info >= shnum or entsize not in (16, 24) or size % entsize):  # SHT_RELA, REL
+                return False
+        for _name, sh_type, _flags, _addr, offset, size, link, info, _align, entsize in sections:
+            if sh_type == 2:
+                strtab = sections[link]
+                for k in range(size // 24):
+                    st_name, _info, _other, shndx, _value, _size = struct.unpack_from("<IBBHQQ", obj, offset + 24 * k)
+                    if st_name >= max(strtab[5], 1) or (shndx >= shnum and shndx < 0xff00):
+                        return False
+            if sh_type in (4, 9):
+                symbols = sections[link][5] // 24
+                target = sections[info][5]
+                for k in range(size // entsize):
+                    r_offset, r_info = struct.unpack_from("<QQ", obj, offset + entsize * k)
+                    if r_info >> 32 >= symbols or r_offset >= target:
+                        return False
+        return True
+    except (struct.error, IndexError):
+        return False

@@ -21,9 +21,17 @@ from ..types.shapes import Sym
 _NUMBER_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
 
 
-def flatten(value, leaves: list, originals: list, static_shapes: bool = False):
-    """The key part for `value`; run-time leaves are appended to `leaves` (as arrays) and `originals`."""
+def flatten(value, leaves: list, originals: list, static_shapes: bool = False, seen: dict | None = None):
+    """The key part for `value`; run-time leaves are appended to `leaves` (as arrays) and `originals`. An array
+    passed a second time (the same object, `seen` maps its id to its leaf) is ("same", leaf): one kernel input, so
+    a write through either name is seen through the other, as in NumPy."""
     if isinstance(value, np.ndarray):
+        if type(value) is not np.ndarray:
+            value = _plain_array(value)
+        if seen is not None:
+            first = seen.setdefault(id(value), len(leaves))
+            if first != len(leaves):
+                return ("same", first)
         dtype = value.dtype
         if dtype not in dtypes.SUPPORTED_SET:
             raise TypeError(f"unsupported array dtype {dtype} (supported: "
@@ -45,7 +53,10 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False):
     if isinstance(value, (bool, int, str, type(None))):
         return ("C", type(value), value)
     if isinstance(value, list) and value and _numbers_only(value):
-        arr = np.asarray(value)
+        try:
+            arr = np.asarray(value)
+        except ValueError as e:       # ragged: NumPy 2 refuses to make an array of it
+            raise TypeError(f"a list argument must convert to a numeric array: {e}") from None
         if arr.dtype not in dtypes.SUPPORTED:   # ragged, or ints beyond 64 bits: NumPy makes an object array
             raise TypeError(f"a list argument must convert to a numeric array (np.asarray gives {arr.dtype})")
         leaves.append(arr)
@@ -54,9 +65,9 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False):
         return ("L", arr.dtype.str, arr.ndim, dims)
     if isinstance(value, (list, tuple)):
         tag = "T" if isinstance(value, tuple) else "l"
-        return (tag, tuple(flatten(v, leaves, originals, static_shapes) for v in value))
+        return (tag, tuple(flatten(v, leaves, originals, static_shapes, seen) for v in value))
     if isinstance(value, dict):
-        return ("D", tuple((k, flatten(v, leaves, originals, static_shapes)) for k, v in value.items()))
+        return ("D", tuple((k, flatten(v, leaves, originals, static_shapes, seen)) for k, v in value.items()))
     if isinstance(value, np.dtype) or isinstance(value, numbers.Number):
         return ("C", type(value), value)
     try:
@@ -64,6 +75,15 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False):
     except TypeError:
         raise TypeError(f"unsupported argument type {type(value).__name__}") from None
     return ("C", type(value), value)
+
+
+def _plain_array(value: np.ndarray) -> np.ndarray:
+    """An ndarray subclass: refused where its operators mean something else than ndarray's (np.matrix: `*` is a
+    matrix product; masked arrays: the mask), else its data as np.asarray gives it (np.memmap ...)."""
+    if isinstance(value, (np.matrix, np.ma.MaskedArray)):
+        raise TypeError(f"{type(value).__module__}.{type(value).__name__} arguments are not supported (their "
+                        "operators are not ndarray's): pass np.asarray(x), or x.filled() for a masked array")
+    return np.asarray(value)
 
 
 def _numbers_only(value) -> bool:
@@ -75,6 +95,8 @@ def _numbers_only(value) -> bool:
 def abstract(key, path: str, inputs: list, names: list):
     """The compile-time view of an argument with this key: Vars for run-time leaves (appended to `inputs`)."""
     tag = key[0]
+    if tag == "same":
+        return inputs[key[1]]
     if tag == "A":
         _, dt, ndim, dims = key
         index = len(inputs)

@@ -19,7 +19,8 @@ from typing import Union
 from ..errors import UserError
 
 _OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "floordiv": operator.floordiv,
-        "min": min, "max": max}
+        "min": min, "max": max,
+        "wrap": lambda i, n: i + n if i < 0 else i}   # a Python index or slice bound: negative counts from the end
 
 
 @dataclass(eq=False)
@@ -49,6 +50,13 @@ def derived(op: str, *operands) -> Dim:
         return 1                                 # d // d: callers guard d != 0 where NumPy would fail
     if op == "max" and 0 in operands and all(o == 0 or _nonnegative(o) for o in operands):
         return next((o for o in operands if o != 0), 0)
+    if op in ("add", "sub") and isinstance(operands[1], int):    # (x + a) + b is x + (a + b)
+        x, c = operands[0], operands[1] if op == "add" else -operands[1]
+        if isinstance(x, Sym) and x.origin[0] in ("add", "sub") and isinstance(x.origin[2], int):
+            x, c = x.origin[1], c + (x.origin[2] if x.origin[0] == "add" else -x.origin[2])
+        if c == 0:
+            return x
+        operands, op = (x, abs(c)), "add" if c > 0 else "sub"
     if op == "add" and operands[0] == 0:
         return operands[1]
     sign = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//"}.get(op)
@@ -63,7 +71,9 @@ def _nonnegative(d: Dim) -> bool:
     kind = d.origin[0]
     if kind == "arg":
         return True
-    return kind in ("add", "mul", "floordiv", "min", "max") and all(_nonnegative(o) for o in d.origin[1:])
+    if kind == "max":
+        return any(_nonnegative(o) for o in d.origin[1:])
+    return kind in ("add", "mul", "floordiv", "min") and all(_nonnegative(o) for o in d.origin[1:])
 
 
 def _rank(d: Dim) -> int:
@@ -128,12 +138,20 @@ class ShapeEnv:
 
     def unify(self, a: Dim, b: Dim, what: str) -> Dim:
         a, b = self.find(a), self.find(b)
-        if a is b or a == b:
+        if a is b or a == b or self.same_expression(a, b):
             return a
         if isinstance(a, int) and isinstance(b, int):
             raise UserError(what, ValueError)
         if not (is_checkable(a) and is_checkable(b)):
-            raise UserError(f"{what}: cannot check that the run-time sizes {a} and {b} are equal", ValueError)
+            if not (isinstance(a, Sym) and isinstance(b, Sym) and a.origin[0] == b.origin[0] and a.origin[0] in _OPS
+                    and len(a.origin) == len(b.origin)):
+                raise UserError(f"{what}: cannot check that the run-time sizes {a} and {b} are equal", ValueError)
+            # the same expression over sizes that may differ (x[i, :j] and x[:j, i]: x.shape[1] and x.shape[0]):
+            # equal operands are sufficient, and those that follow from the arguments are checked before the call
+            for x, y in zip(a.origin[1:], b.origin[1:]):
+                self.unify(x, y, what)
+            self.parent[a] = b
+            return b
         if _occurs(a, b):
             a, b = b, a   # b is an expression of a: b must point to a, not the other way (no cycle)
         elif not _occurs(b, a) and _rank(a) < _rank(b):
@@ -141,6 +159,16 @@ class ShapeEnv:
         self.parent[a] = b
         self.guards.append((a, b, what))
         return b
+
+    def same_expression(self, a: Dim, b: Dim) -> bool:
+        """The same expression of the same sizes (two slices `x[:j]` and `y[:j]` with one run-time j)."""
+        a, b = self.find(a), self.find(b)
+        if a is b or a == b:
+            return True
+        if not (isinstance(a, Sym) and isinstance(b, Sym)) or a.origin[0] != b.origin[0] or \
+                a.origin[0] not in _OPS or len(a.origin) != len(b.origin):
+            return False
+        return all(self.same_expression(x, y) for x, y in zip(a.origin[1:], b.origin[1:]))
 
     def require_nonzero(self, d: Sym, message: str) -> None:
         if not is_checkable(d):  # a size computed from data inside the kernel: not checkable before the call

@@ -1,0 +1,225 @@
+"""Classic imperative NumPy kernels, written from their published algorithms (PolyBench/C 4.2 and the usual
+textbook forms) the way their authors write them in NumPy: loops that write elements and slices, arrays updated in
+place, arguments changed for the caller. tests/test_imperative_kernels.py compiles them unmodified and compares
+every result and every argument with NumPy's own run."""
+import numpy as np
+
+
+# ---- linear algebra -------------------------------------------------------------------------------------------
+def gemm(alpha, beta, C, A, B):
+    """C = alpha A B + beta C, written into C (PolyBench gemm)."""
+    C[:] = alpha * A @ B + beta * C
+
+
+def gemm_loops(alpha, beta, C, A, B):
+    """The same, row by row as PolyBench's C loop nest."""
+    for i in range(C.shape[0]):
+        C[i, :] *= beta
+        for k in range(A.shape[1]):
+            C[i, :] += alpha * A[i, k] * B[k, :]
+
+
+def lu(A):
+    """Doolittle LU in place, no pivoting (PolyBench lu)."""
+    N = A.shape[0]
+    for i in range(N):
+        for j in range(i):
+            A[i, j] -= A[i, :j] @ A[:j, j]
+            A[i, j] /= A[j, j]
+        for j in range(i, N):
+            A[i, j] -= A[i, :i] @ A[:i, j]
+
+
+def cholesky(A):
+    """Cholesky in place, lower triangle (PolyBench cholesky)."""
+    N = A.shape[0]
+    for i in range(N):
+        for j in range(i):
+            A[i, j] -= A[i, :j] @ A[j, :j]
+            A[i, j] /= A[j, j]
+        A[i, i] -= A[i, :i] @ A[i, :i]
+        A[i, i] = np.sqrt(A[i, i])
+
+
+def trisolv(L, x, b):
+    """Forward substitution L x = b, x written in place (PolyBench trisolv)."""
+    for i in range(x.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+
+
+def gramschmidt(A, R, Q):
+    """Modified Gram-Schmidt QR: A is overwritten, R and Q filled (PolyBench gramschmidt)."""
+    for k in range(A.shape[1]):
+        nrm = np.dot(A[:, k], A[:, k])
+        R[k, k] = np.sqrt(nrm)
+        Q[:, k] = A[:, k] / R[k, k]
+        for j in range(k + 1, A.shape[1]):
+            R[k, j] = np.dot(Q[:, k], A[:, j])
+            A[:, j] -= Q[:, k] * R[k, j]
+
+
+def durbin(r):
+    """Levinson-Durbin recursion (PolyBench durbin): the solution of a Toeplitz system."""
+    y = np.empty_like(r)
+    alpha = -r[0]
+    beta = 1.0
+    y[0] = -r[0]
+    for k in range(1, r.shape[0]):
+        beta *= 1.0 - alpha * alpha
+        alpha = -(r[k] + np.dot(np.flip(r[:k]), y[:k])) / beta
+        y[:k] += alpha * np.flip(y[:k])
+        y[k] = alpha
+    return y
+
+
+def durbin_loops(r):
+    """The same with the flipped dot products written as loops over a reversed slice."""
+    y = np.empty_like(r)
+    z = np.empty_like(r)
+    alpha = -r[0]
+    beta = 1.0
+    y[0] = -r[0]
+    for k in range(1, r.shape[0]):
+        beta *= 1.0 - alpha * alpha
+        s = 0.0
+        for i in range(k):
+            s += r[k - i - 1] * y[i]
+        alpha = -(r[k] + s) / beta
+        for i in range(k):
+            z[i] = y[i] + alpha * y[k - i - 1]
+        y[:k] = z[:k]
+        y[k] = alpha
+    return y
+
+
+# ---- stencils -------------------------------------------------------------------------------------------------
+def jacobi_1d(TSTEPS, A, B):
+    for t in range(1, TSTEPS):
+        B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
+        A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])
+
+
+def jacobi_2d(TSTEPS, A, B):
+    for t in range(1, TSTEPS):
+        B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+        A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+
+
+def seidel_2d(TSTEPS, N, A):
+    """Gauss-Seidel: each point reads its already-updated neighbours (PolyBench seidel-2d, inner loop kept)."""
+    for t in range(0, TSTEPS - 1):
+        for i in range(1, N - 1):
+            A[i, 1:-1] += (A[i - 1, :-2] + A[i - 1, 1:-1] + A[i - 1, 2:] + A[i, 2:] + A[i + 1, :-2] +
+                           A[i + 1, 1:-1] + A[i + 1, 2:])
+            for j in range(1, N - 1):
+                A[i, j] += A[i, j - 1]
+                A[i, j] /= 9.0
+
+
+def heat_3d(TSTEPS, A, B):
+    for t in range(1, TSTEPS):
+        B[1:-1, 1:-1, 1:-1] = (0.125 * (A[2:, 1:-1, 1:-1] - 2.0 * A[1:-1, 1:-1, 1:-1] + A[:-2, 1:-1, 1:-1]) +
+                               0.125 * (A[1:-1, 2:, 1:-1] - 2.0 * A[1:-1, 1:-1, 1:-1] + A[1:-1, :-2, 1:-1]) +
+                               0.125 * (A[1:-1, 1:-1, 2:] - 2.0 * A[1:-1, 1:-1, 1:-1] + A[1:-1, 1:-1, 0:-2]) +
+                               A[1:-1, 1:-1, 1:-1])
+        A[1:-1, 1:-1, 1:-1] = (0.125 * (B[2:, 1:-1, 1:-1] - 2.0 * B[1:-1, 1:-1, 1:-1] + B[:-2, 1:-1, 1:-1]) +
+                               0.125 * (B[1:-1, 2:, 1:-1] - 2.0 * B[1:-1, 1:-1, 1:-1] + B[1:-1, :-2, 1:-1]) +
+                               0.125 * (B[1:-1, 1:-1, 2:] - 2.0 * B[1:-1, 1:-1, 1:-1] + B[1:-1, 1:-1, 0:-2]) +
+                               B[1:-1, 1:-1, 1:-1])
+
+
+def fdtd_2d(TMAX, ex, ey, hz, _fict_):
+    for t in range(TMAX):
+        ey[0, :] = _fict_[t]
+        ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])
+        ex[:, 1:] -= 0.5 * (hz[:, 1:] - hz[:, :-1])
+        hz[:-1, :-1] -= 0.7 * (ex[:-1, 1:] - ex[:-1, :-1] + ey[1:, :-1] - ey[:-1, :-1])
+
+
+# ---- dynamic programming --------------------------------------------------------------------------------------
+def match(b1, b2):
+    return 1 if b1 + b2 == 3 else 0
+
+
+def nussinov(N, seq):
+    """RNA folding: the maximum number of base pairs (PolyBench nussinov, the NPBench form)."""
+    table = np.zeros((N, N), np.int32)
+    for i in range(N - 1, -1, -1):
+        for j in range(i + 1, N):
+            if j - 1 >= 0:
+                table[i, j] = max(table[i, j], table[i, j - 1])
+            if i + 1 < N:
+                table[i, j] = max(table[i, j], table[i + 1, j])
+            if j - 1 >= 0 and i + 1 < N:
+                if i < j - 1:
+                    table[i, j] = max(table[i, j], table[i + 1, j - 1] + match(seq[i], seq[j]))
+                else:
+                    table[i, j] = max(table[i, j], table[i + 1, j - 1])
+            for k in range(i + 1, j):
+                table[i, j] = max(table[i, j], table[i, k] + table[k + 1, j])
+    return table
+
+
+def floyd_warshall(path):
+    """All-pairs shortest paths in place, one row-vector update per (k, i) (PolyBench floyd-warshall)."""
+    for k in range(path.shape[0]):
+        path[:] = np.minimum(path, path[:, k][:, None] + path[k, :][None, :])
+
+
+def floyd_warshall_loops(path):
+    n = path.shape[0]
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                path[i, j] = min(path[i, j], path[i, k] + path[k, j])
+
+
+# ---- a fluid solver with .copy() in its time loop -------------------------------------------------------------
+def build_up_b(b, rho, dt, u, v, dx, dy):
+    b[1:-1, 1:-1] = (rho * (1 / dt * ((u[1:-1, 2:] - u[1:-1, 0:-2]) / (2 * dx) + (v[2:, 1:-1] - v[0:-2, 1:-1]) /
+                                      (2 * dy)) - ((u[1:-1, 2:] - u[1:-1, 0:-2]) / (2 * dx))**2 - 2 *
+                            ((u[2:, 1:-1] - u[0:-2, 1:-1]) / (2 * dy) * (v[1:-1, 2:] - v[1:-1, 0:-2]) / (2 * dx)) -
+                            ((v[2:, 1:-1] - v[0:-2, 1:-1]) / (2 * dy))**2))
+
+
+def pressure_poisson(nit, p, dx, dy, b):
+    pn = np.empty_like(p)
+    pn = p.copy()
+    for q in range(nit):
+        pn = p.copy()
+        p[1:-1, 1:-1] = (((pn[1:-1, 2:] + pn[1:-1, 0:-2]) * dy**2 + (pn[2:, 1:-1] + pn[0:-2, 1:-1]) * dx**2) /
+                         (2 * (dx**2 + dy**2)) - dx**2 * dy**2 / (2 * (dx**2 + dy**2)) * b[1:-1, 1:-1])
+        p[:, -1] = p[:, -2]   # dp/dx = 0 at x = 2
+        p[0, :] = p[1, :]     # dp/dy = 0 at y = 0
+        p[:, 0] = p[:, 1]     # dp/dx = 0 at x = 0
+        p[-1, :] = 0          # p = 0 at y = 2
+
+
+def cavity_flow(nx, ny, nt, nit, u, v, dt, dx, dy, p, rho, nu):
+    """Lid-driven cavity flow (Barba's "12 steps to Navier-Stokes", step 11, as in NPBench)."""
+    un = np.empty_like(u)
+    vn = np.empty_like(v)
+    b = np.zeros((ny, nx))
+    for n in range(nt):
+        un = u.copy()
+        vn = v.copy()
+        build_up_b(b, rho, dt, u, v, dx, dy)
+        pressure_poisson(nit, p, dx, dy, b)
+        u[1:-1, 1:-1] = (un[1:-1, 1:-1] - un[1:-1, 1:-1] * dt / dx * (un[1:-1, 1:-1] - un[1:-1, 0:-2]) -
+                         vn[1:-1, 1:-1] * dt / dy * (un[1:-1, 1:-1] - un[0:-2, 1:-1]) - dt / (2 * rho * dx) *
+                         (p[1:-1, 2:] - p[1:-1, 0:-2]) + nu * (dt / dx**2 * (un[1:-1, 2:] - 2 * un[1:-1, 1:-1] +
+                                                                             un[1:-1, 0:-2]) + dt / dy**2 *
+                                                               (un[2:, 1:-1] - 2 * un[1:-1, 1:-1] + un[0:-2, 1:-1])))
+        v[1:-1, 1:-1] = (vn[1:-1, 1:-1] - un[1:-1, 1:-1] * dt / dx * (vn[1:-1, 1:-1] - vn[1:-1, 0:-2]) -
+                         vn[1:-1, 1:-1] * dt / dy * (vn[1:-1, 1:-1] - vn[0:-2, 1:-1]) - dt / (2 * rho * dy) *
+                         (p[2:, 1:-1] - p[0:-2, 1:-1]) + nu * (dt / dx**2 * (vn[1:-1, 2:] - 2 * vn[1:-1, 1:-1] +
+                                                                             vn[1:-1, 0:-2]) + dt / dy**2 *
+                                                               (vn[2:, 1:-1] - 2 * vn[1:-1, 1:-1] + vn[0:-2, 1:-1])))
+        u[0, :] = 0
+        u[:, 0] = 0
+        u[:, -1] = 0
+        u[-1, :] = 1          # the lid
+        v[0, :] = 0
+        v[-1, :] = 0
+        v[:, 0] = 0
+        v[:, -1] = 0

@@ -1,0 +1,74 @@
+"""What happens when things go wrong: a compilation that fails is not tried again for the same arguments, and a
+Ctrl-C while the kernel is in a NumPy callback raises KeyboardInterrupt after a correct finish, never a wrong
+result (issue #14)."""
+import numpy as np
+import pytest
+
+from transpiler import CompileError, driver, transpile
+from transpiler.runtime import blas
+
+
+def fails_to_compile(x):
+    return x + "a string"
+
+
+def test_a_failed_compilation_is_not_repeated(monkeypatch):
+    calls = []
+    real = driver.trace_free_typing
+    monkeypatch.setattr(driver, "trace_free_typing", lambda *a: calls.append(1) or real(*a))
+    f = transpile(fails_to_compile)
+    for _ in range(3):
+        with pytest.raises(CompileError):
+            f(np.ones(3))
+    assert len(calls) == 1
+
+
+def batched(a, b):
+    return a @ b      # a batched product: computed by NumPy's matmul, called from the kernel
+
+
+def test_ctrl_c_in_a_numpy_callback_finishes_then_raises(monkeypatch):
+    """The first product the callback computes is interrupted (as a Ctrl-C would interrupt it); the kernel still
+    computes every product whole, then the call raises KeyboardInterrupt; the next call is normal."""
+    a, b = np.random.default_rng(0).random((2, 3, 4)), np.random.default_rng(1).random((2, 4, 5))
+    f = transpile(batched)
+    f(a, b)                                   # compiled, callbacks bound
+    real_matmul = np.matmul
+    interrupts = [1]
+
+    retried = []
+
+    def interrupted(x, y, out=None):
+        if interrupts:
+            interrupts.pop()
+            out[...] = np.nan                 # half-done work left behind
+            raise KeyboardInterrupt
+        retried.append(out)
+        return real_matmul(x, y, out=out)
+    monkeypatch.setattr(blas.np, "matmul", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        f(a, b)
+    assert not interrupts and not blas.INTERRUPTED.is_set()
+    assert retried and not np.isnan(retried[0]).any()       # the interrupted product was done again, whole
+    monkeypatch.setattr(blas.np, "matmul", real_matmul)
+    np.testing.assert_allclose(f(a, b), a @ b)
+
+
+
+def double(x):
+    return x * 2
+
+
+def test_ndarray_subclasses_with_other_semantics_are_refused(tmp_path):
+    with pytest.raises(TypeError, match="matrix"):
+        transpile(double)(np.matrix([[1.0, 2.0]]))
+    with pytest.raises(TypeError, match="MaskedArray"):
+        transpile(double)(np.ma.masked_array([1.0, 2.0], mask=[True, False]))
+    m = np.memmap(tmp_path / "data", dtype=np.float64, mode="w+", shape=(3,))
+    m[:] = [1, 2, 3]
+    np.testing.assert_array_equal(transpile(double)(m), [2.0, 4.0, 6.0])
+
+
+def test_a_ragged_list_argument_is_a_type_error():
+    with pytest.raises(TypeError, match="numeric array"):
+        transpile(double)([[1.0, 2.0], [3.0]])

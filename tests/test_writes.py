@@ -1,0 +1,533 @@
+"""Imperative NumPy: writes into arrays, views that alias, arguments changed in place, loops that write.
+
+Every test compares with NumPy's own run on separate copies of the arguments, results and arguments' final
+contents alike (helpers.check)."""
+import numpy as np
+import pytest
+
+from helpers import check
+from transpiler import CompileError, emit, transpile
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+# ---- the silent wrong answer of issue #13 ----------------------------------------------------------------------
+def view_of_local_updated_in_place(r):
+    U = np.zeros((6, 6), dtype=np.float32)
+    u = U[1:-1, 1:-1]
+    u += r            # NumPy: U changes too
+    return U
+
+
+def test_a_view_updated_in_place_changes_its_base():
+    result = check(view_of_local_updated_in_place, np.ones((4, 4), np.float32))
+    assert result.sum() == 16.0
+
+
+# ---- x[index] = value ------------------------------------------------------------------------------------------
+def set_element(x, v):
+    x[0] = v
+    x[-1] = 2 * v
+    return x
+
+
+def set_element_2d(x, i, j):
+    y = x * 1
+    y[i, j] = -1
+    y[-1, 0] = 7
+    return y
+
+
+def set_slices(x, y):
+    z = x + 0
+    z[1:3] = y[0]
+    z[::2] = 5
+    z[::-1][:2] = 9          # through a reversed view
+    z[...] += 1
+    return z
+
+
+def set_3d(x, y, k):
+    z = x.copy()
+    z[0:2, :, k] = y
+    z[:, None, 1, :] = 0.5
+    return z
+
+
+def set_runtime_bounds(a, k, n):
+    b = a.copy()
+    b[k:k + n] = -1
+    b[-k:] *= 2
+    return b
+
+
+def set_cast(a):
+    a[0] = 3.7
+    a[1] = -2.9
+    a[2:] = a[2:] * 1.5
+    return a
+
+
+@pytest.mark.parametrize("shape", [(5,), (1,), (4, 1)])
+def test_set_element(shape):
+    check(set_element, rng().random(shape), 3.0)
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (1, 4), (3, 1)])
+def test_set_element_2d(shape):
+    check(set_element_2d, rng().random(shape), 0, -1)
+
+
+@pytest.mark.parametrize("n", [6, 5, 1])
+def test_set_slices(n):
+    check(set_slices, rng().random((n, 3)), rng().random((2, 3)))
+
+
+def test_set_3d_with_broadcasting_and_none():
+    check(set_3d, rng().random((3, 4, 5)), rng().random((2, 4)), 2)
+
+
+@pytest.mark.parametrize("k, n", [(1, 2), (0, 0), (3, 10), (-2, 1)])
+def test_slices_with_run_time_bounds(k, n):
+    check(set_runtime_bounds, np.arange(8.0), k, n)
+
+
+def test_setitem_casts_unsafely_like_numpy():
+    check(set_cast, np.arange(5))
+    check(set_cast, np.arange(5.0).astype(np.float32))
+    with pytest.raises(OverflowError):       # NumPy too: -2.9 becomes the Python int -2 first
+        transpile(set_cast)(np.arange(5, dtype=np.uint8))
+
+
+def set_overflow(a):
+    a[0] = 300
+    return a
+
+
+def test_a_python_int_that_does_not_fit_is_numpys_overflow_error():
+    with pytest.raises(OverflowError):
+        transpile(set_overflow)(np.zeros(3, np.int8))
+
+
+def set_bad_shape(a, b):
+    a[:2] = b
+    return a
+
+
+def test_a_value_that_does_not_broadcast_is_numpys_value_error():
+    with pytest.raises(ValueError, match="could not broadcast"):
+        transpile(set_bad_shape)(np.zeros(4), np.ones(3))
+
+
+def set_index_out_of_range(a, i):
+    a[i] = 1.0
+    return a
+
+
+def set_row_out_of_range(a, i):
+    a[i, ::-1] = 1.0
+    return a
+
+
+@pytest.mark.parametrize("i", [4, -5, 100])
+def test_an_index_out_of_range_raises_index_error_and_writes_nothing(i):
+    a = np.zeros(4)
+    with pytest.raises(IndexError):
+        transpile(set_index_out_of_range)(a, i)
+    b = np.zeros((4, 3))
+    with pytest.raises(IndexError):
+        transpile(set_row_out_of_range)(b, i)
+    c = np.zeros(4)
+    with pytest.raises(IndexError):
+        transpile(set_ids_in_place)(c, np.array([1, i]))
+    assert not a.any() and not b.any() and not c.any()
+
+
+# ---- masks and integer arrays ----------------------------------------------------------------------------------
+def set_mask(x):
+    y = x * 2
+    y[y < 0] = 0
+    y[x > 0.5] += 1
+    return y
+
+
+def set_mask_rows(x, keep):
+    y = x.copy()
+    y[~keep] = np.arange(x.shape[1])
+    return y
+
+
+def set_ids(x, ids):
+    y = x + 0
+    y[ids] = -1
+    return y
+
+
+def set_ids_in_place(x, ids):
+    x[ids] = -1
+
+
+def add_at_ids(x, ids):
+    y = x + 0
+    y[ids] += 10        # repeated ids add once, as in NumPy
+    return y
+
+
+def set_rows_by_ids(x, ids, rows):
+    y = x.copy()
+    y[ids] = rows
+    return y
+
+
+def test_mask_assignment():
+    x = rng().standard_normal((4, 5))
+    check(set_mask, x)
+    check(set_mask_rows, x, np.array([True, False, False, True]))
+
+
+def set_mask_with_values(x):
+    x[x < 0] = np.array([1.0, 2.0])
+    return x
+
+
+def test_values_through_a_mask_are_refused_clearly():
+    with pytest.raises(CompileError, match="np.where"):
+        transpile(set_mask_with_values)(np.array([-1.0, 2.0, -3.0]))
+
+
+@pytest.mark.parametrize("ids", [np.array([0, 3, 3, -1]), np.array([], np.int64), np.array([2])])
+def test_integer_array_assignment(ids):
+    x = rng().random(6)
+    check(set_ids, x, ids)
+    check(add_at_ids, x, ids)
+
+
+def test_integer_array_assignment_of_rows():
+    check(set_rows_by_ids, rng().random((5, 3)), np.array([4, 0]), rng().random((2, 3)))
+
+
+def test_integer_array_out_of_range():
+    with pytest.raises(IndexError):
+        transpile(set_ids)(np.zeros(3), np.array([0, 3]))
+
+
+# ---- out=, np.copyto -------------------------------------------------------------------------------------------
+def ufunc_out(a, b):
+    c = np.empty_like(a)
+    np.add(a, b, out=c)
+    np.multiply(c, 2, out=c)
+    r = np.sqrt(c, out=c)
+    return c, r
+
+
+def matmul_out(a, b, c):
+    np.matmul(a, b, out=c)
+    d = np.zeros((a.shape[0], b.shape[1]))
+    np.dot(a, b, out=d)
+    return d
+
+
+def copyto(a, b, mask):
+    np.copyto(a, b)
+    np.copyto(a, 7.0, where=mask)
+
+
+def test_out_arguments():
+    check(ufunc_out, rng().random(4), rng().random(4))
+    check(matmul_out, rng().random((3, 4)), rng().random((4, 2)), np.zeros((3, 2)))
+
+
+def test_copyto():
+    check(copyto, np.zeros(4), rng().random(4), np.array([True, False, True, False]))
+
+
+def copyto_casting(a):
+    np.copyto(a, 1.5)
+
+
+def test_copyto_checks_its_casting_rule():
+    with pytest.raises(TypeError, match="same_kind"):
+        transpile(copyto_casting)(np.zeros(3, np.int64))
+
+
+# ---- views -----------------------------------------------------------------------------------------------------
+def views_of_a_local(x):
+    y = x * 1
+    t = y.T
+    t[0] = -1                 # a column of y
+    r = y.reshape(-1)
+    r[3] = 100
+    e = y[None]
+    e[0, -1, -1] = 42
+    s = np.expand_dims(y, 1).squeeze()
+    s[1, 1] = 7
+    w = np.swapaxes(y, 0, 1)
+    w[2, 0] += 1000
+    return y, t, r, s
+
+
+def views_of_an_argument(a):
+    v = a[1:, ::2]
+    v[...] = 3
+    a.T[0, 0] = -1
+
+
+def views_of_a_constant():
+    c = np.array([1.0, 2.0, 3.0, 4.0])
+    return c
+
+
+def lifted_constant(x):
+    c = np.array([1.0, 2.0, 3.0, 4.0])
+    c[1] = x
+    return c * 2
+
+
+def test_writes_through_views_of_a_local():
+    check(views_of_a_local, rng().random((3, 4)))
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_writes_through_views_of_an_argument(layout):
+    a = rng().random((4, 10))
+    a = {"C": a, "F": np.asfortranarray(a), "strided": a[:, ::2]}[layout]
+    check(views_of_an_argument, a)
+
+
+def test_a_compile_time_array_written_with_a_run_time_value():
+    check(lifted_constant, 5.0)
+
+
+def copies_are_not_views(x):
+    a = x.copy()
+    a[0] = 99
+    b = np.array(x)
+    b[1] = 98
+    c = np.copy(x)
+    c[2] = 97
+    d = x.astype(x.dtype)
+    d[3] = 96
+    f = x.reshape(2, 2).flatten()
+    f[0] = 95
+    g = np.concatenate([x])
+    g[1] = 94
+    return x, a, b, c, d, f, g
+
+
+def test_copies_are_not_views():
+    check(copies_are_not_views, rng().random(4))
+
+
+def concatenate_returns_a_new_array(x):
+    return np.concatenate([x]), np.hstack([x]), np.vstack([x])
+
+
+def test_concatenate_of_one_array_is_a_new_array():
+    x = np.arange(3.0)
+    results = transpile(concatenate_returns_a_new_array)(x)
+    for r in results:
+        assert r is not x and not np.shares_memory(r, x)
+
+
+def reshape_of_a_transpose(x):
+    y = x.T.reshape(-1)       # NumPy copies here; whether it did is not followed
+    y[0] = 1
+    return y
+
+
+def alias_written_after_join(x, c):
+    a = x * 1
+    b = x * 2
+    y = a if c > 0 else b
+    a[0] = -1
+    return y + 1
+
+
+def test_an_alias_the_compiler_cannot_follow_is_refused():
+    with pytest.raises(CompileError, match="share memory"):
+        transpile(reshape_of_a_transpose)(np.ones((2, 3)))
+    with pytest.raises(CompileError, match="share memory"):
+        transpile(alias_written_after_join)(np.ones(3), 1.0)
+
+
+# ---- arguments ------------------------------------------------------------------------------------------------
+def add_into(a, b):
+    a += b
+    a[1:] *= 2
+
+
+def write_one(a, i):
+    a[i] = 1.0
+
+
+def write_and_return(a):
+    a[0] = 5
+    return a
+
+
+def write_first_read_second(a, b):
+    a[0] = 5
+    return b[0] + 0
+
+
+def test_an_argument_is_written_in_place():
+    a = np.arange(5.0)
+    check(add_into, a, np.ones(5))
+    big = np.zeros(1000)
+    transpile(write_one)(big, 3)
+    assert big[3] == 1.0 and big.sum() == 1.0
+
+
+def test_written_arguments_are_not_copied():
+    """One element written into a large argument: no copy of it in the kernel (no memref.copy, no allocation of
+    its size), so the write costs O(1)."""
+    text = emit(write_one, np.zeros(1000), 3, stage="llvm")
+    assert "memref.copy" not in text and "memrefCopy" not in text
+    text = emit(add_into, np.zeros(10), np.ones(10), stage="llvm")
+    assert "memrefCopy" not in text
+
+
+@pytest.mark.parametrize("layout", ["F", "strided", "reversed"])
+def test_non_contiguous_arguments_that_are_written(layout):
+    base = rng().random((6, 6))
+    a = {"F": np.asfortranarray(base), "strided": base[::2, 1::2], "reversed": base[::-1]}[layout]
+    check(add_into, a, np.ones(a.shape[-1]))
+
+
+def test_a_returned_argument_is_the_callers_array():
+    a = np.arange(3.0)
+    assert transpile(write_and_return)(a) is a
+    assert a[0] == 5
+
+
+def test_the_same_array_passed_twice():
+    a = np.arange(3.0)
+    assert transpile(write_first_read_second)(a, a) == 5.0
+    b = np.arange(3.0)
+    assert transpile(write_first_read_second)(b, b.copy()) == 0.0
+
+
+def test_overlapping_arguments_that_are_written_are_refused():
+    a = np.arange(6.0)
+    with pytest.raises(ValueError, match="shares memory"):
+        transpile(write_first_read_second)(a[1:], a[:-1])
+
+
+def test_a_read_only_argument_that_is_written():
+    a = np.arange(3.0)
+    a.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        transpile(write_and_return)(a)
+
+
+def test_a_list_argument_cannot_be_written():
+    with pytest.raises(CompileError, match="list"):
+        transpile(write_and_return)([1.0, 2.0])
+
+
+def helper_writes(a, i):
+    a[i] += 1.0
+    a[i] *= 2.0
+    a[i] -= 0.5
+    a[i] += a[0]
+    return a[i] * 2
+
+
+def calls_a_writing_helper_often(a):
+    total = 0.0
+    for i in range(3):
+        total = total + helper_writes(a, i)
+    return total
+
+
+def test_a_function_that_writes_its_argument_is_not_outlined_away():
+    check(calls_a_writing_helper_often, np.arange(4.0))
+
+
+# ---- loops that write -------------------------------------------------------------------------------------------
+def recurrence(x):
+    a = np.empty_like(x)
+    a[0] = x[0]
+    for i in range(1, x.shape[0]):
+        a[i] = a[i - 1] * 0.5 + x[i]
+    return a
+
+
+def prefix_into_argument(a, x):
+    for i in range(1, a.shape[0]):
+        a[i] = a[i - 1] + x[i]
+
+
+def triangular(A):
+    B = np.zeros_like(A)
+    for i in range(A.shape[0]):
+        B[i, :i] = A[i, :i] * 2
+        B[:i, i] = -A[:i, i]
+    return B
+
+
+def branch_in_loop(x):
+    y = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        if x[i] > 0.5:
+            y[i] = x[i]
+        else:
+            y[i] = -x[i]
+    return y
+
+
+def while_writes(x, tol):
+    d = x.copy()
+    n = 0
+    while np.max(np.abs(d)) > tol:
+        d *= 0.5
+        d[0] = 0.0
+        n += 1
+    return d, n
+
+
+def nested_scalar_loops(x):
+    s = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            s[i] = max(s[i], x[i, j])
+    return s
+
+
+@pytest.mark.parametrize("n", [1, 2, 9])
+def test_recurrences(n):
+    check(recurrence, rng(n).random(n))
+    check(prefix_into_argument, np.zeros(n), rng(n).random(n))
+
+
+@pytest.mark.parametrize("n", [1, 4])
+def test_triangular_loops(n):
+    check(triangular, rng(n).random((n, n)))
+
+
+def test_branch_in_a_loop():
+    check(branch_in_loop, rng().random(8))
+
+
+def test_while_with_writes():
+    check(while_writes, rng().random(5) + 1, 0.1)
+
+
+def test_nested_scalar_loops():
+    check(nested_scalar_loops, rng().random((4, 5)))
+
+
+def branch_writes(x, c):
+    y = x + 0
+    if c > 0:
+        y[0] = 10
+    else:
+        y[1:] = 20
+    return y
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_writes_in_run_time_branches(c):
+    check(branch_writes, np.arange(4.0), c)

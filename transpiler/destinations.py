@@ -1,0 +1,65 @@
+"""Elementwise results written over an operand that dies with them, so that updates happen in place.
+
+Codegen gives every linalg.generic a fresh `tensor.empty` destination. For `a += b`, or `a[1:] *= 2` after
+eliminate-empty-tensors, that means a temporary the size of the update and a copy of it into the array (one-shot
+bufferization cannot write over an operand that another tensor value still holds). When an input of the same type,
+read elementwise with the same indexing map as the result, has no other use, the generic can take that input as its
+destination instead: it is the same computation on tensors (the body never reads its destination), and
+bufferization then updates the input's buffer in place, as NumPy's in-place operators do.
+
+Function arguments are only reused where the argument is writable (written arguments); a read-only argument as a
+destination would cost a copy of it instead of saving one.
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+
+def reuse_dying_operands(module: ir.Module) -> None:
+    ops = []
+    module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
+    for op in ops:
+        if op.name == "linalg.generic":
+            _reuse(op)
+
+
+def _reuse(op) -> None:
+    n_in = len(op.operands) - len(op.results)
+    if not op.results or n_in < 0:
+        return
+    maps = list(ir.ArrayAttr(op.attributes["indexing_maps"]))
+    body = op.regions[0].blocks[0]
+    for k in range(len(op.results)):
+        init = op.operands[n_in + k]
+        if not _is_empty(init) or _has_uses(body.arguments[n_in + k]):
+            continue
+        for i in range(n_in):
+            candidate = op.operands[i]
+            if candidate.type == init.type and str(maps[i]) == str(maps[n_in + k]) and _single_use(candidate) \
+                    and _may_write(candidate):
+                op.operands[n_in + k] = candidate
+                break
+
+
+def _is_empty(value) -> bool:
+    return isinstance(value, ir.OpResult) and value.owner.operation.name == "tensor.empty"
+
+
+def _has_uses(value) -> bool:
+    return any(True for _ in value.uses)
+
+
+def _single_use(value) -> bool:
+    """One use that reads the data (tensor.dim reads only the shape, which the destination keeps)."""
+    return sum(1 for use in value.uses if use.owner.operation.name != "tensor.dim") == 1
+
+
+def _may_write(value) -> bool:
+    """Not a function argument marked read-only (bufferization.writable = false)."""
+    if not isinstance(value, ir.BlockArgument):
+        return True
+    owner = value.owner.owner      # the op whose region holds the block
+    if owner is None or owner.name != "func.func" or "arg_attrs" not in owner.attributes:
+        return True
+    attrs = ir.DictAttr(ir.ArrayAttr(owner.attributes["arg_attrs"])[value.arg_number])
+    return "bufferization.writable" not in attrs or ir.BoolAttr(attrs["bufferization.writable"]).value

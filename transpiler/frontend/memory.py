@@ -1,0 +1,303 @@
+"""NumPy's reference semantics over a functional typed program: buffers, views, writes.
+
+The typed program is made of SSA values (tensors in MLIR), so a write makes a new *version* of the whole array
+(`update_slice`, `scatter`, `select`); one-shot bufferization later turns each version into a store into the same
+memory. This module keeps NumPy's aliasing on top of that (docs/architecture.md, "Mutation and views"):
+- every run-time array belongs to a `Buffer` (one NumPy allocation, or one argument). A view (basic slicing, `.T`,
+  `reshape` of contiguous data, `expand_dims`, `squeeze`, `x[None]`) records the chain of view primitives (its
+  `path`) that derives it from the version of its buffer it was made from;
+- a write through any view computes the buffer's new version (the inverse of each step of the path, innermost
+  first), and every name that holds the buffer or a view of it, in every active frame and inside lists, tuples and
+  dicts, is re-derived from that version;
+- a value that may share memory with a buffer in a way the compiler cannot follow (a reshape of data it cannot prove
+  contiguous, a value joined from different arrays at a run-time branch) is an `Alias`: reading it is fine, but
+  writing through it, or reading it after one of its buffers was written, is a CompileError. Never a stale value:
+  `Builder.emit` refuses any input whose buffer has a newer version (`check_current`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import UserError
+from ..program import Var
+
+# primitives whose result is a view of their first input in NumPy
+VIEW_PRIMS = frozenset({"slice", "transpose", "reshape", "expand_dims", "squeeze"})
+
+
+@dataclass(eq=False)
+class Buffer:
+    what: str                      # for messages
+    initial: Var                   # its first version (buffers are made lazily, the first time a value is viewed)
+    argument: Var | None = None    # the kernel input this buffer is (written arguments change the caller's array)
+    readonly: str | None = None    # why it cannot be written
+    contiguous: bool = True        # known to be C-contiguous (arrays made by the program; not arguments)
+
+
+@dataclass(eq=False)
+class Step:
+    """One view primitive: re-emitted on a newer version of the base to re-derive the view."""
+    prim: str
+    params: dict
+    extra: tuple        # run-time operands after the viewed array (slice indices)
+    dtype: object
+    shape: tuple
+    scalar: bool
+
+
+@dataclass(eq=False)
+class Ref:
+    """The value is `path` applied to version `base` of `buffer`."""
+    buffer: Buffer
+    base: Var
+    path: tuple
+    contiguous: bool    # C-contiguous in NumPy's sense (so a reshape of it is a view)
+
+
+@dataclass(eq=False)
+class Alias:
+    """The value may share memory with these buffers (as of these versions) in a way not followed."""
+    deps: tuple         # ((Buffer, version Var), ...)
+    why: str
+
+
+def _contiguous_slice(specs) -> bool:
+    """x[i, j, a:b, :, :] keeps C-contiguity: leading integer indices, then one unit-step range, then full dims."""
+    k = 0
+    while k < len(specs) and specs[k][0] in ("index", "index_var"):
+        k += 1
+    if k < len(specs) and specs[k][0] == "range" and specs[k][3] == 1:
+        k += 1
+    return all(s[0] == "all" for s in specs[k:])
+
+
+class Memory:
+    """The current version of every buffer, and the frames whose names are re-derived after a write."""
+
+    def __init__(self, frames: list):
+        self.current: dict = {}     # Buffer -> its newest version (a Var)
+        self.frames = frames         # the interpreter's active frames (innermost last)
+
+    # ---- identity ---------------------------------------------------------------------------------------------
+    def ref_of(self, v: Var, what: str = "an array"):
+        """v's Ref (or Alias); a value seen for the first time is the base of a new buffer."""
+        if v.ref is None:
+            buffer = Buffer(what, v)
+            v.ref = Ref(buffer, v, (), True)
+            self.current[buffer] = v
+        return v.ref
+
+    def argument(self, v: Var, name: str) -> None:
+        """An argument's buffer. Its layout is not part of the specialization (the kernel sees a C-contiguous
+        array, a copy for other layouts), so whether a reshape of it is a view is unknown: not `contiguous`."""
+        if v.from_list:     # data from a Python list: writing into it could not change the caller's list
+            buffer = Buffer(f"argument '{name}'", v, readonly=f"'{name}' is a Python list, converted to an array "
+                                                               "for the kernel: writing into it would not change it",
+                            contiguous=False)
+        else:
+            buffer = Buffer(f"argument '{name}'", v, argument=v, contiguous=False)
+        v.ref = Ref(buffer, v, (), False)
+        self.current[buffer] = v
+
+    def fresh(self, v: Var) -> Var:
+        """`v` as a new array (a copy in NumPy): a new Var with no buffer yet, so nothing else aliases it."""
+        v.ref = None
+        return v
+
+    def deps(self, v) -> tuple:
+        """The (buffer, version) pairs a value depends on (an array is at least its own buffer)."""
+        if isinstance(v, Var) and v.ref is None and not v.scalar and not v.weak:
+            self.ref_of(v)
+        ref = getattr(v, "ref", None)
+        if isinstance(ref, Ref):
+            return ((ref.buffer, ref.base),)
+        if isinstance(ref, Alias):
+            return ref.deps
+        return ()
+
+    def is_current(self, v: Var) -> bool:
+        return all(self.current.get(buffer, base) is base for buffer, base in self.deps(v))
+
+    def check_current(self, inputs) -> None:
+        for v in inputs:
+            if isinstance(v, Var) and v.ref is not None and not self.is_current(v):
+                raise UserError(self._stale_message(v), TypeError)
+
+    def _stale_message(self, v: Var) -> str:
+        if isinstance(v.ref, Alias):
+            return (f"this array may share memory with an array that was written after it was made ({v.ref.why}), "
+                    "and the compiler cannot tell whether the write changed it: make a copy with .copy() first")
+        return ("internal: a view was not updated after a write to its array")
+
+    # ---- views ------------------------------------------------------------------------------------------------
+    def record_view(self, prim: str, inputs: list, out: Var, params: dict) -> None:
+        x = inputs[0]
+        if not isinstance(x, Var):
+            return
+        if prim == "slice" and out.scalar:
+            return                     # x[i, j] is a NumPy scalar: a copy
+        ref = self.ref_of(x)
+        if isinstance(ref, Alias):
+            out.ref = ref
+            return
+        if prim == "reshape" and not ref.contiguous:
+            out.ref = Alias(((ref.buffer, ref.base),), "a reshape or ravel of an array that may not be contiguous, "
+                                                       "which NumPy makes a view or a copy depending on its strides")
+            return
+        contiguous = ref.contiguous and (prim != "transpose") and (prim != "slice" or _contiguous_slice(
+            params["specs"]))
+        step = Step(prim, dict(params), tuple(inputs[1:]), out.dtype, out.shape, out.scalar)
+        out.ref = Ref(ref.buffer, ref.base, ref.path + (step,), contiguous)
+
+    def unknown_alias(self, x: Var, out: Var, why: str) -> Var:
+        """`out` may or may not share x's memory (NumPy decides from strides the compiler does not know)."""
+        out.ref = Alias(tuple(self.deps(x)) or ((self.ref_of(x).buffer, x),), why)
+        return out
+
+    def derive(self, b, base: Var, path: tuple) -> Var:
+        value = base
+        for step in path:
+            value = b.emit1(step.prim, [value, *step.extra], step.dtype, step.shape, scalar=step.scalar,
+                            **step.params)
+        return value
+
+    # ---- writes -----------------------------------------------------------------------------------------------
+    def write(self, b, target: Var, value: Var) -> None:
+        """Store `value` (target's dtype and shape) into the memory `target` is a view of."""
+        ref = self.ref_of(target)
+        if isinstance(ref, Alias):
+            raise UserError(f"writing into an array that may or may not share memory with another ({ref.why}) is "
+                            "not supported: make a copy with .copy(), or write into the original array", TypeError)
+        self.check_current([target])
+        if ref.buffer.readonly:
+            raise UserError(ref.buffer.readonly, TypeError)
+        new = self._write_through(b, self.current[ref.buffer], ref.path, value)
+        self.set_version(b, ref.buffer, new)
+
+    def _write_through(self, b, x: Var, path: tuple, value: Var) -> Var:
+        if not path:
+            return value
+        step = path[0]
+        inner = self.derive(b, x, path[:1])
+        return _unview(b, x, step, self._write_through(b, inner, path[1:], value))
+
+    def set_version(self, b, buffer: Buffer, version: Var) -> None:
+        """`version` is now the buffer's contents: re-derive every name that views the buffer."""
+        version.ref = Ref(buffer, version, (), buffer.contiguous)
+        self.current[buffer] = version
+        self.refresh(b, {buffer})
+
+    def rederive(self, b, value: Var) -> Var:
+        """A view as of its buffer's current version."""
+        ref = value.ref
+        base = self.current[ref.buffer]
+        if not ref.path:
+            return base
+        new = self.derive(b, base, ref.path)
+        new.ref = Ref(ref.buffer, base, ref.path, ref.contiguous)
+        return new
+
+    def refresh(self, b, buffers: set) -> None:
+        memo: dict = {}
+
+        def update(value):
+            if isinstance(value, Var):
+                ref = value.ref
+                if isinstance(ref, Ref) and ref.buffer in buffers and self.current.get(ref.buffer) is not ref.base:
+                    if id(value) not in memo:
+                        memo[id(value)] = self.rederive(b, value)
+                    return memo[id(value)]
+                return value
+            if isinstance(value, list):
+                value[:] = [update(v) for v in value]
+                return value
+            if isinstance(value, dict):
+                for k in list(value):
+                    value[k] = update(value[k])
+                return value
+            if isinstance(value, tuple) and not hasattr(value, "_fields"):
+                new = tuple(update(v) for v in value)
+                return value if all(n is o for n, o in zip(new, value)) else new
+            return value
+
+        seen = set()
+        for frame in self.frames:
+            while frame is not None and id(frame) not in seen:
+                seen.add(id(frame))
+                for name in list(frame.locals):
+                    frame.locals[name] = update(frame.locals[name])
+                frame = frame.parent
+
+    # ---- control flow -----------------------------------------------------------------------------------------
+    # A snapshot is the versions at one point of the interpretation. Buffers are made lazily, so a buffer missing
+    # from a snapshot may still belong to a value that existed then: one whose first version is older than the
+    # snapshot's watermark (Var ids only grow) had that first version then.
+    def snapshot(self) -> "State":
+        return State(self.current, Var(np.dtype(bool), ()).id)
+
+    @staticmethod
+    def existed(state: "State", buffer: Buffer) -> bool:
+        return buffer in state or buffer.initial.id < state.watermark
+
+    @staticmethod
+    def version_in(state: "State", buffer: Buffer) -> Var:
+        return state.get(buffer, buffer.initial)
+
+    def changed_since(self, state: "State") -> list:
+        """Buffers that existed at `state` and have another version now."""
+        return [buf for buf, v in self.current.items()
+                if self.existed(state, buf) and v is not self.version_in(state, buf)]
+
+    def restore(self, b, state: "State") -> None:
+        """Back to an earlier state (the start of a branch or of a loop round); names re-derived."""
+        changed = self.changed_since(state)
+        new = {buf: buf.initial for buf in self.current if buf not in state and buf.initial.id < state.watermark}
+        new.update(state)
+        self.current = new
+        if changed:
+            self.refresh(b, set(changed))
+
+    def arguments_written(self, inputs=None) -> list:
+        """(input Var, final version) for each argument buffer (of these inputs) the program wrote."""
+        return [(buf.argument, v) for buf, v in self.current.items()
+                if buf.argument is not None and v is not buf.argument and
+                (inputs is None or any(buf.argument is i for i in inputs))]
+
+    def as_inputs(self, value):
+        """A returned value with each argument's current contents replaced by the argument itself (the caller gets
+        its own array back, as in NumPy)."""
+        if isinstance(value, Var) and isinstance(value.ref, Ref) and not value.ref.path \
+                and value.ref.buffer.argument is not None and self.current.get(value.ref.buffer) is value:
+            return value.ref.buffer.argument
+        if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+            return type(value)(self.as_inputs(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self.as_inputs(v) for k, v in value.items()}
+        return value
+
+
+class State(dict):
+    """Buffer -> version at one point, and the first Var id made after it."""
+
+    def __init__(self, versions: dict, watermark: int):
+        super().__init__(versions)
+        self.watermark = watermark
+
+
+def _unview(b, x: Var, step: Step, new_inner: Var) -> Var:
+    """The version of `x` whose `step` view is `new_inner`."""
+    p = step.params
+    if step.prim == "slice":
+        return b.emit1("update_slice", [x, new_inner, *step.extra], x.dtype, x.shape, specs=p["specs"])
+    if step.prim == "transpose":
+        inverse = tuple(sorted(range(len(p["perm"])), key=lambda i: p["perm"][i]))
+        return b.emit1("transpose", [new_inner], x.dtype, x.shape, perm=inverse)
+    if step.prim == "reshape":
+        return b.emit1("reshape", [new_inner], x.dtype, x.shape)
+    if step.prim == "expand_dims":
+        return b.emit1("squeeze", [new_inner], x.dtype, x.shape, axes=p["axes"])
+    if step.prim == "squeeze":
+        return b.emit1("expand_dims", [new_inner], x.dtype, x.shape, axes=p["axes"])
+    raise AssertionError(step.prim)

@@ -1,0 +1,89 @@
+"""Arguments the kernel writes (NumPy code that changes its caller's arrays): after bufferization, each one's final
+contents are in the argument's own memory (the common case: every write was done in place), or in another buffer
+that is copied into the argument at the end.
+
+Codegen returns the final contents of each written argument as an extra result of the kernel (listed in the
+function's `transpiler.written_arguments` attribute), with the written arguments marked writable and all others
+read-only. One-shot bufferization then decides where each version lives. `drop_in_place` (right after it) removes
+the extra results that *are* their argument; `copy_the_rest` (after the deallocation pipeline, which clones any
+returned buffer that aliases an argument, so a result can never be clobbered by the copy) copies the others into
+their argument and frees them. Either way the kernel's results are the program's own outputs again.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import func, memref
+
+from .codegen.emitter import WRITTEN_ATTR
+
+
+def _written_functions(module: ir.Module):
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and WRITTEN_ATTR in op.attributes:
+            yield op
+
+
+def _return_op(f):
+    block = f.regions[0].blocks[0]
+    return block, list(block.operations)[-1]
+
+
+def _is_argument(value: ir.Value, arg: ir.Value) -> bool:
+    while value != arg and isinstance(value.owner, ir.Operation) and value.owner.name == "memref.cast":
+        value = value.owner.operands[0]
+    return value == arg
+
+
+_VIEWS = {"memref.cast", "memref.subview", "memref.reinterpret_cast", "memref.expand_shape", "memref.collapse_shape",
+          "memref.transpose", "memref.view", "memref.reshape"}
+
+
+def _base(value: ir.Value) -> ir.Value:
+    """The buffer a memref value views (through casts, subviews and reshapes)."""
+    while isinstance(value, ir.OpResult) and value.owner.operation.name in _VIEWS:
+        value = value.owner.operation.operands[0]
+    return value
+
+
+def _replace_results(f, ret, operands: list, written: list) -> None:
+    with ir.InsertionPoint(ret), ret.location:
+        func.ReturnOp(operands)
+    ret.erase()
+    ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)
+    f.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(ftype.inputs, [v.type for v in operands]))
+    if written:
+        f.attributes[WRITTEN_ATTR] = ir.ArrayAttr.get(
+            [ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i) for i in written])
+    else:
+        del f.attributes[WRITTEN_ATTR]
+    if "res_attrs" in f.attributes:
+        del f.attributes["res_attrs"]
+
+
+def _split(f):
+    block, ret = _return_op(f)
+    written = [ir.IntegerAttr(a).value for a in ir.ArrayAttr(f.attributes[WRITTEN_ATTR])]
+    operands = list(ret.operands)
+    own = operands[:len(operands) - len(written)]
+    return block, ret, own, list(zip(written, operands[len(own):]))
+
+
+def drop_in_place(module: ir.Module) -> None:
+    """Right after one-shot bufferization: drop the extra results that are their argument's own buffer."""
+    for f in _written_functions(module):
+        block, ret, own, pairs = _split(f)
+        rest = [(i, v) for i, v in pairs if not _is_argument(v, block.arguments[i])]
+        _replace_results(f, ret, own + [v for _, v in rest], [i for i, _ in rest])
+
+
+def copy_the_rest(module: ir.Module) -> None:
+    """After the deallocation pipeline: copy each remaining final version into its argument, then free it."""
+    for f in _written_functions(module):
+        block, ret, own, pairs = _split(f)
+        with ir.InsertionPoint(ret), ret.location:
+            for i, v in pairs:
+                memref.copy(v, block.arguments[i])
+                if not any(_base(r) == _base(v) for r in own):    # a result views it: the caller adopts it
+                    memref.dealloc(v)
+        _replace_results(f, ret, own, [])
+
