@@ -72,3 +72,23 @@ def test_ndarray_subclasses_with_other_semantics_are_refused(tmp_path):
 def test_a_ragged_list_argument_is_a_type_error():
     with pytest.raises(TypeError, match="numeric array"):
         transpile(double)([[1.0, 2.0], [3.0]])
+
+
+def outer(x):
+    return x[:, None] * x[None, :]
+
+
+def cube(x):
+    n = len(x)
+    return np.zeros((n, n, n), np.int8)
+
+
+def test_an_allocation_too_large_is_numpys_error_not_a_crash():
+    """3,000,000 int8 values: an outer product of 8 TiB (more than memory and swap) is NumPy's MemoryError at the
+    call; n**3 bytes does not fit 64 bits: NumPy's ValueError. Both before the kernel runs (issue #14: SIGSEGV)."""
+    message = r"Unable to allocate 8\.19 TiB for an array with shape \(3000000, 3000000\) and data type int8"
+    with pytest.raises(MemoryError, match=message):
+        transpile(outer)(np.ones(3_000_000, np.int8))
+    with pytest.raises(ValueError, match="array is too big"):
+        transpile(cube)(np.ones(3_000_000, np.int8))
+    np.testing.assert_array_equal(transpile(outer)(np.arange(3)), outer(np.arange(3)))

@@ -384,9 +384,12 @@ def test_written_arguments_are_not_copied():
     """One element written into a large argument: no copy of it in the kernel (no memref.copy, no allocation of
     its size), so the write costs O(1)."""
     text = emit(write_one, np.zeros(1000), 3, stage="llvm")
-    assert "memref.copy" not in text and "memrefCopy" not in text
+    assert "memrefCopy" not in text and "llvm.intr.memcpy" not in text
     text = emit(add_into, np.zeros(10), np.ones(10), stage="llvm")
-    assert "memrefCopy" not in text
+    assert "memrefCopy" not in text and "llvm.intr.memcpy" not in text
+    assert "llvm.call @transpiler_malloc" not in text      # no temporary: both updates in the argument's memory
+    text = emit(prefix_into_argument, np.zeros(10), np.ones(10), stage="llvm")   # a loop writing the argument
+    assert "memrefCopy" not in text and "llvm.intr.memcpy" not in text
 
 
 @pytest.mark.parametrize("layout", ["F", "strided", "reversed"])
@@ -531,3 +534,137 @@ def branch_writes(x, c):
 @pytest.mark.parametrize("c", [1.0, -1.0])
 def test_writes_in_run_time_branches(c):
     check(branch_writes, np.arange(4.0), c)
+
+
+# ---- break, continue ---------------------------------------------------------------------------------------------
+def break_in_unrolled_loop(x):
+    total = x[0] * 0
+    for i in range(3):
+        if x[i] > 5:
+            break
+        total = total + x[i]
+    return total
+
+
+def continue_in_unrolled_loop(x):
+    total = x[0] * 0
+    for i in range(3):
+        if x[i] > 5:
+            continue
+        total = total + x[i]
+    return total
+
+
+def first_above(x, t):
+    found = -1
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            found = i
+            break
+    else:
+        found = -2
+    return found
+
+
+def skip_negatives(x):
+    y = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            continue
+        y[i] = np.sqrt(x[i])
+    return y
+
+
+def converge(x, tol):
+    d = x.copy()
+    steps = 0
+    while True:
+        d *= 0.5
+        steps += 1
+        if np.max(np.abs(d)) < tol:
+            break
+    return d, steps
+
+
+def nested_break(A):
+    counts = np.zeros(A.shape[0], np.int64)
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            if A[i, j] < 0:
+                break
+            counts[i] += 1
+    return counts
+
+
+def compile_time_break(x):
+    out = x * 0
+    for k in range(100000):
+        if k == 3:
+            break
+        out = out + k
+    return out
+
+
+@pytest.mark.parametrize("x", [[1.0, 2.0, 3.0], [1.0, 9.0, 3.0], [9.0, 9.0, 9.0]])
+def test_break_and_continue_under_run_time_conditions(x):
+    x = np.array(x)
+    check(break_in_unrolled_loop, x)
+    check(continue_in_unrolled_loop, x)
+    check(first_above, x, 2.5)
+    check(first_above, x, 100.0)
+    check(skip_negatives, x - 2)
+    check(converge, x, 0.1)
+
+
+def test_break_in_nested_run_time_loops():
+    check(nested_break, np.array([[1.0, -1.0, 2.0], [1.0, 2.0, 3.0], [-1.0, 1.0, 1.0]]))
+
+
+def test_a_break_known_at_compile_time_stops_unrolling():
+    check(compile_time_break, np.ones(3))
+
+
+def return_in_run_time_loop(x):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            return x[i]
+    return 0.0
+
+
+def test_return_inside_a_run_time_loop_is_refused_clearly():
+    with pytest.raises(CompileError, match="return"):
+        transpile(return_in_run_time_loop)(np.ones(3))
+
+
+def scalar_loops(x, a):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            if x[i, j] > s:
+                s = x[i, j] * 0.5
+            a[j] += s
+    return s
+
+
+def test_scalar_loops_allocate_nothing_per_iteration():
+    """0-d values in loop bodies are scalars (registers), not buffers: the only allocations in the kernel are its
+    results (the value and the index check flags), made once."""
+    x, a = np.ones((3, 4)), np.zeros(4)
+    text = emit(scalar_loops, x, a, stage="llvm")
+    calls = text.count("llvm.call @transpiler_malloc")
+    typed = emit(scalar_loops, x, a, stage="typed")
+    results = typed.splitlines()[0].split("->")[1].count("[")
+    assert calls <= results, (calls, results)
+    check(scalar_loops, x, a)
+
+
+def shift_left(a):
+    for i in range(1, a.shape[0]):
+        a[i - 1] = a[i] * 2
+
+
+def test_loop_indices_known_in_range_are_not_checked():
+    """i in range(1, n) indexes an array of n elements, and so does i - 1: no check, no clamping per iteration."""
+    assert "index_check" not in emit(shift_left, np.zeros(5), stage="typed")
+    check(shift_left, np.arange(5.0))
+    check(shift_left, np.arange(1.0))

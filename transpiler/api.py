@@ -1,6 +1,7 @@
 """The public entry points: @transpile and emit()."""
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
 import threading
@@ -9,6 +10,7 @@ import numpy as np
 
 from . import driver
 from .errors import CompileError
+from .runtime import allocation
 from .runtime.signature import build_result, flatten
 
 
@@ -16,7 +18,7 @@ class Transpiled:
     """A compiled function: called like the original, compiled once per argument signature."""
 
     def __init__(self, fn, *, static_shapes: bool = False, opt_level: int = 3, disk_cache: bool = True,
-                 threads: bool = True):
+                 threads: bool = True, max_specializations: int = 64):
         self.py_func = fn
         self.static_shapes = static_shapes
         self.opt_level = opt_level
@@ -26,7 +28,11 @@ class Transpiled:
         params = list(self.signature.parameters.values())
         simple = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
         self._positional = [p.name for p in params] if simple else None   # the fast path of _bind
-        self._cache: dict = {}
+        # compiled specializations, least recently used first: each keeps its machine code (a few MiB with the
+        # JIT's own structures), so at most `max_specializations` are kept; an evicted one is compiled again (or
+        # loaded from the disk cache) when it is called again
+        self.max_specializations = max(1, int(max_specializations))
+        self._cache: collections.OrderedDict = collections.OrderedDict()
         self._lock = threading.Lock()
         self.compilations = 0
         functools.update_wrapper(self, fn)
@@ -50,6 +56,11 @@ class Transpiled:
         bound = self._bind(args, kwargs)
         key, leaves, originals = self._flatten(bound)
         entry = self._cache.get(key)
+        if entry is not None and len(self._cache) > 1:
+            try:
+                self._cache.move_to_end(key)
+            except KeyError:      # evicted by another thread meanwhile
+                pass
         if entry is None:
             with self._lock:
                 entry = self._cache.get(key)
@@ -62,6 +73,8 @@ class Transpiled:
                         entry = _Failed(e)
                     self._cache[key] = entry
                     self.compilations += 1
+                    while len(self._cache) > self.max_specializations:
+                        self._cache.popitem(last=False)
         if isinstance(entry, _Failed):
             raise entry.error.with_traceback(None)
         return entry, leaves, originals
@@ -70,6 +83,8 @@ class Transpiled:
         (typed, kernel), leaves, originals = self.specialization(args, kwargs)
         arrays = [a if a.flags.c_contiguous and a.flags.aligned else np.ascontiguousarray(a) for a in leaves]
         check_guards(typed.program, arrays)
+        if typed.allocations:       # an array the kernel could not allocate is NumPy's error here, not a crash
+            allocation.check(typed.allocations, arrays)
         if typed.written:
             check_writable(typed, leaves)
         results = kernel(arrays)
@@ -141,12 +156,17 @@ def transpile(fn=None, **options):
     """Compile a NumPy function: `@transpile`, `@transpile(static_shapes=True)` or `transpile(fn)`.
 
     Options: `static_shapes` (compile each array shape separately), `opt_level` (LLVM's, 0-3), `disk_cache` (reuse
-    kernels compiled by earlier processes, see runtime/disk_cache.py), `threads` (split parallel loops across the
+    kernels compiled by earlier processes, see runtime/disk_cache.py), `max_specializations` (compiled signatures
+    kept in memory, least recently used evicted; default 64), `threads` (split parallel loops across the
     cores, default True)."""
     if fn is None:
         return lambda f: Transpiled(f, **options)
-    if isinstance(fn, Transpiled):
-        return fn
+    if isinstance(fn, Transpiled):       # new options make a new compiled function; none: the same one
+        if not options:
+            return fn
+        current = {"static_shapes": fn.static_shapes, "opt_level": fn.opt_level, "disk_cache": fn.disk_cache,
+                   "threads": fn.threads, "max_specializations": fn.max_specializations}
+        return Transpiled(fn.py_func, **{**current, **options})
     if not inspect.isfunction(fn):
         raise TypeError(f"transpile() needs a Python function, got {type(fn).__name__}")
     return Transpiled(fn, **options)

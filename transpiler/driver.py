@@ -15,7 +15,7 @@ from .frontend.source import function_source
 from .frontend.builder import Builder
 from .frontend.infer import Interpreter
 from .program import Program
-from .runtime import disk_cache
+from .runtime import allocation, disk_cache
 from .runtime import blas
 from .runtime.jit import Kernel, llvm_options, openmp_library
 from .runtime.objects import LoadError
@@ -28,6 +28,13 @@ STAGES = ("typed", "mlir", "optimized", "llvm")
 class Typed:
     program: Program
     template: object   # how to rebuild the Python return value from the kernel's results
+
+    @property
+    def allocations(self) -> list:
+        """Shapes of the arrays the kernel makes, checked before each call (runtime/allocation.py)."""
+        if not hasattr(self, "_allocations"):
+            self._allocations = allocation.plan(self.program)
+        return self._allocations
 
     @property
     def written(self) -> list:

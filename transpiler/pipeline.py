@@ -26,9 +26,11 @@ OPTIMIZE = ["GENERALIZE", f"func.func({_FUSE}, {_FUSE}, canonicalize, cse)"]
 # Written arguments (written_arguments.py) are placed between the steps.
 # A value computed only to be stored into a slice of an array (x[1:] = ..., x[i] *= 2) is computed straight into
 # that slice: its tensor.empty destination becomes the slice (eliminate-empty-tensors), so no temporary and no copy.
+# Canonicalization after it folds loop-carried buffers that every iteration updates in place into the buffer itself,
+# so that an argument written in a loop is seen to end in the argument's own memory.
 ONE_SHOT = ["eliminate-empty-tensors",
             "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map"
-            " allow-return-allocs-from-loops}"]
+            " allow-return-allocs-from-loops}", "canonicalize"]
 DEALLOCATE = ["drop-equivalent-buffer-results",   # callees write into their caller's destinations: no returned buffers
               "buffer-deallocation-pipeline"]
 TO_MEMREF = ["convert-bufferization-to-memref"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, scf, tensor
 
+from . import scalar
 from .emitter import Emitter, emitter
 from .indexing import to_index
 
@@ -15,23 +16,38 @@ def condition(em: Emitter, v) -> ir.Value:
 
 
 def region(em: Emitter, block, block_args, values) -> list:
-    """Emit a region's primitives with its arguments bound; sizes first computed inside stay inside."""
+    """Emit a region's primitives with its arguments bound; sizes first computed inside stay inside. Returns the
+    values to yield (scalars for 0-d values: see `carried_type`)."""
     saved = dict(em.sizes)
     for v, arg in zip(block.args, block_args):
-        em.bind(v, arg)
+        em.bind(v, from_carried(em, arg, v))
     em.emit_eqns(block.eqns)
-    results = [em.cast_to(em[v], out) for v, out in zip(block.results, values)]
+    results = [to_carried(em, em[v], out) for v, out in zip(block.results, values)]
     em.sizes = saved
     return results
 
 
+# 0-d values cross region boundaries (scf.if results, loop-carried values) as scalars, not as tensor<T>: a tensor
+# would be a buffer allocated in every iteration; the extract/from_elements pairs at the boundaries fold away.
+def carried_type(em: Emitter, v) -> ir.Type:
+    return scalar.storage_type(v.dtype) if not v.shape else em.tensor_type(v)
+
+
+def to_carried(em: Emitter, value: ir.Value, v) -> ir.Value:
+    return tensor.extract(value, []) if not v.shape else em.cast_to(value, v)
+
+
+def from_carried(em: Emitter, value: ir.Value, v) -> ir.Value:
+    return tensor.from_elements(em.tensor_type(v), [value]) if not v.shape else value
+
+
 @emitter("if")
 def _if(em: Emitter, e):
-    op = scf.IfOp(condition(em, e.inputs[0]), [em.tensor_type(v) for v in e.outputs], has_else=True)
+    op = scf.IfOp(condition(em, e.inputs[0]), [carried_type(em, v) for v in e.outputs], has_else=True)
     for block, ir_block in ((e.params["then"], op.then_block), (e.params["else"], op.else_block)):
         with ir.InsertionPoint(ir_block):
             scf.YieldOp(region(em, block, [], e.outputs))
-    return list(op.results)
+    return [from_carried(em, r, v) for r, v in zip(op.results, e.outputs)]
 
 
 @emitter("for")
@@ -39,33 +55,32 @@ def _for(em: Emitter, e):
     start, stop, *inits = e.inputs
     step = arith.constant(ir.IndexType.get(), e.params["step"])
     op = scf.ForOp(to_index(em, start), to_index(em, stop), step,
-                   [em.cast_to(em[v], out) for v, out in zip(inits, e.outputs)])
+                   [to_carried(em, em[v], out) for v, out in zip(inits, e.outputs)])
     body = e.params["body"]
     with ir.InsertionPoint(op.body):
         iv = op.body.arguments[0]
         i64 = ir.IntegerType.get_signless(64)
-        index = tensor.from_elements(ir.RankedTensorType.get([], i64), [arith.index_cast(i64, iv)])
+        index = arith.index_cast(i64, iv)     # the loop variable: a 0-d int64, carried as a scalar
         scf.YieldOp(region(em, body, [index] + list(op.body.arguments)[1:], e.outputs))
-    return list(op.results)
+    return [from_carried(em, r, v) for r, v in zip(op.results, e.outputs)]
 
 
 @emitter("while")
 def _while(em: Emitter, e):
-    types = [em.tensor_type(v) for v in e.outputs]
-    op = scf.WhileOp(types, [em.cast_to(em[v], out) for v, out in zip(e.inputs, e.outputs)])
+    types = [carried_type(em, v) for v in e.outputs]
+    op = scf.WhileOp(types, [to_carried(em, em[v], out) for v, out in zip(e.inputs, e.outputs)])
     before = op.regions[0].blocks.append(*types)
     after = op.regions[1].blocks.append(*types)
     cond = e.params["cond"]
     with ir.InsertionPoint(before):
         saved = dict(em.sizes)
         for v, arg in zip(cond.args, before.arguments):
-            em.bind(v, arg)
+            em.bind(v, from_carried(em, arg, v))
         em.emit_eqns(cond.eqns)
         flag = condition(em, cond.results[0])
-        forwarded = [em.cast_to(em[v], out) for v, out in zip(cond.results[1:], e.outputs)]
+        forwarded = [to_carried(em, em[v], out) for v, out in zip(cond.results[1:], e.outputs)]
         em.sizes = saved
         scf.ConditionOp(flag, forwarded)
     with ir.InsertionPoint(after):
         scf.YieldOp(region(em, e.params["body"], list(after.arguments), e.outputs))
-    return list(op.results)
-
+    return [from_carried(em, r, v) for r, v in zip(op.results, e.outputs)]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg
+from mlir.dialects import arith, linalg, tensor
 
 from . import scalar
 from .emitter import Emitter, emitter
@@ -25,9 +25,12 @@ def broadcast_map(operand_shape, result_shape) -> ir.AffineMap:
 def elementwise(em: Emitter, inputs, out, body, values=None) -> ir.Value:
     """A linalg.generic computing `body(scalars)` for each element of `out`'s shape (bools as i1 inside).
     `inputs` give dtypes and shapes; their tensors are `values`, by default the Vars' own."""
+    values = values if values is not None else [em[v] for v in inputs]
+    if not out.shape:      # one element: scalar code (tensor.extract/from_elements pairs fold away), no loop
+        scalars = [scalar.load(tensor.extract(t, []), v.dtype) for t, v in zip(values, inputs)]
+        return tensor.from_elements(em.tensor_type(out), [scalar.store(body(scalars), out.dtype)])
     init = em.empty(out)
     maps = [broadcast_map(v.shape, out.shape) for v in inputs] + [ir.AffineMap.get_identity(len(out.shape))]
-    values = values if values is not None else [em[v] for v in inputs]
     op = linalg.GenericOp_(inputs=values, outputs=[init], indexing_maps=maps,
                            iterator_types=[linalg.IteratorType.parallel] * len(out.shape))
     block = op.regions[0].blocks[0]

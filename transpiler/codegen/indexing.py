@@ -56,6 +56,9 @@ def _slice(em: Emitter, e):
     if any(em.program.env.find(d) == 0 for d in out.shape):   # statically empty: nothing to read (and offsets may be n)
         return [em.empty(out)]
     offsets, sizes, strides, reversed_axes, kept = _geometry(em, x, e.params["specs"], e.inputs)
+    if not kept:           # one element: a scalar read
+        element = tensor.extract(em[x], [_as_value(o) for o in offsets])
+        return [tensor.from_elements(em.tensor_type(out), [element])]
     dyn_off, st_off = mixed(offsets)
     dyn_sz, st_sz = sizes_mixed(sizes)
     dyn_st, st_st = mixed(strides)
@@ -97,7 +100,7 @@ def _indices_valid(em: Emitter, x, specs, operands):
     """Whether the run-time integer indices of `specs` are all in range (None when there are none)."""
     valid = None
     for axis, spec in enumerate(specs):
-        if spec[0] == "index_var":
+        if spec[0] == "index_var" and not spec[2]:
             ok = in_range(to_index(em, operands[spec[1]]), em.size(x.shape[axis]))
             valid = ok if valid is None else arith.andi(valid, ok)
     return valid
@@ -136,6 +139,8 @@ def _geometry(em: Emitter, x, specs, operands):
             if kind == "index":
                 i = spec[1]
                 offsets.append(i if isinstance(n, int) and i >= 0 else normalize(index_const(i), size_n))
+            elif spec[2]:          # proven in range by the frontend
+                offsets.append(to_index(em, operands[spec[1]]))
             else:
                 offsets.append(normalize(to_index(em, operands[spec[1]]), size_n))
             sizes.append(1)
@@ -195,6 +200,13 @@ def _index_check(em: Emitter, e):
     """True when any id is outside [-n, n): a reduction over all the ids into one flag."""
     ids, out = e.inputs[0], e.outputs[0]
     n = em.size(e.params["n"])
+    if not ids.shape:      # one id: scalar code
+        v = tensor.extract(em[ids], [])
+        i64 = ir.IntegerType.get_signless(64)
+        v = scalar.convert(v, ids.dtype, np.dtype(np.int64)) if ids.dtype != np.int64 else v
+        n64 = arith.index_cast(i64, n)
+        bad = arith.ori(arith.cmpi(I.slt, v, arith.subi(arith.constant(i64, 0), n64)), arith.cmpi(I.sge, v, n64))
+        return [tensor.from_elements(em.tensor_type(out), [arith.extui(ir.IntegerType.get_signless(8), bad)])]
     flag = linalg.fill(scalar.const_stored(np.dtype(bool), 0), outs=[em.empty(out)])
     rank = ids.ndim
     op = linalg.GenericOp_(inputs=[em[ids]], outputs=[flag],

@@ -202,7 +202,7 @@ class Control:
         return value
 
     def _run_branch(self, stmts, frame, catch_return: bool, memory):
-        from .infer import _Return
+        from .infer import _Break, _Continue, _Return
         self.memory.restore(self.b, memory)
         try:
             self.interp.exec_block(stmts, frame)
@@ -210,6 +210,8 @@ class Control:
             if not catch_return:
                 raise
             return r.value
+        except (_Break, _Continue):   # loops turn these into flags (loop_exits.py); one that gets here is a bug
+            raise AssertionError("break/continue escaped a run-time branch") from None
         return _MISSING
 
     def emit_if(self, cond, t_eqns, e_eqns, joined, t_checks, e_checks):
@@ -261,7 +263,8 @@ class Control:
             raise UserError(f"cannot merge the compile-time value {value!r} with a run-time value", TypeError)
         dt = other.dtype if isinstance(other, Var) and is_weak(value) else np.asarray(value).dtype
         arr = np.asarray(dtypes.weak_to_dtype(value, dt) if is_weak(value) else value).astype(dt)
-        v = Var(arr.dtype, arr.shape, weak=is_weak(value) and not isinstance(other, Var),
+        # a Python number meeting a Python number known at run time stays a Python number (weak)
+        v = Var(arr.dtype, arr.shape, weak=is_weak(value) and (not isinstance(other, Var) or other.weak),
                 scalar=arr.ndim == 0)
         eqns.append(Eqn("const", [], [v], {"value": arr}, self.b.loc))
         return v
@@ -294,6 +297,7 @@ class Control:
 
         def body(args):
             index = Var(dtypes.INT64, (), weak=True)
+            index.bounds = _bounds(rng)      # lets indexing drop range checks it can prove
             self.interp.assign(stmt.target, index if item is None else item(index), frame)
             self._loop_body(stmt.body, frame)
             return index
@@ -325,12 +329,14 @@ class Control:
         self._finish_loop(blk["live"], outs, blk["flags"], frame, set(), stmt, blk["aliases"])
 
     def _loop_body(self, stmts, frame) -> None:
-        from .infer import _Break, _Continue
+        from .infer import _Break, _Continue, _Return
         try:
             self.interp.exec_block(stmts, frame)
-        except (_Break, _Continue):
-            raise UserError("break and continue are not supported in a loop with a run-time trip count or "
-                            "condition", SyntaxError) from None
+        except (_Break, _Continue):   # loops turn these into flags (loop_exits.py); one that gets here is a bug
+            raise AssertionError("break/continue escaped a run-time loop body") from None
+        except _Return:
+            raise UserError("`return` inside a loop with a run-time trip count or condition is not supported: set "
+                            "a variable and `break`, then return after the loop", SyntaxError) from None
 
     def _carried(self, body, frame, exclude: set) -> list:
         """Names the loop rebinds. `x op= y` on an array writes into it without rebinding the name: such names
@@ -572,6 +578,13 @@ def _rebuild(j, outs):
     if isinstance(j, dict):
         return {k: _rebuild(x, outs) for k, x in j.items()}
     return j
+
+
+def _bounds(rng: RuntimeRange):
+    """[lo, hi) of a loop index over range(start, stop) with a positive step, as dims; None when unknown."""
+    from .elementwise import as_dim
+    lo, hi = as_dim(rng.start), as_dim(rng.stop)
+    return None if lo is None or hi is None else (lo, hi)
 
 
 def _is_array(v) -> bool:

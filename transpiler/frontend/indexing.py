@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym, derived, sym_text
+from ..types.shapes import Sym, _nonnegative, derived, sym_text
 from .builder import Builder
 from .elementwise import as_dim
 from .shape_ops import as_var, expand_dims, squeeze, transpose
@@ -134,8 +134,8 @@ def is_mask(index) -> bool:
     if isinstance(index, tuple) and len(index) == 1:
         index = index[0]
     if isinstance(index, Var):
-        return index.dtype == dtypes.BOOL and index.ndim > 0
-    return isinstance(index, np.ndarray) and index.dtype == np.bool_ and index.ndim > 0
+        return index.dtype == dtypes.BOOL and not index.weak     # a 0-d mask too: all or nothing
+    return isinstance(index, np.ndarray) and index.dtype == np.bool_
 
 
 def _set_masked(b: Builder, x: Var, mask: Var, value) -> Var:
@@ -222,9 +222,11 @@ def _index_spec(b: Builder, item, n, axis: int):
             return ("index", i % size if size else i, None)
         item = b.const(np.int64(i))  # a run-time size: normalized and checked in the kernel
     if isinstance(item, Var) and item.ndim == 0 and item.dtype.kind in "iu":
+        if in_bounds(b, item, n):     # a loop index known to stay in range: no check, no clamping
+            return ("index", None, item, True)
         flag = b.emit1("index_check", [item], dtypes.BOOL, (), n=n)
         b.program.checks.append((flag, IndexError, f"index out of bounds for axis {axis}"))
-        return ("index", None, item)
+        return ("index", None, item, False)
     raise UserError(f"only integers, slices, ellipsis, None and integer arrays are valid indices, got "
                     f"{type(item).__name__}", IndexError)
 
@@ -293,13 +295,37 @@ def _normalized(b: Builder, x: Var, specs):
             shape.append(length)
             norm.append(("range", start, length, step))
         else:
-            _, i, var = s
+            _, i, var, *proven = s
             if var is not None:
                 inputs.append(var)
-                norm.append(("index_var", len(inputs) - 1))
+                norm.append(("index_var", len(inputs) - 1, bool(proven and proven[0])))
             else:
                 norm.append(("index", i))
     return tuple(shape), inputs[1:], tuple(norm)
+
+
+def in_bounds(b: Builder, i: Var, n) -> bool:
+    """Whether a run-time index is known to lie in [0, n): a loop index over range(lo, hi) (possibly shifted by a
+    constant) with 0 <= lo and hi <= n."""
+    bounds = getattr(i, "bounds", None)
+    if bounds is None:
+        return False
+    lo, hi = bounds
+    return (lo >= 0 if isinstance(lo, int) else _nonnegative(lo)) and at_most(b.env, hi, n)
+
+
+def at_most(env, a, n) -> bool:
+    """a <= n, for dims: equal expressions, a constant less, or a minimum with n."""
+    a, n = env.find(a), env.find(n)
+    if env.same_expression(a, n) or isinstance(a, int) and isinstance(n, int) and a <= n:
+        return True
+    if isinstance(a, Sym):
+        kind, *operands = a.origin
+        if kind == "sub" and isinstance(operands[1], int) and operands[1] >= 0:
+            return at_most(env, operands[0], n)
+        if kind == "min":
+            return any(at_most(env, o, n) for o in operands)
+    return False
 
 
 def gather(b: Builder, x: Var, ids, axis: int) -> Var:

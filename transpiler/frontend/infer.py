@@ -15,9 +15,9 @@ import numpy as np
 
 from ..errors import CompileError, UserError, compile_error
 from ..program import Loc, Var
-from . import indexing, numpy_api
+from . import indexing, loop_exits, numpy_api
 from .memory import Memory, Ref
-from ..types.shapes import sym_text
+from ..types.shapes import derived, sym_text
 from ..runtime.signature import result_template
 from .builder import Builder
 from .elementwise import apply_ufunc
@@ -264,6 +264,8 @@ class Interpreter:
         return indexing.fit_value(self.b, new, old.dtype, old.shape)
 
     def stmt_For(self, s, frame):
+        if loop_exits.has_exits(s):      # break/continue as flags: also under run-time conditions
+            return self.exec_block(loop_exits.rewritten(s), frame)
         iterable = self.eval(s.iter, frame)
         if isinstance(iterable, RuntimeRange):
             return self.control.run_for(s, frame, iterable)
@@ -281,12 +283,9 @@ class Interpreter:
             if count > _MAX_UNROLL:
                 raise self.error_at(s, frame, f"loop unrolled more than {_MAX_UNROLL} times at compile time")
             self.assign(s.target, item, frame)
-            try:
-                self.exec_block(s.body, frame)
-            except _Break:
-                return
-            except _Continue:
-                continue
+            self.exec_block(s.body, frame)
+            if frame.locals.get(getattr(s, "break_flag", None)) is True:
+                return      # a break known at compile time
         self.exec_block(s.orelse, frame)
 
     def _for_rows(self, s, frame, x: Var):
@@ -319,6 +318,8 @@ class Interpreter:
         return True
 
     def stmt_While(self, s, frame):
+        if loop_exits.has_exits(s):
+            return self.exec_block(loop_exits.rewritten(s), frame)
         count = 0
         while True:
             test = self.eval(s.test, frame)
@@ -329,12 +330,7 @@ class Interpreter:
             count += 1
             if count > _MAX_UNROLL:
                 raise self.error_at(s, frame, f"loop unrolled more than {_MAX_UNROLL} times at compile time")
-            try:
-                self.exec_block(s.body, frame)
-            except _Break:
-                return
-            except _Continue:
-                continue
+            self.exec_block(s.body, frame)
         self.exec_block(s.orelse, frame)
 
     def stmt_Break(self, s, frame):
@@ -518,7 +514,9 @@ class Interpreter:
 
     def binop(self, op, left, right, inplace: bool = False):
         if isinstance(left, Var) or isinstance(right, Var):
-            return self.numpy_call(OPERATOR_UFUNCS[type(op)], [left, right], {}, python_op=True)
+            result = self.numpy_call(OPERATOR_UFUNCS[type(op)], [left, right], {}, python_op=True)
+            _shift_bounds(op, left, right, result)
+            return result
         if inplace and isinstance(left, list) and isinstance(op, ast.Add):
             left.extend(right)
             return left
@@ -878,6 +876,18 @@ def _is_global_object(obj, frame: Frame) -> bool:
     while root.parent is not None:
         root = root.parent
     return any(v is obj for v in root.globals.values())
+
+
+def _shift_bounds(op, left, right, result) -> None:
+    """A loop index plus or minus a constant keeps known bounds ([lo + c, hi + c))."""
+    if isinstance(op, ast.Add) and isinstance(right, Var) and not isinstance(left, Var):
+        left, right = right, left
+    bounds = getattr(left, "bounds", None)
+    if bounds is None or isinstance(right, (Var, bool)) or not isinstance(right, int) or \
+            not isinstance(op, (ast.Add, ast.Sub)):
+        return
+    c = right if isinstance(op, ast.Add) else -right
+    result.bounds = tuple(derived("add", d, c) if c >= 0 else derived("sub", d, -c) for d in bounds)
 
 
 def _is_array_var(v) -> bool:

@@ -173,6 +173,8 @@ class Memory:
         self.check_current([target])
         if ref.buffer.readonly:
             raise UserError(ref.buffer.readonly, TypeError)
+        if value.scalar or value.weak:    # the contents of an array: a 0-d array, not a NumPy or Python scalar
+            value = b.emit1("copy", [value], target.dtype, target.shape)
         new = self._write_through(b, self.current[ref.buffer], ref.path, value)
         self.set_version(b, ref.buffer, new)
 

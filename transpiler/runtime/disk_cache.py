@@ -8,7 +8,9 @@ compile-time value, dtype and size, so two programs with the same MLIR compile t
 produced them.
 
 Location: `TRANSPILER_CACHE_DIR`, else `$XDG_CACHE_HOME/transpiler`, else `~/.cache/transpiler`; an empty
-`TRANSPILER_CACHE_DIR` turns the cache off. `python -m transpiler --clear-cache` empties it.
+`TRANSPILER_CACHE_DIR` turns the cache off. `python -m transpiler --clear-cache` empties it. Size: at most
+`TRANSPILER_CACHE_MAX_MB` megabytes (default 512); after each store the least recently used entries (by the time
+they were last written or loaded) are removed until it fits.
 
 Several processes may share a directory: an entry is written to a temporary file in the same directory and renamed
 into place (atomic on POSIX), so a reader sees either no entry or a whole one. Each entry records its full key and a
@@ -96,6 +98,8 @@ def load(cache_key: str) -> Entry | None:
     entry = _parse(data, cache_key)
     if entry is None:   # damaged (not one of ours, changed on disk, another key's): drop it; the next store rewrites it
         _remove(path)
+    else:
+        _touch(path)    # recently used: evicted last
     return entry
 
 
@@ -123,6 +127,41 @@ def store(cache_key: str, entry: Entry) -> None:
     except OSError:
         if tmp is not None:
             _remove(tmp)
+        return
+    evict(root, max_bytes())
+
+
+def max_bytes() -> int:
+    try:
+        return int(float(os.environ.get("TRANSPILER_CACHE_MAX_MB", "512")) * 2**20)
+    except ValueError:
+        return 512 * 2**20
+
+
+def evict(root: str, limit: int) -> int:
+    """Remove the least recently used entries until the directory holds at most `limit` bytes of them."""
+    entries = []
+    for path in glob.glob(os.path.join(root, "*" + SUFFIX)):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        entries.append((st.st_mtime, st.st_size, path))
+    total = sum(size for _, size, _ in entries)
+    removed = 0
+    for _, size, path in sorted(entries):
+        if total <= limit:
+            break
+        removed += _remove(path)
+        total -= size
+    return removed
+
+
+def _touch(path: str) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
 
 
 def clear() -> int:

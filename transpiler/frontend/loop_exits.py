@@ -1,0 +1,107 @@
+"""`break` and `continue` as flags, so that they work under run-time conditions and in run-time loops.
+
+A loop whose body leaves through `break`/`continue` inside an `if` is interpreted in an equivalent form without them:
+
+    for t in it:                      brk = False
+        A                             for t in it:
+        if c:                             cont = False
+            B                             if not brk:
+            break                             A
+        C                                     if c:
+    else:                                         B
+        D                                         brk = True
+                                              if not (brk or cont):
+                                                  C
+                                          if not brk:
+                                              D
+
+(a `while` loop checks `not brk` in its condition instead). When `c` is known at compile time the flags are
+compile-time bools and everything folds; when it is a run-time value the flags become run-time bools that the
+`scf.if` joins and the loop carries. Statements after an exit are only ever guarded, never duplicated, so the
+program stays the size of the source.
+"""
+from __future__ import annotations
+
+import ast
+import itertools
+
+_counter = itertools.count()
+_cache: dict = {}
+
+
+def has_exits(loop) -> bool:
+    """Whether the loop body has a `break`/`continue` of this loop (not of a loop nested in it)."""
+    return not hasattr(loop, "break_flag") and any(isinstance(s, (ast.Break, ast.Continue))
+                                                   for s in _walk_level(loop.body))
+
+
+def rewritten(loop) -> list:
+    """The statements that replace `loop` (cached per loop node)."""
+    if id(loop) not in _cache:
+        _cache[id(loop)] = (loop, _rewrite_loop(loop))
+    return _cache[id(loop)][1]
+
+
+def _walk_level(stmts):
+    """Statements at this loop's level: nested into ifs, not into nested loops or functions."""
+    for s in stmts:
+        yield s
+        if isinstance(s, ast.If):
+            yield from _walk_level(s.body)
+            yield from _walk_level(s.orelse)
+
+
+def _exits(stmt) -> bool:
+    return any(isinstance(s, (ast.Break, ast.Continue)) for s in _walk_level([stmt]))
+
+
+def _rewrite_loop(loop) -> list:
+    n = next(_counter)
+    brk, cont = f"__break{n}", f"__continue{n}"
+    at = loop
+
+    def name(id_, ctx=ast.Load):
+        return ast.Name(id=id_, ctx=ctx())
+
+    def assign(id_, value: bool):
+        return ast.Assign(targets=[name(id_, ast.Store)], value=ast.Constant(value))
+
+    def not_(expr):
+        return ast.UnaryOp(op=ast.Not(), operand=expr)
+
+    def body(stmts):
+        out = []
+        for k, s in enumerate(stmts):
+            if isinstance(s, ast.Break):
+                return out + [assign(brk, True)]
+            if isinstance(s, ast.Continue):
+                return out + [assign(cont, True)]
+            if isinstance(s, ast.If) and _exits(s):
+                out.append(ast.If(test=s.test, body=body(s.body) or [ast.Pass()], orelse=body(s.orelse)))
+                rest = body(stmts[k + 1:])
+                if rest:
+                    still = not_(ast.BoolOp(op=ast.Or(), values=[name(brk), name(cont)]))
+                    out.append(ast.If(test=still, body=rest, orelse=[]))
+                return out
+            out.append(s)
+        return out
+
+    inner = [assign(cont, False)] + body(loop.body)
+    if isinstance(loop, ast.For):
+        new_loop = ast.For(target=loop.target, iter=loop.iter, body=[inner[0], ast.If(
+            test=not_(name(brk)), body=inner[1:] or [ast.Pass()], orelse=[])], orelse=[])
+        new_loop.break_flag = brk      # an unrolled loop stops once the flag is a compile-time True
+    else:
+        new_loop = ast.While(test=ast.BoolOp(op=ast.And(), values=[not_(name(brk)), loop.test]), body=inner,
+                             orelse=[])
+        new_loop.break_flag = brk
+    stmts = [assign(brk, False), new_loop]
+    if loop.orelse:
+        stmts.append(ast.If(test=not_(name(brk)), body=loop.orelse, orelse=[]))
+    for s in stmts:
+        for node in ast.walk(s):
+            if not hasattr(node, "lineno"):
+                ast.copy_location(node, at)
+            if not hasattr(node, "end_lineno") or node.end_lineno is None:
+                node.end_lineno, node.end_col_offset = at.end_lineno, at.end_col_offset
+    return stmts

@@ -1,0 +1,94 @@
+"""Array sizes checked before the kernel runs, so that an allocation that cannot succeed is NumPy's error at the
+call and never a crash inside the kernel (a failed `malloc` there cannot unwind).
+
+Every size in the typed program is an expression of the arguments' dims (types/shapes.py), so the size of every
+array the kernel makes can be computed in Python from the arguments alone. `plan` keeps, per program, the distinct
+shapes that are not simply an argument's own shape (those are bounded by memory the caller already has): an outer
+product's (n, n), a concatenation's total length ... `check` evaluates them with Python's exact integers and raises
+what NumPy raises for the same request: `ValueError` for a size that does not fit a signed 64-bit byte count, and
+`MemoryError` for one larger than this machine's memory and swap (where the kernel's `malloc` would fail).
+
+Not covered: sizes computed from data inside the kernel (`np.zeros(k)` for a `k` read from an array) and
+temporaries inside outlined functions; their allocation still trusts `malloc`.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..program import Block
+from ..types.shapes import Sym, evaluate, is_checkable
+
+_TOO_BIG = "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size."
+
+
+def plan(program) -> list:
+    """(dims, itemsize, dtype) of each distinct array shape the program allocates beyond its arguments' shapes."""
+    env = program.env
+    inputs = {tuple(env.find(d) for d in v.shape) for v in program.inputs}
+    seen, out = set(), []
+
+    def visit(eqns):
+        for e in eqns:
+            for v in e.outputs:
+                dims = tuple(env.find(d) for d in v.shape)
+                if not dims or dims in inputs or not all(is_checkable(d) for d in dims):
+                    continue
+                key = (tuple(str(d) if isinstance(d, Sym) else d for d in dims), v.dtype.itemsize)
+                if key not in seen:
+                    seen.add(key)
+                    out.append((dims, v.dtype.itemsize, v.dtype))
+            for block in (p for p in e.params.values() if isinstance(p, Block)):
+                visit(block.eqns)
+    visit(program.eqns)
+    return out
+
+
+def check(shapes: list, arrays: list) -> None:
+    """Raise NumPy's error if an array of the program could not be allocated for these arguments."""
+    limit = memory_limit()
+    for dims, itemsize, dtype in shapes:
+        sizes = [evaluate(d, arrays) for d in dims]
+        count = 1
+        for s in sizes:
+            count *= s
+        nbytes = count * itemsize
+        if nbytes >= 2**63:
+            raise ValueError(_TOO_BIG)
+        if nbytes > limit:
+            raise MemoryError(f"Unable to allocate {_human(nbytes)} for an array with shape {tuple(sizes)} and "
+                              f"data type {np.dtype(dtype)}")
+
+
+_limit: list = []
+
+
+def memory_limit() -> int:
+    """Physical memory plus swap: a larger block cannot be had (read once)."""
+    if not _limit:
+        total = 0
+        try:
+            with open("/proc/meminfo") as f:
+                for line in f:
+                    name, value = line.split(":", 1)
+                    if name in ("MemTotal", "SwapTotal"):
+                        total += int(value.split()[0]) * 1024
+        except (OSError, ValueError):
+            pass
+        if not total:
+            try:
+                total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+            except (ValueError, OSError, AttributeError):
+                total = 2**62
+        _limit.append(total)
+    return _limit[0]
+
+
+def _human(nbytes: int) -> str:
+    """As NumPy's MemoryError writes a size: three significant digits and a binary unit."""
+    for unit, size in (("EiB", 2**60), ("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20),
+                       ("KiB", 2**10)):
+        if nbytes >= size:
+            return f"{nbytes / size:.3g} {unit}"
+    return f"{nbytes} bytes"
