@@ -668,3 +668,25 @@ def test_loop_indices_known_in_range_are_not_checked():
     assert "index_check" not in emit(shift_left, np.zeros(5), stage="typed")
     check(shift_left, np.arange(5.0))
     check(shift_left, np.arange(1.0))
+
+
+def returns_views(a):
+    a[0, 0] = 9.0
+    return a[1:, ::-2], a.T, a[None, 0], a[:, 1]
+
+
+def returns_view_at_run_time_index(a, i):
+    return a[i]
+
+
+def test_a_returned_view_of_an_argument_is_a_view_of_the_callers_array():
+    a = np.arange(12.0).reshape(3, 4)
+    results = transpile(returns_views)(a)
+    expected = returns_views(np.arange(12.0).reshape(3, 4))
+    for r, e in zip(results, expected):
+        np.testing.assert_array_equal(r, e)
+        assert np.shares_memory(r, a)
+    a[2, 3] = -5.0                       # a later write by the caller shows through, as in NumPy
+    assert results[0][1, 0] == -5.0 and results[1][3, 2] == -5.0
+    view = transpile(returns_view_at_run_time_index)(a, 1)   # a position computed in the kernel: a copy
+    np.testing.assert_array_equal(view, a[1])

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from helpers import assert_same
 from transpiler import CompileError, transpile
 
-SHAPES = {"a": (4, 5), "b": (5,)}
+# argument shapes, size-1 dims included (they are specialized: broadcasting against them is decided while compiling)
+SHAPES = [((4, 5), (5,)), ((1, 5), (5,)), ((4, 1), (1,)), ((1, 1), (1,)), ((4, 5), (1,))]
 
 
 def _slice(rng: random.Random, n: int) -> str:
@@ -36,11 +37,16 @@ def _view(rng: random.Random, name: str, shape: tuple) -> str:
         if shape else f"{name}[...]"
 
 
+def shapes(seed: int):
+    return SHAPES[seed % len(SHAPES)]
+
+
 def generate(seed: int) -> str:
-    """A program over the arguments a (4, 5) and b (5,); names are tracked with their NumPy values while generating
-    so that every statement is valid."""
+    """A program over the arguments a and b (shapes(seed)); names are tracked with their NumPy values while
+    generating so that every statement is valid."""
     rng = random.Random(seed)
-    env = {"a": np.zeros(SHAPES["a"]), "b": np.zeros(SHAPES["b"]), "np": np}
+    a_shape, b_shape = shapes(seed)
+    env = {"a": np.zeros(a_shape), "b": np.zeros(b_shape), "np": np}
     arrays = ["a", "b"]
     lines, results = [], []
     for k in range(rng.randrange(3, 9)):
@@ -91,7 +97,8 @@ def test_random_programs_of_views_and_writes(seed, tmp_path_factory):
     exec(compile(path.read_text(), str(path), "exec"), namespace)
     program = namespace["program"]
     data = np.random.default_rng(seed % 1000)
-    a, b = data.standard_normal(SHAPES["a"]), data.standard_normal(SHAPES["b"])
+    a_shape, b_shape = shapes(seed)
+    a, b = data.standard_normal(a_shape), data.standard_normal(b_shape)
     ref_a, ref_b = a.copy(), b.copy()
     expected = program(ref_a, ref_b)
     got_a, got_b = a.copy(), b.copy()

@@ -221,6 +221,7 @@ def _index_spec(b: Builder, item, n, axis: int):
                 raise UserError(f"index {i} is out of bounds for axis {axis} with size {size}", IndexError)
             return ("index", i % size if size else i, None)
         item = b.const(np.int64(i))  # a run-time size: normalized and checked in the kernel
+        item.known = i               # (a view at this index can still be replayed on an argument: memory.py)
     if isinstance(item, Var) and item.ndim == 0 and item.dtype.kind in "iu":
         if in_bounds(b, item, n):     # a loop index known to stay in range: no check, no clamping
             return ("index", None, item, True)

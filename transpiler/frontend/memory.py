@@ -22,6 +22,8 @@ import numpy as np
 
 from ..errors import UserError
 from ..program import Var
+from ..runtime.signature import ArgumentView
+from ..types.shapes import is_checkable
 
 # primitives whose result is a view of their first input in NumPy
 VIEW_PRIMS = frozenset({"slice", "transpose", "reshape", "expand_dims", "squeeze"})
@@ -101,11 +103,6 @@ class Memory:
         v.ref = Ref(buffer, v, (), False)
         self.current[buffer] = v
 
-    def fresh(self, v: Var) -> Var:
-        """`v` as a new array (a copy in NumPy): a new Var with no buffer yet, so nothing else aliases it."""
-        v.ref = None
-        return v
-
     def deps(self, v) -> tuple:
         """The (buffer, version) pairs a value depends on (an array is at least its own buffer)."""
         if isinstance(v, Var) and v.ref is None and not v.scalar and not v.weak:
@@ -129,7 +126,8 @@ class Memory:
         if isinstance(v.ref, Alias):
             return (f"this array may share memory with an array that was written after it was made ({v.ref.why}), "
                     "and the compiler cannot tell whether the write changed it: make a copy with .copy() first")
-        return ("internal: a view was not updated after a write to its array")
+        return ("this value was taken from an array before a write changed the array (e.g. a bound method like "
+                "`f = x.sum` kept across `x[0] = ...`), and the compiler does not follow it: take it after the write")
 
     # ---- views ------------------------------------------------------------------------------------------------
     def record_view(self, prim: str, inputs: list, out: Var, params: dict) -> None:
@@ -270,14 +268,40 @@ class Memory:
     def as_inputs(self, value):
         """A returned value with each argument's current contents replaced by the argument itself (the caller gets
         its own array back, as in NumPy)."""
-        if isinstance(value, Var) and isinstance(value.ref, Ref) and not value.ref.path \
-                and value.ref.buffer.argument is not None and self.current.get(value.ref.buffer) is value:
-            return value.ref.buffer.argument
+        ref = value.ref if isinstance(value, Var) else None
+        if isinstance(ref, Ref) and ref.buffer.argument is not None and self.current.get(ref.buffer) is ref.base:
+            if not ref.path:
+                return ref.buffer.argument
+            steps = _replayable(ref.path)
+            if steps is not None:
+                return ArgumentView(ref.buffer.argument, steps)
         if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
             return type(value)(self.as_inputs(v) for v in value)
         if isinstance(value, dict):
             return {k: self.as_inputs(v) for k, v in value.items()}
         return value
+
+
+def _replayable(path: tuple):
+    """The path as steps NumPy can replay on the argument at the call (runtime/signature._replay), or None when
+    it depends on a value computed in the kernel (a run-time index, a size read from data)."""
+    steps = []
+    for step in path:
+        p = step.params
+        if step.prim == "slice":
+            specs = [("index", getattr(step.extra[s[1] - 1], "known", None)) if s[0] == "index_var" else s
+                     for s in p["specs"]]
+            if any(s[0] == "index" and s[1] is None or s[0] == "range" and not all(is_checkable(d) for d in s[1:3])
+                   for s in specs):
+                return None
+            steps.append(("slice", specs))
+        elif step.prim == "reshape":
+            if not all(is_checkable(d) for d in step.shape):
+                return None
+            steps.append(("reshape", step.shape))
+        else:
+            steps.append((step.prim, p["perm"] if step.prim == "transpose" else p["axes"]))
+    return steps
 
 
 class State(dict):

@@ -137,8 +137,20 @@ def _input(v: Var, path: str, inputs: list, names: list) -> Var:
 
 
 # ---- results --------------------------------------------------------------------------------------------------
+class ArgumentView:
+    """A returned view of an argument: NumPy returns a view of the caller's array, so the call makes the same view
+    of it (`steps` replayed on the argument) instead of returning the kernel's copy."""
+
+    def __init__(self, argument: Var, steps: list):
+        self.argument, self.steps = argument, steps
+
+
 def result_template(value, inputs: list, outputs: list):
-    """Describe a returned Python value: Vars become ("out", i) or ("in", i), the rest is kept as is."""
+    """Describe a returned Python value: Vars become ("out", i) or ("in", i), views of arguments ("view", i, steps),
+    the rest is kept as is."""
+    if isinstance(value, ArgumentView):
+        index = next(i for i, v in enumerate(inputs) if v is value.argument)
+        return ("view", index, value.steps)
     if isinstance(value, Var):
         for i, v in enumerate(inputs):
             if v is value:
@@ -172,6 +184,8 @@ def build_result(template, results: list, originals: list, leaf=None):
         return (leaf or _as_returned)(results[template[1]], template[2])
     if tag == "in":
         return originals[template[1]]
+    if tag == "view":
+        return _replay(originals[template[1]], template[2], originals)
     if tag in ("list", "tuple"):
         items = [build_result(t, results, originals, leaf) for t in template[1]]
         return items if tag == "list" else tuple(items)
@@ -179,6 +193,37 @@ def build_result(template, results: list, originals: list, leaf=None):
         return {k: build_result(t, results, originals, leaf) for k, t in template[1]}
     value = template[1]
     return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def _replay(arr: np.ndarray, steps: list, originals: list) -> np.ndarray:
+    """The view of `arr` the steps describe (basic indexing, transpose, reshape, new or dropped unit axes); sizes
+    that are expressions of the arguments' dims are evaluated for this call."""
+    from ..types.shapes import evaluate
+
+    def dim(d):
+        return d if isinstance(d, int) else evaluate(d, originals)
+    for kind, params in steps:
+        if kind == "slice":
+            index = []
+            for spec in params:
+                if spec[0] == "all":
+                    index.append(slice(None))
+                elif spec[0] == "index":
+                    index.append(spec[1])
+                else:
+                    start, length, step = dim(spec[1]), dim(spec[2]), spec[3]
+                    stop = start + length * step
+                    index.append(slice(start, stop if stop >= 0 else None, step) if length else slice(0, 0))
+            arr = arr[tuple(index)]
+        elif kind == "transpose":
+            arr = arr.transpose(params)
+        elif kind == "reshape":
+            arr = arr.reshape(tuple(dim(d) for d in params))
+        elif kind == "expand_dims":
+            arr = np.expand_dims(arr, params)
+        else:
+            arr = arr.squeeze(params)
+    return arr
 
 
 def _as_returned(arr: np.ndarray, kind: str):
