@@ -13,6 +13,8 @@ from typing import Callable
 import numpy as np
 
 from stdlib import nn
+
+from . import loops
 from stdlib.gpt2.model import gpt2
 from stdlib.gpt2.weights import CONFIGS, random_params
 
@@ -65,6 +67,38 @@ def attention_args(scale, shared):
     return f"attention, one head {(n, d)}", (q, k, v, mask), {}
 
 
+# --- loops (imperative kernels, benchmarks/loops.py) ---------------------------------------------------------------
+
+def float64(seed, *shape):
+    return rng(seed).random(shape)
+
+
+def recurrence_args(scale, shared):
+    n = 100_000 if scale == "full" else 1000
+    return f"recurrence n={n}", (float64(9, n),), {}
+
+
+def nested_sum_args(scale, shared):
+    n = 300 if scale == "full" else 30
+    return f"nested scalar loop {(n, n)}", (float64(10, n, n),), {}
+
+
+def jacobi_2d_args(scale, shared):
+    n, t = (250, 50) if scale == "full" else (20, 5)
+    return f"jacobi-2d n={n} t={t}", (t, float64(11, n, n), float64(12, n, n)), {}
+
+
+def lu_args(scale, shared):
+    n = 120 if scale == "full" else 12
+    a = float64(13, n, n)
+    return f"lu n={n}", (a @ a.T + n * np.eye(n),), {}
+
+
+def floyd_warshall_args(scale, shared):
+    n = 300 if scale == "full" else 20
+    return f"floyd-warshall n={n}", (float64(14, n, n) * 10,), {}
+
+
 # --- GPT-2 ---------------------------------------------------------------------------------------------------------
 
 GPT2_SMALL = {**CONFIGS["tiny"], "n_vocab": 1000, "n_ctx": 256}
@@ -103,6 +137,11 @@ WORKLOADS = [
              ref={"numpy": 0.35 * MS, "jax": 0.091 * MS, "torch": 0.089 * MS}),
     Workload("attention", nn.attention, attention_args, bar=2,
              ref={"numpy": 0.58 * MS, "jax": 0.37 * MS, "torch": 0.34 * MS}),
+    Workload("recurrence", loops.recurrence, recurrence_args, bar=1, rtol=1e-12),
+    Workload("nested_sum", loops.nested_sum, nested_sum_args, bar=1, rtol=1e-12),
+    Workload("jacobi_2d", loops.jacobi_2d, jacobi_2d_args, bar=1, rtol=1e-12),
+    Workload("lu", loops.lu, lu_args, bar=1, rtol=1e-10),
+    Workload("floyd_warshall", loops.floyd_warshall, floyd_warshall_args, bar=1, rtol=1e-12),
     Workload("gpt2_t8", gpt2, gpt2_args_for(8), bar=5, ref={"numpy": 274 * MS, "jax": 325 * MS, "torch": 211 * MS},
              rtol=1e-4, group="gpt2"),
     Workload("gpt2_t64", gpt2, gpt2_args_for(64), bar=1.8, ref={"numpy": 570 * MS, "jax": 462 * MS, "torch": 345 * MS},
@@ -119,6 +158,7 @@ FIRST_CALL_REF = {"jax": 2.0, "torch": 46.0}           # cold, measured elsewher
 
 NAMES = [w.name for w in WORKLOADS] + [FIRST_CALL]
 GROUPS = {"kernels": ["gelu", "softmax", "layer_norm", "attention"],
+          "loops": ["recurrence", "nested_sum", "jacobi_2d", "lu", "floyd_warshall"],
           "gpt2": ["gpt2_t8", "gpt2_t64", "gpt2_t256"]}
 
 

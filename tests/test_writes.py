@@ -5,6 +5,7 @@ contents alike (helpers.check)."""
 import numpy as np
 import pytest
 
+from benchmarks.loops import recurrence
 from helpers import check
 from transpiler import CompileError, emit, transpile
 
@@ -450,14 +451,6 @@ def test_a_function_that_writes_its_argument_is_not_outlined_away():
 
 
 # ---- loops that write -------------------------------------------------------------------------------------------
-def recurrence(x):
-    a = np.empty_like(x)
-    a[0] = x[0]
-    for i in range(1, x.shape[0]):
-        a[i] = a[i - 1] * 0.5 + x[i]
-    return a
-
-
 def prefix_into_argument(a, x):
     for i in range(1, a.shape[0]):
         a[i] = a[i - 1] + x[i]
@@ -624,16 +617,6 @@ def test_a_break_known_at_compile_time_stops_unrolling():
     check(compile_time_break, np.ones(3))
 
 
-def return_in_run_time_loop(x):
-    for i in range(x.shape[0]):
-        if x[i] > 0:
-            return x[i]
-    return 0.0
-
-
-def test_return_inside_a_run_time_loop_is_refused_clearly():
-    with pytest.raises(CompileError, match="return"):
-        transpile(return_in_run_time_loop)(np.ones(3))
 
 
 def scalar_loops(x, a):

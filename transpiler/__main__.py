@@ -92,6 +92,8 @@ def _check(ns) -> int:
         pass
     for e in sorted(errors, key=lambda e: (e.lineno, e.col_offset)):
         print(e.format("error").splitlines()[0])
+    if not errors:
+        print(f"{ns.file}: no problems found")
     return 1 if errors else 0
 
 

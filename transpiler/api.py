@@ -56,6 +56,11 @@ class Transpiled:
         bound = self._bind(args, kwargs)
         key, leaves, originals = self._flatten(bound)
         entry = self._cache.get(key)
+        if entry is not None and not isinstance(entry, _Failed) and entry[0].globals_guard \
+                and not entry[0].globals_guard.unchanged():
+            with self._lock:      # a module-level array it folded in was rebound or changed: compile again
+                self._cache.pop(key, None)
+            entry = None
         if entry is not None and len(self._cache) > 1:
             try:
                 self._cache.move_to_end(key)

@@ -1,4 +1,5 @@
-"""Elementwise results written over an operand that dies with them, so that updates happen in place.
+"""Where updates and copies land: elementwise results written over an operand that dies with them (so that updates
+happen in place), and copies into strided views as loops.
 
 Codegen gives every linalg.generic a fresh `tensor.empty` destination. For `a += b`, or `a[1:] *= 2` after
 eliminate-empty-tensors, that means a temporary the size of the update and a copy of it into the array (one-shot
@@ -13,6 +14,7 @@ destination would cost a copy of it instead of saving one.
 from __future__ import annotations
 
 from mlir import ir
+from mlir.dialects import linalg
 
 
 def reuse_dying_operands(module: ir.Module) -> None:
@@ -63,3 +65,21 @@ def _may_write(value) -> bool:
         return True
     attrs = ir.DictAttr(ir.ArrayAttr(owner.attributes["arg_attrs"])[value.arg_number])
     return "bufferization.writable" not in attrs or ir.BoolAttr(attrs["bufferization.writable"]).value
+
+
+def strided_copies_as_loops(module: ir.Module) -> None:
+    """After bufferization: a `memref.copy` into or out of a strided view (`x[1:-1, 1:-1] = t` where `t` could not
+    be computed in place) becomes a `linalg.copy`, lowered to a loop like every other linalg op. Left as it is, it
+    lowers to a call of MLIR's generic `memrefCopy`, which moves one element at a time through index arithmetic:
+    2.5x NumPy's time on Floyd-Warshall's row updates. Copies between contiguous buffers stay (`memcpy`)."""
+    ops = []
+    module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
+    for op in ops:
+        if op.name != "memref.copy":
+            continue
+        source, target = op.operands
+        if not any("strided" in str(v.type) for v in (source, target)):   # identity layouts: a memcpy
+            continue
+        with ir.InsertionPoint(op), op.location:
+            linalg.copy(source, outs=[target])
+        op.erase()

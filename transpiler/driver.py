@@ -16,6 +16,7 @@ from .frontend.builder import Builder
 from .frontend.infer import Interpreter
 from .program import Program
 from .runtime import allocation, disk_cache
+from .runtime.globals_guard import GlobalsGuard
 from .runtime import blas
 from .runtime.jit import Kernel, llvm_options, openmp_library
 from .runtime.objects import LoadError
@@ -28,6 +29,10 @@ STAGES = ("typed", "mlir", "optimized", "llvm")
 class Typed:
     program: Program
     template: object   # how to rebuild the Python return value from the kernel's results
+
+    def __post_init__(self):
+        # module-level arrays the kernel folded in, as they are now: the kernel is valid while they are unchanged
+        self.globals_guard = GlobalsGuard(self.program.globals_read)
 
     @property
     def allocations(self) -> list:

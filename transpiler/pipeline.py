@@ -110,6 +110,7 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
         written_arguments.copy_the_rest(module)
     run(module, pipeline_text(TO_MEMREF))
     with module.context, ir.Location.unknown():
+        destinations.strided_copies_as_loops(module)
         vector_math.expand(module)
         widen_bool_buffers(module)
         matmul_lowering.matmuls_to_calls(module, blas.direct_available(), threads)

@@ -106,6 +106,9 @@ class Program:
     # arguments the function writes into: (input Var, its final contents); the kernel stores each final value into
     # the caller's array, in place
     writes: list = field(default_factory=list)
+    # module-level arrays the program read (and folded in as constants): (the module's dict, name, the array); the
+    # kernel is only valid while each name still holds that array (checked at every call: runtime/globals_guard.py)
+    globals_read: list = field(default_factory=list)
 
     def text(self) -> str:
         """The program, preceded by the functions it calls."""

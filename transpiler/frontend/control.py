@@ -19,10 +19,13 @@ from ..errors import UserError
 from ..program import Block, Eqn, Var
 from ..types import dtypes
 from .builder import is_weak
+from .loop_exits import UNSET
 from .memory import Alias, Buffer, Ref, State
 from .values import RuntimeRange, contains_var
 
 _MISSING = object()
+_RETURN_IN_LOOP = ("`return` of a tuple, list or dict of run-time values inside a run-time loop is not supported: "
+                   "return one array or number, or set variables, `break`, and return after the loop")
 _MAX_ROUNDS = 4
 
 
@@ -246,6 +249,14 @@ class Control:
                            enumerate(zip(t, e)))
         if isinstance(t, dict) and isinstance(e, dict) and t.keys() == e.keys():
             return {k: self.join_values(t[k], e[k], f"{what}[{k!r}]", t_eqns, e_eqns) for k in t}
+        if t is UNSET or e is UNSET:     # a loop's return value on the path that has not returned: never read
+            known, eqns = (e, t_eqns) if t is UNSET else (t, e_eqns)
+            if not isinstance(known, Var):
+                if contains_var(known):
+                    raise UserError(_RETURN_IN_LOOP, SyntaxError)
+                return _Shared(known)
+            stand_in = self._zeros(_type_of(known), eqns)
+            return _Joined(stand_in, known) if t is UNSET else _Joined(known, stand_in)
         if not isinstance(t, Var) and not isinstance(e, Var):
             if _same_constant(t, e):
                 return _Shared(t)
@@ -379,6 +390,11 @@ class Control:
                 new = state.after(n)
                 if types[n] is None:
                     if new is not snapshot[n] and not _same_constant(new, snapshot[n]):
+                        if snapshot[n] is UNSET and not isinstance(new, Var):
+                            if contains_var(new):
+                                raise UserError(_RETURN_IN_LOOP, SyntaxError)
+                            snapshot[n] = new      # a compile-time value returned from inside the loop
+                            continue
                         if not _numeric(new) and not isinstance(new, Var):
                             raise UserError(f"the loop changes the compile-time value of '{n}'", TypeError)
                         types[n] = _type_of(new) if isinstance(new, Var) else _type_of(self._const_type(new))
@@ -468,8 +484,19 @@ class Control:
             new = self.b.const(dtypes.weak_to_dtype(new, dt) if is_weak(new) else np.asarray(new).astype(dt))
         return self.b.convert(new, dt) if new.dtype != dt else new
 
+    def _zeros(self, carried_type, eqns) -> Var:
+        """A value of this type (zeros), for a path that never reads it."""
+        dt, shape, weak, scalar = carried_type
+        with self.b.recording() as made:
+            zero = self.b.emit1("const", [], dt, (), value=np.zeros((), dt), weak=weak, scalar=scalar)
+            v = self.b.emit1("full", [zero], dt, shape) if shape else zero
+        eqns.extend(made)
+        return v
+
     def _coerce_init(self, value, carried_type):
         dt = carried_type[0]
+        if value is UNSET:
+            return self._zeros(carried_type, self.b.eqns)
         if isinstance(value, Var):
             return self.b.convert(value, dt) if value.dtype != dt else value
         return self.b.const(dtypes.weak_to_dtype(value, dt) if is_weak(value) else np.asarray(value).astype(dt))

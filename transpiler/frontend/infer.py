@@ -163,6 +163,10 @@ class Interpreter:
     def exec_block(self, stmts: list, frame: Frame, top: bool = False) -> None:
         """Run statements; `top` marks a function's own body, where a run-time `if` may `return`."""
         for i, stmt in enumerate(stmts):
+            if isinstance(stmt, (ast.For, ast.While)) and loop_exits.has_exits(stmt):
+                # break/continue/return as flags; the rest of the block follows the rewritten loop, so that its
+                # `if returned: return value` takes the rest as its continuation
+                return self.exec_block(loop_exits.rewritten(stmt) + stmts[i + 1:], frame, top)
             if isinstance(stmt, ast.If):
                 if self._located(stmt, frame, lambda: self.run_if(stmt, frame, stmts[i + 1:], top)):
                     return
@@ -480,6 +484,12 @@ class Interpreter:
         value = frame.lookup(e.id)
         if isinstance(value, Undefined):
             raise UserError(value.why, NameError)
+        if isinstance(value, np.ndarray):
+            root = frame
+            while root.parent is not None:
+                root = root.parent
+            if root.globals.get(e.id) is value and e.id not in root.locals:
+                self.b.program.globals_read.append((root.globals, e.id, value))
         return value
 
     def expr_Tuple(self, e, frame):
@@ -590,7 +600,10 @@ class Interpreter:
         value = self.eval(e.value, frame)
         if isinstance(value, Var):
             return self.array_attribute(value, e.attr)
-        return py(getattr, value, e.attr)
+        result = py(getattr, value, e.attr)
+        if isinstance(value, types.ModuleType) and isinstance(result, np.ndarray):   # config.WEIGHTS
+            self.b.program.globals_read.append((vars(value), e.attr, result))
+        return result
 
     def array_attribute(self, x: Var, name: str):
         if name in numpy_api.ATTRIBUTES:

@@ -15,7 +15,8 @@ A loop whose body leaves through `break`/`continue` inside an `if` is interprete
                                           if not brk:
                                               D
 
-(a `while` loop checks `not brk` in its condition instead). When `c` is known at compile time the flags are
+(a `while` loop checks `not brk` in its condition instead; a `return v` in the body sets `returned = True` and
+`value = v` and breaks, and `if returned: return value` follows the loop). When `c` is known at compile time the flags are
 compile-time bools and everything folds; when it is a run-time value the flags become run-time bools that the
 `scf.if` joins and the loop carries. Statements after an exit are only ever guarded, never duplicated, so the
 program stays the size of the source.
@@ -29,9 +30,20 @@ _counter = itertools.count()
 _cache: dict = {}
 
 
+class _Unset:
+    """The value of a loop's return variable before any `return` ran: never read (its flag is False), so a join
+    may give it any value of the other side's type."""
+
+    def __repr__(self):
+        return "<no value returned yet>"
+
+
+UNSET = _Unset()
+
+
 def has_exits(loop) -> bool:
-    """Whether the loop body has a `break`/`continue` of this loop (not of a loop nested in it)."""
-    return not hasattr(loop, "break_flag") and any(isinstance(s, (ast.Break, ast.Continue))
+    """Whether the loop body has a `break`/`continue`/`return` of this loop (not of a loop nested in it)."""
+    return not hasattr(loop, "break_flag") and any(isinstance(s, (ast.Break, ast.Continue, ast.Return))
                                                    for s in _walk_level(loop.body))
 
 
@@ -52,12 +64,13 @@ def _walk_level(stmts):
 
 
 def _exits(stmt) -> bool:
-    return any(isinstance(s, (ast.Break, ast.Continue)) for s in _walk_level([stmt]))
+    return any(isinstance(s, (ast.Break, ast.Continue, ast.Return)) for s in _walk_level([stmt]))
 
 
 def _rewrite_loop(loop) -> list:
     n = next(_counter)
-    brk, cont = f"__break{n}", f"__continue{n}"
+    brk, cont, ret, value = f"__break{n}", f"__continue{n}", f"__returned{n}", f"__return_value{n}"
+    returns = any(isinstance(s, ast.Return) for s in _walk_level(loop.body))
     at = loop
 
     def name(id_, ctx=ast.Load):
@@ -76,6 +89,10 @@ def _rewrite_loop(loop) -> list:
                 return out + [assign(brk, True)]
             if isinstance(s, ast.Continue):
                 return out + [assign(cont, True)]
+            if isinstance(s, ast.Return):     # remembered, then a break; returned after the loop
+                result = s.value if s.value is not None else ast.Constant(None)
+                return out + [ast.Assign(targets=[name(value, ast.Store)], value=result), assign(ret, True),
+                              assign(brk, True)]
             if isinstance(s, ast.If) and _exits(s):
                 out.append(ast.If(test=s.test, body=body(s.body) or [ast.Pass()], orelse=body(s.orelse)))
                 rest = body(stmts[k + 1:])
@@ -96,8 +113,12 @@ def _rewrite_loop(loop) -> list:
                              orelse=[])
         new_loop.break_flag = brk
     stmts = [assign(brk, False), new_loop]
+    if returns:
+        stmts[:0] = [assign(ret, False), ast.Assign(targets=[name(value, ast.Store)], value=ast.Constant(UNSET))]
     if loop.orelse:
         stmts.append(ast.If(test=not_(name(brk)), body=loop.orelse, orelse=[]))
+    if returns:
+        stmts.append(ast.If(test=name(ret), body=[ast.Return(value=name(value))], orelse=[]))
     for s in stmts:
         for node in ast.walk(s):
             if not hasattr(node, "lineno"):

@@ -128,7 +128,19 @@ def store(cache_key: str, entry: Entry) -> None:
         if tmp is not None:
             _remove(tmp)
         return
-    evict(root, max_bytes())
+    # The directory is listed once per process; after that the stores of this process are added to the total, and
+    # it is listed again only when the total passes the limit (other processes' entries are seen then).
+    limit = max_bytes()
+    if _sizes.get(root) is None:
+        _sizes[root] = _total(root)
+    else:
+        _sizes[root] += len(FORMAT) + len(header) + 1 + len(entry.object)
+    if _sizes[root] > limit:
+        evict(root, limit)
+        _sizes[root] = _total(root)
+
+
+_sizes: dict = {}    # cache directory -> bytes of entries, as this process knows it
 
 
 def max_bytes() -> int:
@@ -138,8 +150,8 @@ def max_bytes() -> int:
         return 512 * 2**20
 
 
-def evict(root: str, limit: int) -> int:
-    """Remove the least recently used entries until the directory holds at most `limit` bytes of them."""
+def _entries(root: str) -> list:
+    """(last use, size, path) of every entry."""
     entries = []
     for path in glob.glob(os.path.join(root, "*" + SUFFIX)):
         try:
@@ -147,6 +159,16 @@ def evict(root: str, limit: int) -> int:
         except OSError:
             continue
         entries.append((st.st_mtime, st.st_size, path))
+    return entries
+
+
+def _total(root: str) -> int:
+    return sum(size for _, size, _ in _entries(root))
+
+
+def evict(root: str, limit: int) -> int:
+    """Remove the least recently used entries until the directory holds at most `limit` bytes of them."""
+    entries = _entries(root)
     total = sum(size for _, size, _ in entries)
     removed = 0
     for _, size, path in sorted(entries):

@@ -1,0 +1,30 @@
+"""Module-level arrays are folded into the kernel as constants; a later change to them (rebinding the name, or
+writing into a small array) is seen at the next call, which compiles again (issue #14: it was silently ignored)."""
+import numpy as np
+
+from transpiler import transpile
+
+SCALE = np.array([1.0, 2.0, 3.0])
+
+
+def scaled(x):
+    return x * SCALE
+
+
+def test_a_changed_module_level_array_is_seen():
+    global SCALE
+    saved = SCALE
+    try:
+        f = transpile(scaled)
+        x = np.ones(3)
+        np.testing.assert_array_equal(f(x), [1.0, 2.0, 3.0])
+        SCALE[0] = 10.0                                   # written in place
+        np.testing.assert_array_equal(f(x), [10.0, 2.0, 3.0])
+        SCALE = np.array([5.0, 5.0, 5.0])                 # rebound
+        np.testing.assert_array_equal(f(x), [5.0, 5.0, 5.0])
+        compilations = f.compilations
+        f(x)
+        assert f.compilations == compilations             # unchanged: no new compilation
+    finally:
+        SCALE = saved
+        SCALE[0] = 1.0

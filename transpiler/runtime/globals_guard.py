@@ -1,0 +1,33 @@
+"""Module-level arrays a compiled function reads are folded into its kernel as constants. The kernel stays valid
+only while each module-level name still holds the same array with the same contents: this guard is checked at every
+call, and a change makes the call compile again (the disk cache then finds or stores the kernel for the new values).
+
+Identity is checked for every array (a rebinding: `W = np.ones(3)` at module level). Contents are compared for
+arrays of at most `MAX_COMPARED_BYTES` (an in-place change: `W[0] = 5`); larger arrays changed in place are not
+detected, which docs/semantics.md says."""
+from __future__ import annotations
+
+import numpy as np
+
+MAX_COMPARED_BYTES = 1 << 16
+
+
+class GlobalsGuard:
+    def __init__(self, reads: list):
+        seen, self.entries = set(), []
+        for namespace, name, array in reads:
+            if (id(namespace), name) not in seen:
+                seen.add((id(namespace), name))
+                copy = array.copy() if array.nbytes <= MAX_COMPARED_BYTES else None
+                self.entries.append((namespace, name, array, copy))
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+    def unchanged(self) -> bool:
+        for namespace, name, array, copy in self.entries:
+            if namespace.get(name) is not array:
+                return False
+            if copy is not None and not np.array_equal(array, copy, equal_nan=True):
+                return False
+        return True
