@@ -673,3 +673,22 @@ def test_a_returned_view_of_an_argument_is_a_view_of_the_callers_array():
     assert results[0][1, 0] == -5.0 and results[1][3, 2] == -5.0
     view = transpile(returns_view_at_run_time_index)(a, 1)   # a position computed in the kernel: a copy
     np.testing.assert_array_equal(view, a[1])
+
+
+def run_time_steps(x, ks):
+    k = ks[0]                 # a step known only at run time
+    y = x.copy()
+    y[1::k] = -1
+    y[::k] *= 2
+    return y, x[::k].sum(), x[2:-1:k]
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 20])
+def test_slices_with_run_time_steps(k):
+    check(run_time_steps, np.arange(10.0), np.array([k]))
+
+
+@pytest.mark.parametrize("k", [0, -1])
+def test_a_run_time_step_that_is_not_positive_raises(k):
+    with pytest.raises(ValueError, match="must be positive"):
+        transpile(run_time_steps)(np.arange(10.0), np.array([k]))

@@ -123,7 +123,7 @@ def _geometry(em: Emitter, x, specs, operands):
             if env.find(length) == 0:  # an empty slice may start at n, which the verifier rejects
                 offsets.append(0)
                 strides.append(1)
-            elif step < 0:  # read forward, then reverse below
+            elif isinstance(step, int) and step < 0:  # read forward, then reverse below
                 start = _static_or_value(em, start)
                 first = arith.subi(_as_value(start), arith.muli(arith.subi(_as_value(_static_or_value(em, length)),
                                                                             index_const(1)), index_const(-step)))
@@ -132,7 +132,7 @@ def _geometry(em: Emitter, x, specs, operands):
                 reversed_axes.append(axis)
             else:
                 offsets.append(_static_or_value(em, start))
-                strides.append(step)
+                strides.append(_static_or_value(em, step))      # a run-time step is a Sym
             sizes.append(_static_or_value(em, length))
         else:
             size_n = em.size(n)

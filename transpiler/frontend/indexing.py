@@ -235,7 +235,7 @@ def _index_spec(b: Builder, item, n, axis: int):
 def _slice_spec(b: Builder, s: slice, n):
     step = 1 if s.step is None else s.step
     if isinstance(step, Var):
-        raise UserError("a slice step must be known at compile time", TypeError)
+        return _runtime_step_spec(b, s, n, step)
     step = int(step)
     if step == 0:
         raise UserError("slice step cannot be zero", ValueError)
@@ -252,6 +252,23 @@ def _slice_spec(b: Builder, s: slice, n):
     start, stop = (_bound(v, n, default, 0, n) for v, default in zip(bounds, (0, n)))
     length = derived("floordiv", derived("add", derived("max", derived("sub", stop, start), 0), step - 1), step)
     return ("range", start, length, step)
+
+
+def _runtime_step_spec(b: Builder, s: slice, n, step: Var):
+    """x[a:b:k] with a run-time k: a forward slice. NumPy also reads backwards for a negative k; here a k <= 0 is
+    a ValueError when the kernel runs (the bounds of a backward slice default differently)."""
+    if step.ndim or step.dtype.kind not in "iu":
+        raise UserError("slice indices must be integers or None or have an __index__ method", TypeError)
+    from .elementwise import apply_ufunc
+    bad = apply_ufunc(b, np.less_equal, [step, 0])
+    b.program.checks.append((bad, ValueError, "a slice step known only at run time must be positive (the "
+                                              "compiler reads such slices forwards)"))
+    k = derived("max", run_time_int(step), 1)   # k <= 0 raises after the kernel; meanwhile it reads as 1
+    n = b.env.find(n)
+    start, stop = (_bound(v, n, default, 0, n) for v, default in zip([s.start, s.stop], (0, n)))
+    length = derived("floordiv", derived("add", derived("max", derived("sub", stop, start), 0),
+                                         derived("sub", k, 1)), k)
+    return ("range", start, derived("max", length, 0), k)
 
 
 def _bound(v, n, default, low, high):

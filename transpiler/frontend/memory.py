@@ -291,7 +291,7 @@ def _replayable(path: tuple):
         if step.prim == "slice":
             specs = [("index", getattr(step.extra[s[1] - 1], "known", None)) if s[0] == "index_var" else s
                      for s in p["specs"]]
-            if any(s[0] == "index" and s[1] is None or s[0] == "range" and not all(is_checkable(d) for d in s[1:3])
+            if any(s[0] == "index" and s[1] is None or s[0] == "range" and not all(is_checkable(d) for d in s[1:4])
                    for s in specs):
                 return None
             steps.append(("slice", specs))
