@@ -19,10 +19,12 @@ def region(em: Emitter, block, block_args, values) -> list:
     """Emit a region's primitives with its arguments bound; sizes first computed inside stay inside. Returns the
     values to yield (scalars for 0-d values: see `carried_type`)."""
     saved = dict(em.sizes)
+    em.in_region += 1
     for v, arg in zip(block.args, block_args):
         em.bind(v, from_carried(em, arg, v))
     em.emit_eqns(block.eqns)
     results = [to_carried(em, em[v], out) for v, out in zip(block.results, values)]
+    em.in_region -= 1
     em.sizes = saved
     return results
 
@@ -74,11 +76,13 @@ def _while(em: Emitter, e):
     cond = e.params["cond"]
     with ir.InsertionPoint(before):
         saved = dict(em.sizes)
+        em.in_region += 1
         for v, arg in zip(cond.args, before.arguments):
             em.bind(v, from_carried(em, arg, v))
         em.emit_eqns(cond.eqns)
         flag = condition(em, cond.results[0])
         forwarded = [to_carried(em, em[v], out) for v, out in zip(cond.results[1:], e.outputs)]
+        em.in_region -= 1
         em.sizes = saved
         scf.ConditionOp(flag, forwarded)
     with ir.InsertionPoint(after):

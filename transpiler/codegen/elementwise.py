@@ -26,7 +26,7 @@ def elementwise(em: Emitter, inputs, out, body, values=None) -> ir.Value:
     """A linalg.generic computing `body(scalars)` for each element of `out`'s shape (bools as i1 inside).
     `inputs` give dtypes and shapes; their tensors are `values`, by default the Vars' own."""
     values = values if values is not None else [em[v] for v in inputs]
-    if not out.shape:      # one element: scalar code (tensor.extract/from_elements pairs fold away), no loop
+    if not out.shape and em.in_region:   # one element in a loop body or branch: scalar code, no 0-d buffer
         scalars = [scalar.load(tensor.extract(t, []), v.dtype) for t, v in zip(values, inputs)]
         return tensor.from_elements(em.tensor_type(out), [scalar.store(body(scalars), out.dtype)])
     init = em.empty(out)

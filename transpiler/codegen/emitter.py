@@ -31,6 +31,10 @@ class Emitter:
         self.values: dict = {}   # Var id -> ir.Value
         self.sizes: dict = {}    # Sym -> ir.Value of index type
         self.producers: dict = {}  # Var id -> the Eqn that defines it
+        # inside an scf region (a loop body, a branch): one-element values there are emitted as scalar code, not
+        # as 0-d linalg ops (which would be 0-d buffers every iteration); at the top level the 0-d ops stay, so that
+        # elementwise fusion pulls them into the loops that use them
+        self.in_region = 0
 
     # ---- types and sizes ----------------------------------------------------------------------------------------
     def tensor_type(self, v: Var) -> ir.RankedTensorType:

@@ -56,7 +56,7 @@ def _slice(em: Emitter, e):
     if any(em.program.env.find(d) == 0 for d in out.shape):   # statically empty: nothing to read (and offsets may be n)
         return [em.empty(out)]
     offsets, sizes, strides, reversed_axes, kept = _geometry(em, x, e.params["specs"], e.inputs)
-    if not kept:           # one element: a scalar read
+    if not kept and em.in_region:      # one element in a loop body or branch: a scalar read
         element = tensor.extract(em[x], [_as_value(o) for o in offsets])
         return [tensor.from_elements(em.tensor_type(out), [element])]
     dyn_off, st_off = mixed(offsets)
@@ -200,7 +200,7 @@ def _index_check(em: Emitter, e):
     """True when any id is outside [-n, n): a reduction over all the ids into one flag."""
     ids, out = e.inputs[0], e.outputs[0]
     n = em.size(e.params["n"])
-    if not ids.shape:      # one id: scalar code
+    if not ids.shape and em.in_region:     # one id in a loop body or branch: scalar code
         v = tensor.extract(em[ids], [])
         i64 = ir.IntegerType.get_signless(64)
         v = scalar.convert(v, ids.dtype, np.dtype(np.int64)) if ids.dtype != np.int64 else v

@@ -3,8 +3,9 @@ call and never a crash inside the kernel (a failed `malloc` there cannot unwind)
 
 Every size in the typed program is an expression of the arguments' dims (types/shapes.py), so the size of every
 array the kernel makes can be computed in Python from the arguments alone. `plan` keeps, per program, the distinct
-shapes that are not simply an argument's own shape (those are bounded by memory the caller already has): an outer
-product's (n, n), a concatenation's total length ... `check` evaluates them with Python's exact integers and raises
+shapes that could be larger than an argument (one made of some of an argument's dims, with items no wider, is
+bounded by memory the caller already holds): an outer product's (n, n), a concatenation's total length, a float64
+copy of an int8 argument ... `check` evaluates them with Python's exact integers and raises
 what NumPy raises for the same request: `ValueError` for a size that does not fit a signed 64-bit byte count, and
 `MemoryError` for one larger than this machine's memory and swap (where the kernel's `malloc` would fail).
 
@@ -24,16 +25,25 @@ _TOO_BIG = "array is too big; `arr.size * arr.dtype.itemsize` is larger than the
 
 
 def plan(program) -> list:
-    """(dims, itemsize, dtype) of each distinct array shape the program allocates beyond its arguments' shapes."""
+    """(dims, itemsize, dtype) of each distinct array shape the program allocates that could be larger than an
+    argument (one no larger than an argument needs no check: the caller already holds that much memory)."""
     env = program.env
-    inputs = {tuple(env.find(d) for d in v.shape) for v in program.inputs}
+    inputs = [([env.find(d) for d in v.shape], v.dtype.itemsize) for v in program.inputs]
     seen, out = set(), []
+
+    def bounded(dims, itemsize) -> bool:
+        """No larger than an argument: its dims are some of that argument's dims, its items no wider."""
+        for shape, size in inputs:
+            rest = list(shape)
+            if size >= itemsize and all(d == 1 or _take(rest, d) for d in dims):
+                return True
+        return False
 
     def visit(eqns):
         for e in eqns:
             for v in e.outputs:
                 dims = tuple(env.find(d) for d in v.shape)
-                if not dims or dims in inputs or not all(is_checkable(d) for d in dims):
+                if not dims or bounded(dims, v.dtype.itemsize) or not all(is_checkable(d) for d in dims):
                     continue
                 key = (tuple(str(d) if isinstance(d, Sym) else d for d in dims), v.dtype.itemsize)
                 if key not in seen:
@@ -43,6 +53,15 @@ def plan(program) -> list:
                 visit(block.eqns)
     visit(program.eqns)
     return out
+
+
+def _take(dims: list, d) -> bool:
+    """Remove one occurrence of `d` from `dims`; whether there was one."""
+    for i, x in enumerate(dims):
+        if x is d or x == d:
+            del dims[i]
+            return True
+    return False
 
 
 def check(shapes: list, arrays: list) -> None:
