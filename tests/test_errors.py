@@ -122,8 +122,7 @@ def test_unsupported_constructs(tmp_path, source, kind):
 
 def test_compile_error_pickles():
     import pickle
-    try:
+    with pytest.raises(CompileError) as info:
         transpile(lambda a, b: a - b)(np.ones(2, bool), np.ones(2, bool))
-    except CompileError as e:
-        again = pickle.loads(pickle.dumps(e))
-        assert isinstance(again, TypeError) and isinstance(again, CompileError) and again.lineno == e.lineno
+    again = pickle.loads(pickle.dumps(info.value))
+    assert isinstance(again, TypeError) and isinstance(again, CompileError) and again.lineno == info.value.lineno

@@ -126,8 +126,9 @@ def test_split_and_join(static):
         if static:
             expected = fn(x)
             actual = transpile(fn, static_shapes=True)(x)
+            assert type(actual) is type(expected)
             for a, e in zip(actual if isinstance(actual, list) else [actual],
-                            expected if isinstance(expected, list) else [expected]):
+                            expected if isinstance(expected, list) else [expected], strict=True):
                 np.testing.assert_array_equal(a, e)
                 assert a.dtype == e.dtype
         else:
