@@ -188,14 +188,30 @@ def test_mask_assignment():
     check(set_mask_rows, x, np.array([True, False, False, True]))
 
 
-def set_mask_with_values(x):
-    x[x < 0] = np.array([1.0, 2.0])
+def set_mask_with_values(x, values):
+    x[x < 0] = values
     return x
 
 
-def test_values_through_a_mask_are_refused_clearly():
-    with pytest.raises(CompileError, match="np.where"):
-        transpile(set_mask_with_values)(np.array([-1.0, 2.0, -3.0]))
+def set_rows_through_a_mask(A, rows):
+    B = A.copy()
+    B[A[:, 0] > 0.5] = rows
+    return B
+
+
+def test_values_through_a_mask():
+    """One value (row) per selected element, in C order; a count that differs is NumPy's ValueError, and then
+    nothing is written."""
+    check(set_mask_with_values, np.array([-1.0, 2.0, -3.0]), np.array([7.0, 8.0]))
+    check(set_mask_with_values, np.array([[-1.0, 2.0], [-3.0, -4.0]]), np.array([7.0, 8.0, 9.0]))
+    check(set_mask_with_values, np.array([1.0, 2.0]), np.zeros(0))
+    A = np.array([[0.9, 1.0], [0.1, 2.0], [0.7, 3.0]])
+    check(set_rows_through_a_mask, A, np.array([[5.0, 6.0], [7.0, 8.0]]))
+    check(set_rows_through_a_mask, A, np.array([[5.0, 6.0], [7.0, 8.0]])[:, :1])    # rows broadcast
+    x = np.array([-1.0, 2.0, -3.0])
+    with pytest.raises(ValueError, match="boolean array indexing assignment"):
+        transpile(set_mask_with_values)(x, np.array([7.0, 8.0, 9.0]))
+    assert x.tolist() == [-1.0, 2.0, -3.0]
 
 
 @pytest.mark.parametrize("ids", [np.array([0, 3, 3, -1]), np.array([], np.int64), np.array([2])])

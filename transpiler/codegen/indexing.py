@@ -264,3 +264,49 @@ def _scatter(em: Emitter, e):
         scf.YieldOp([stored])
     return [loop.results[0]]
 
+
+
+@emitter("masked_scatter")
+def _masked_scatter(em: Emitter, e):
+    """x[mask] = v: loops over the mask's dims in C order, storing v's next row at each set element. Nothing is
+    stored when the counts differ (`bad`: ValueError after the call), as NumPy checks before it writes."""
+    x, mask, v, bad = e.inputs
+    byte = tensor.extract(em[bad], [])
+    count_ok = arith.cmpi(I.eq, byte, arith.constant(byte.type, 0))
+    k, rank = mask.ndim, x.ndim
+    x_sizes = [em.size(d) for d in x.shape]
+    zero_i64 = arith.constant(ir.IntegerType.get_signless(64), 0)
+
+    def nest(axis, indices, acc, counter):
+        if axis == k:
+            flag = tensor.extract(em[mask], indices)
+            selected = arith.andi(arith.cmpi(I.ne, flag, arith.constant(flag.type, 0)), count_ok)
+            branch = scf.IfOp(selected, [acc.type, counter.type], has_else=True)
+            with ir.InsertionPoint(branch.then_block):
+                row = arith.index_cast(ir.IndexType.get(), counter)
+                if rank == k:
+                    stored = tensor.insert(tensor.extract(em[v], [row]), acc, indices)
+                else:
+                    sizes = [1] * k + x_sizes[k:]
+                    dyn_sz, st_sz = sizes_mixed(sizes)
+                    piece_type = ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size()] * (rank - k),
+                                                         em.tensor_type(v).element_type)
+                    dyn_src, st_src = mixed([row] + [0] * (rank - k))
+                    src_sizes = sizes_mixed([1] + x_sizes[k:])
+                    piece = tensor.extract_slice(piece_type, em[v], dyn_src, src_sizes[0], [], st_src, src_sizes[1],
+                                                 [1] * (rank - k + 1))
+                    dyn_dst, st_dst = mixed(list(indices) + [0] * (rank - k))
+                    stored = tensor.insert_slice(piece, acc, dyn_dst, dyn_sz, [], st_dst, st_sz, [1] * rank)
+                one = arith.constant(counter.type, 1)
+                scf.YieldOp([stored, arith.addi(counter, one)])
+            with ir.InsertionPoint(branch.else_block):
+                scf.YieldOp([acc, counter])
+            return branch.results[0], branch.results[1]
+        loop = scf.ForOp(index_const(0), x_sizes[axis], index_const(1), [acc, counter])
+        with ir.InsertionPoint(loop.body):
+            a, c = nest(axis + 1, indices + [loop.induction_variable], *loop.inner_iter_args)
+            scf.YieldOp([a, c])
+        return loop.results[0], loop.results[1]
+
+    result, _ = nest(0, [], em[x], zero_i64)
+    return [result]

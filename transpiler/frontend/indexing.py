@@ -148,10 +148,28 @@ def _set_masked(b: Builder, x: Var, mask: Var, value) -> Var:
         b.env.unify(m, d, f"boolean index did not match indexed array along axis {axis}")
     rest = x.shape[mask.ndim:]
     v = value if isinstance(value, Var) else np.asarray(value)
-    if np.ndim(v) > len(rest) or any(b.env.find(d) != 1 for d in np.shape(v)[:max(0, np.ndim(v) - len(rest))]):
-        raise UserError("assigning an array of values through a boolean mask (one value per selected element) is "
-                        "not supported yet; write np.where(mask, values, x) instead", TypeError)
+    if np.ndim(v) > len(rest) and not all(b.env.find(d) == 1 for d in np.shape(v)[:np.ndim(v) - len(rest)]):
+        return _set_masked_values(b, x, mask, value)
     return masked_merge(b, x, mask, fit_value(b, value, x.dtype, tuple(rest)))
+
+
+def _set_masked_values(b: Builder, x: Var, mask: Var, value) -> Var:
+    """x[mask] = values, one value (row) per selected element in C order: the values' count must be the mask's
+    count of True (NumPy's ValueError otherwise, and then nothing is written)."""
+    from .reductions import reduce
+    rest = x.shape[mask.ndim:]
+    v = as_var(b, value)
+    if v.ndim != len(rest) + 1:
+        raise UserError(f"NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, input has "
+                        f"{v.ndim} dimensions", ValueError)
+    v = fit_value(b, v, x.dtype, (v.shape[0],) + tuple(rest))
+    count = reduce(b, "sum", b.convert(mask, dtypes.INT64))
+    size = b.emit1("dim_size", [v], dtypes.INT64, (), axis=0)
+    bad = b.emit1("ne", [count, size], dtypes.BOOL, ())
+    b.program.checks.append((bad, ValueError, "NumPy boolean array indexing assignment cannot assign the input "
+                                              "values to the output values where the mask is true (the counts "
+                                              "differ)"))
+    return b.emit1("masked_scatter", [x, mask, v, bad], x.dtype, x.shape)
 
 
 def masked_merge(b: Builder, x: Var, mask: Var, value: Var) -> Var:
