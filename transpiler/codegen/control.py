@@ -6,13 +6,7 @@ from mlir.dialects import arith, scf, tensor
 
 from . import scalar
 from .emitter import Emitter, emitter
-from .indexing import to_index
-
-
-def condition(em: Emitter, v) -> ir.Value:
-    """A 0-d bool tensor (bytes in memory) as an i1."""
-    byte = tensor.extract(em[v], [])
-    return arith.cmpi(arith.CmpIPredicate.ne, byte, arith.constant(byte.type, 0))
+from .indexing import condition, to_index
 
 
 def region(em: Emitter, block, block_args, values) -> list:

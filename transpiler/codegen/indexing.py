@@ -230,40 +230,23 @@ def _index_check(em: Emitter, e):
 def _scatter(em: Emitter, e):
     """x[..., ids, ...] = v along one axis: a loop over the ids, in order (a repeated id keeps the last value, as
     in NumPy), each storing one slice of v. When any id is out of range (`bad`, the index_check flag: IndexError
-    after the call) nothing is stored, as NumPy checks every id before it writes."""
+    after the call) the loop runs zero times: NumPy checks every id before it writes."""
     x, ids, v, bad = e.inputs
     axis = e.params["axis"]
-    rank = x.ndim
     n = em.size(x.shape[axis])
-    byte = tensor.extract(em[bad], [])
-    any_bad = arith.cmpi(I.ne, byte, arith.constant(byte.type, 0))
-    count = arith.select(any_bad, index_const(0), em.size(ids.shape[0]))
+    count = arith.select(condition(em, bad), index_const(0), em.size(ids.shape[0]))
     x_sizes = [em.size(d) for d in x.shape]
     loop = scf.ForOp(index_const(0), count, index_const(1), [em[x]])
     with ir.InsertionPoint(loop.body):
         k = loop.induction_variable
-        acc = loop.inner_iter_args[0]
         raw = tensor.extract(em[ids], [k])
         raw = arith.index_cast(ir.IndexType.get(), raw) if ids.dtype.kind == "i" else \
             arith.index_castui(ir.IndexType.get(), raw)
-        i, valid = normalize(raw, n), in_range(raw, n)   # an id out of range (IndexError) writes nothing
-        if rank == 1:
-            element = arith.select(valid, tensor.extract(em[v], [k]), tensor.extract(acc, [i]))
-            stored = tensor.insert(element, acc, [i])
-        else:
-            sizes = [1 if a == axis else s for a, s in enumerate(x_sizes)]
-            piece_type = ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size()] * (rank - 1),
-                                                 em.tensor_type(v).element_type)
-            dyn_sz, st_sz = sizes_mixed(sizes)
-            dyn_src, st_src = mixed([k if a == axis else 0 for a in range(rank)])
-            piece = tensor.extract_slice(piece_type, em[v], dyn_src, dyn_sz, [], st_src, st_sz, [1] * rank)
-            dyn_dst, st_dst = mixed([i if a == axis else 0 for a in range(rank)])
-            current = tensor.extract_slice(piece_type, acc, dyn_dst, dyn_sz, [], st_dst, st_sz, [1] * rank)
-            piece = arith.select(valid, piece, current)
-            stored = tensor.insert_slice(piece, acc, dyn_dst, dyn_sz, [], st_dst, st_sz, [1] * rank)
+        sizes = [1 if a == axis else s for a, s in enumerate(x_sizes)]
+        stored = _copy_block(em, em[v], _along(axis, k, x.ndim), sizes, loop.inner_iter_args[0],
+                             _along(axis, normalize(raw, n), x.ndim), sizes, x.ndim - 1)
         scf.YieldOp([stored])
     return [loop.results[0]]
-
 
 
 @emitter("masked_scatter")
@@ -271,11 +254,10 @@ def _masked_scatter(em: Emitter, e):
     """x[mask] = v: loops over the mask's dims in C order, storing v's next row at each set element. Nothing is
     stored when the counts differ (`bad`: ValueError after the call), as NumPy checks before it writes."""
     x, mask, v, bad = e.inputs
-    byte = tensor.extract(em[bad], [])
-    count_ok = arith.cmpi(I.eq, byte, arith.constant(byte.type, 0))
+    count_ok = arith.xori(condition(em, bad), arith.constant(ir.IntegerType.get_signless(1), 1))
     k, rank = mask.ndim, x.ndim
     x_sizes = [em.size(d) for d in x.shape]
-    zero_i64 = arith.constant(ir.IntegerType.get_signless(64), 0)
+    row_sizes = x_sizes[k:]
 
     def nest(axis, indices, acc, counter):
         if axis == k:
@@ -284,29 +266,43 @@ def _masked_scatter(em: Emitter, e):
             branch = scf.IfOp(selected, [acc.type, counter.type], has_else=True)
             with ir.InsertionPoint(branch.then_block):
                 row = arith.index_cast(ir.IndexType.get(), counter)
-                if rank == k:
-                    stored = tensor.insert(tensor.extract(em[v], [row]), acc, indices)
-                else:
-                    sizes = [1] * k + x_sizes[k:]
-                    dyn_sz, st_sz = sizes_mixed(sizes)
-                    piece_type = ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size()] * (rank - k),
-                                                         em.tensor_type(v).element_type)
-                    dyn_src, st_src = mixed([row] + [0] * (rank - k))
-                    src_sizes = sizes_mixed([1] + x_sizes[k:])
-                    piece = tensor.extract_slice(piece_type, em[v], dyn_src, src_sizes[0], [], st_src, src_sizes[1],
-                                                 [1] * (rank - k + 1))
-                    dyn_dst, st_dst = mixed(list(indices) + [0] * (rank - k))
-                    stored = tensor.insert_slice(piece, acc, dyn_dst, dyn_sz, [], st_dst, st_sz, [1] * rank)
-                one = arith.constant(counter.type, 1)
-                scf.YieldOp([stored, arith.addi(counter, one)])
+                stored = _copy_block(em, em[v], [row] + [0] * (rank - k), [1] + row_sizes, acc,
+                                     list(indices) + [0] * (rank - k), [1] * k + row_sizes, rank - k)
+                scf.YieldOp([stored, arith.addi(counter, arith.constant(counter.type, 1))])
             with ir.InsertionPoint(branch.else_block):
                 scf.YieldOp([acc, counter])
             return branch.results[0], branch.results[1]
         loop = scf.ForOp(index_const(0), x_sizes[axis], index_const(1), [acc, counter])
         with ir.InsertionPoint(loop.body):
-            a, c = nest(axis + 1, indices + [loop.induction_variable], *loop.inner_iter_args)
-            scf.YieldOp([a, c])
+            scf.YieldOp(list(nest(axis + 1, indices + [loop.induction_variable], *loop.inner_iter_args)))
         return loop.results[0], loop.results[1]
 
-    result, _ = nest(0, [], em[x], zero_i64)
+    result, _ = nest(0, [], em[x], arith.constant(ir.IntegerType.get_signless(64), 0))
     return [result]
+
+
+def condition(em: Emitter, v) -> ir.Value:
+    """A 0-d bool tensor (bytes in memory: a check flag, an if's condition) as an i1."""
+    byte = tensor.extract(em[v], [])
+    return arith.cmpi(I.ne, byte, arith.constant(byte.type, 0))
+
+
+def _along(axis: int, i, rank: int) -> list:
+    """Offsets that are `i` on `axis` and 0 elsewhere."""
+    return [i if a == axis else 0 for a in range(rank)]
+
+
+def _copy_block(em: Emitter, source, src_offsets, src_sizes, dest, dst_offsets, dst_sizes, rank: int):
+    """`dest` with its block at `dst_offsets` (sizes `dst_sizes`, unit dims dropped: `rank` dims left) replaced by
+    the block of `source` at `src_offsets` (sizes `src_sizes`, the same once unit dims are dropped)."""
+    if rank == 0:
+        element = tensor.extract(source, [_as_value(o) for o in src_offsets])
+        return tensor.insert(element, dest, [_as_value(o) for o in dst_offsets])
+    piece_type = ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size()] * rank,
+                                         ir.RankedTensorType(source.type).element_type)
+    dyn_src, st_src = mixed(src_offsets)
+    dyn_ssz, st_ssz = sizes_mixed(src_sizes)
+    piece = tensor.extract_slice(piece_type, source, dyn_src, dyn_ssz, [], st_src, st_ssz, [1] * len(src_sizes))
+    dyn_dst, st_dst = mixed(dst_offsets)
+    dyn_dsz, st_dsz = sizes_mixed(dst_sizes)
+    return tensor.insert_slice(piece, dest, dyn_dst, dyn_dsz, [], st_dst, st_dsz, [1] * len(dst_sizes))
