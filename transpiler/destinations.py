@@ -16,6 +16,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import linalg
 
+from .loops import inside_loop
+
 
 def reuse_dying_operands(module: ir.Module) -> None:
     ops = []
@@ -77,7 +79,7 @@ def strided_copies_as_loops(module: ir.Module) -> None:
     ops = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
     for op in ops:
-        if op.name != "memref.copy" or not _in_loop(op):
+        if op.name != "memref.copy" or not inside_loop(op):
             continue
         source, target = op.operands
         if not any("strided" in str(v.type) for v in (source, target)):   # identity layouts: a memcpy
@@ -86,11 +88,3 @@ def strided_copies_as_loops(module: ir.Module) -> None:
             linalg.copy(source, outs=[target])
         op.erase()
 
-
-def _in_loop(op) -> bool:
-    parent = op.parent
-    while parent is not None and parent.name != "func.func":
-        if parent.name in ("scf.for", "scf.while", "scf.parallel"):
-            return True
-        parent = parent.parent
-    return False

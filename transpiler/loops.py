@@ -126,10 +126,11 @@ def outer_parallelism(module: ir.Module) -> None:
     for par in parallels:
         dims = len(par.opview.lowerBound)
         inner = any(op.name == "scf.for" for op in par.opview.regions[0].blocks[0].operations)
-        _split_parallel(par.opview, 0 if _inside_loop(par) else dims if inner else max(dims - 1, 1))
+        _split_parallel(par.opview, 0 if inside_loop(par) else dims if inner else max(dims - 1, 1))
 
 
-def _inside_loop(op) -> bool:
+def inside_loop(op) -> bool:
+    """Whether an op is nested in an scf loop of its function."""
     parent = op.parent
     while parent is not None and parent.name != "func.func":
         if parent.name in ("scf.for", "scf.parallel", "scf.while"):
