@@ -16,6 +16,11 @@ from .types.shapes import ShapeEnv, sym_text
 _ids = itertools.count()
 
 
+def next_var_id() -> int:
+    """An id no Var made so far has (Var ids only grow)."""
+    return next(_ids)
+
+
 @dataclass(eq=False)
 class Var:
     """A value known only at run time. `scalar` marks a rank-0 value that NumPy would hand back as a NumPy scalar

@@ -200,8 +200,8 @@ class Control:
             return value
         deps = {buf for src in sources for buf, _ in self.memory.deps(src) if self.memory.existed(before, buf)}
         if deps:
-            value.ref = Alias(tuple((buf, self.memory.current[buf]) for buf in deps),
-                              "an array that is one of several arrays depending on a run-time condition")
+            value.ref = self.memory.alias(deps, "an array that is one of several arrays depending on a run-time "
+                                                "condition")
         return value
 
     def _run_branch(self, stmts, frame, catch_return: bool, memory):
@@ -452,8 +452,7 @@ class Control:
         for n, v in zip(live, outs):
             if not isinstance(n, Buffer):
                 if aliases.get(n):
-                    v.ref = Alias(tuple((buf, self.memory.current[buf]) for buf in aliases[n]),
-                                  f"'{n}', which a loop rebinds while arrays are written")
+                    v.ref = self.memory.alias(aliases[n], _rebound(n))
                 frame.locals[n] = v
         for flag, (kind, message) in zip(outs[len(live):], flags):
             self.b.program.checks.append((flag, kind, message))
@@ -551,8 +550,7 @@ class _LoopState:
                 deps = aliases[n] | {buf for buf, _ in self.memory.deps(self.snapshot.get(n))
                                      if self.memory.existed(self.buffers, buf)}
                 if deps:
-                    v.ref = Alias(tuple((buf, self.memory.current[buf]) for buf in deps),
-                                  f"'{n}', which a loop rebinds while arrays are written")
+                    v.ref = self.memory.alias(deps, _rebound(n))
         return run()
 
     def written_buffers(self) -> list:
@@ -605,6 +603,10 @@ def _rebuild(j, outs):
     if isinstance(j, dict):
         return {k: _rebuild(x, outs) for k, x in j.items()}
     return j
+
+
+def _rebound(name: str) -> str:
+    return f"'{name}', which a loop rebinds while arrays are written"
 
 
 def _bounds(rng: RuntimeRange):

@@ -444,19 +444,18 @@ class Interpreter:
         from). Only an array no other compile-time value shares memory with: views of it could not follow."""
         if _is_global_object(array, frame):
             raise UserError("mutating a module-level array from compiled code is not supported", TypeError)
-        others = [v for f in self.frames for v in _frame_values(f)
+        frames = list(self.memory.frames_in_scope())
+        others = [v for f in frames for v in f.locals.values()
                   if isinstance(v, np.ndarray) and v is not array and np.shares_memory(v, array)]
         if others or array.base is not None:
             raise UserError("writing a run-time value into a compile-time array that other arrays view is not "
                             "supported: create the array with np.zeros/np.empty/np.full inside the function",
                             TypeError)
         v = self.b.const(array.copy())
-        for f in self.frames:
-            while f is not None:
-                for name, value in list(f.locals.items()):
-                    if value is array:
-                        f.locals[name] = v
-                f = f.parent
+        for f in frames:
+            for name, value in list(f.locals.items()):
+                if value is array:
+                    f.locals[name] = v
         return v
 
     def subscript(self, value, index):
@@ -906,12 +905,6 @@ def _shift_bounds(op, left, right, result) -> None:
 def _is_array_var(v) -> bool:
     """A run-time ndarray (not a NumPy or Python scalar, which `op=` rebinds)."""
     return isinstance(v, Var) and not v.scalar and not v.weak
-
-
-def _frame_values(frame):
-    while frame is not None:
-        yield from frame.locals.values()
-        frame = frame.parent
 
 
 def _ufunc_name(op) -> str:

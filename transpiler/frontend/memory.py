@@ -18,10 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..errors import UserError
-from ..program import Var
+from ..program import Var, next_var_id
 from ..runtime.signature import ArgumentView
 from ..types.shapes import is_checkable
 
@@ -83,10 +81,10 @@ class Memory:
         self.frames = frames         # the interpreter's active frames (innermost last)
 
     # ---- identity ---------------------------------------------------------------------------------------------
-    def ref_of(self, v: Var, what: str = "an array"):
+    def ref_of(self, v: Var):
         """v's Ref (or Alias); a value seen for the first time is the base of a new buffer."""
         if v.ref is None:
-            buffer = Buffer(what, v)
+            buffer = Buffer("an array", v)
             v.ref = Ref(buffer, v, (), True)
             self.current[buffer] = v
         return v.ref
@@ -148,6 +146,10 @@ class Memory:
             params["specs"]))
         step = Step(prim, dict(params), tuple(inputs[1:]), out.dtype, out.shape, out.scalar)
         out.ref = Ref(ref.buffer, ref.base, ref.path + (step,), contiguous)
+
+    def alias(self, buffers, why: str) -> Alias:
+        """An Alias of these buffers as of their current versions."""
+        return Alias(tuple((buf, self.current[buf]) for buf in buffers), why)
 
     def unknown_alias(self, x: Var, out: Var, why: str) -> Var:
         """`out` may or may not share x's memory (NumPy decides from strides the compiler does not know)."""
@@ -222,12 +224,17 @@ class Memory:
                 return value if all(n is o for n, o in zip(new, value)) else new
             return value
 
+        for frame in self.frames_in_scope():
+            for name in list(frame.locals):
+                frame.locals[name] = update(frame.locals[name])
+
+    def frames_in_scope(self):
+        """Every frame whose names the program can still reach: the active ones and those they close over, once."""
         seen = set()
         for frame in self.frames:
             while frame is not None and id(frame) not in seen:
                 seen.add(id(frame))
-                for name in list(frame.locals):
-                    frame.locals[name] = update(frame.locals[name])
+                yield frame
                 frame = frame.parent
 
     # ---- control flow -----------------------------------------------------------------------------------------
@@ -235,7 +242,7 @@ class Memory:
     # from a snapshot may still belong to a value that existed then: one whose first version is older than the
     # snapshot's watermark (Var ids only grow) had that first version then.
     def snapshot(self) -> "State":
-        return State(self.current, Var(np.dtype(bool), ()).id)
+        return State(self.current, next_var_id())
 
     @staticmethod
     def existed(state: "State", buffer: Buffer) -> bool:
