@@ -708,3 +708,14 @@ def test_slices_with_run_time_steps(k):
 def test_a_run_time_step_that_is_not_positive_raises(k):
     with pytest.raises(ValueError, match="must be positive"):
         transpile(run_time_steps)(np.arange(10.0), np.array([k]))
+
+
+def rows_of_a_reshaped_transpose(a):
+    s = np.zeros(4)
+    for row in a.T.reshape(-1, 4):       # a value that may or may not share a's memory: read as it is
+        s = s + row
+    return s
+
+
+def test_iterating_an_array_whose_aliasing_is_not_followed():
+    check(rows_of_a_reshaped_transpose, np.arange(24.0).reshape(4, 6))

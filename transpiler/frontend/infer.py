@@ -296,8 +296,10 @@ class Interpreter:
         """`for row in x` as a run-time loop: each row a view of x's contents at that iteration."""
         getitem = self._getitem_handler()
         rows = RuntimeRange(0, numpy_api.dim_value(self.b, x, 0), 1)
-        return self.control.run_for(s, frame, rows, item=lambda i: getitem(self.b, self.memory.rederive(self.b, x)
-                                                                         if x.ref is not None else x, i))
+        # each iteration reads x as it is then (the body may write it); an Alias is read as it is (if its arrays
+        # are written the read is refused as stale)
+        return self.control.run_for(s, frame, rows, item=lambda i: getitem(
+            self.b, self.memory.rederive(self.b, x) if isinstance(x.ref, Ref) else x, i))
 
     def _speculate_runtime_loop(self, s, frame, rng: range) -> bool:
         """A long loop over a compile-time range whose body writes arrays, compiled as a run-time loop (one body,
