@@ -345,9 +345,9 @@ class Control:
             self.interp.exec_block(stmts, frame)
         except (_Break, _Continue):   # loops turn these into flags (loop_exits.py); one that gets here is a bug
             raise AssertionError("break/continue escaped a run-time loop body") from None
-        except _Return:
-            raise UserError("`return` inside a loop with a run-time trip count or condition is not supported: set "
-                            "a variable and `break`, then return after the loop", SyntaxError) from None
+        except _Return:   # loop_exits.py makes returns flags; one can only get here from a loop nested in this one
+            raise UserError("`return` inside a loop nested in a loop with a run-time trip count or condition is not "
+                            "supported: set a variable and `break`, then return after the loops", SyntaxError) from None
 
     def _carried(self, body, frame, exclude: set) -> list:
         """Names the loop rebinds. `x op= y` on an array writes into it without rebinding the name: such names
@@ -373,7 +373,7 @@ class Control:
             else:
                 types[n] = _type_of(v if isinstance(v, Var) else self._const_type(v))
             aliases[n] = set()
-        for _ in range(_MAX_ROUNDS + 2):
+        for _ in range(_MAX_ROUNDS + 2):     # two more: rounds that discover written arrays or aliases
             live = [n for n in carried if types[n] is not None]
             if before is not None:        # a while loop's condition region has arguments of its own
                 cond_args = state.arguments(live, types)

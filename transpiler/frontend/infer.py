@@ -247,12 +247,12 @@ class Interpreter:
     def _augassign_masked(self, s, x: Var, mask, frame):
         """x[mask] op= v with one v for every selected element: x op v where the mask is set."""
         rhs = self.eval(s.value, frame)
-        if np.ndim(rhs) != 0 if not isinstance(rhs, Var) else rhs.ndim != 0:
+        if (rhs.ndim if isinstance(rhs, Var) else np.ndim(rhs)) != 0:
             raise self.error_at(s.value, frame, "x[mask] op= an array of values (one per selected element) is not "
                                 "supported yet; write x = np.where(mask, x op values, x)", TypeError)
         mask = indexing.as_var(self.b, mask)
         self._located(s, frame, lambda: self.memory.write(self.b, x, indexing.masked_merge(
-            self.b, x, mask if mask.ndim == x.ndim else mask, self.inplace(x, s.op, rhs))))
+            self.b, x, mask, self.inplace(x, s.op, rhs))))
 
     def inplace(self, old: Var, op, rhs) -> Var:
         """The value `x op= y` writes into the array x: x op y cast to x's dtype (same_kind) in x's shape."""
@@ -268,8 +268,7 @@ class Interpreter:
         return indexing.fit_value(self.b, new, old.dtype, old.shape)
 
     def stmt_For(self, s, frame):
-        if loop_exits.has_exits(s):      # break/continue as flags: also under run-time conditions
-            return self.exec_block(loop_exits.rewritten(s), frame)
+        """(A loop with break/continue/return never gets here: exec_block runs its rewritten form.)"""
         iterable = self.eval(s.iter, frame)
         if isinstance(iterable, RuntimeRange):
             return self.control.run_for(s, frame, iterable)
@@ -324,8 +323,6 @@ class Interpreter:
         return True
 
     def stmt_While(self, s, frame):
-        if loop_exits.has_exits(s):
-            return self.exec_block(loop_exits.rewritten(s), frame)
         count = 0
         while True:
             test = self.eval(s.test, frame)
