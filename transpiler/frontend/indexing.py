@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym, _nonnegative, derived, sym_text
+from ..types.shapes import Sym, derived, nonnegative, sym_text
 from .builder import Builder
 from .elementwise import as_dim
 from .shape_ops import as_var, expand_dims, squeeze, transpose
@@ -115,16 +115,12 @@ def fit_value(b: Builder, value, dtype: np.dtype, shape: tuple) -> Var:
         v = b.convert(value, dtype)
     while v.ndim > len(shape) and b.env.find(v.shape[0]) == 1:   # extra leading 1s broadcast away
         v = squeeze(b, v, 0)
-    fits = v.ndim <= len(shape)
-    if fits:
-        for d, t in zip(v.shape[::-1], shape[::-1]):
-            d = b.env.find(d)
-            if d != 1:
-                b.env.unify(d, t, f"could not broadcast input array from shape {sym_text(v.shape)} into shape "
-                                  f"{sym_text(shape)}")
-    if not fits:
-        raise UserError(f"could not broadcast input array from shape {sym_text(v.shape)} into shape "
-                        f"{sym_text(shape)}", ValueError)
+    message = f"could not broadcast input array from shape {sym_text(v.shape)} into shape {sym_text(shape)}"
+    if v.ndim > len(shape):
+        raise UserError(message, ValueError)
+    for d, t in zip(v.shape[::-1], shape[::-1]):
+        if b.env.find(d) != 1:
+            b.env.unify(d, t, message)
     if tuple(b.env.find(d) for d in v.shape) == tuple(b.env.find(d) for d in shape):
         return v
     return b.emit1("copy", [v], dtype, tuple(shape))    # broadcast: an elementwise copy to the region's shape
@@ -144,8 +140,6 @@ def _set_masked(b: Builder, x: Var, mask: Var, value) -> Var:
     if mask.ndim > x.ndim:
         raise UserError(f"too many indices for array: array is {x.ndim}-dimensional, but {mask.ndim} were indexed",
                         IndexError)
-    for axis, (m, d) in enumerate(zip(mask.shape, x.shape)):
-        b.env.unify(m, d, f"boolean index did not match indexed array along axis {axis}")
     rest = x.shape[mask.ndim:]
     v = value if isinstance(value, Var) else np.asarray(value)
     if np.ndim(v) > len(rest) and not all(b.env.find(d) == 1 for d in np.shape(v)[:np.ndim(v) - len(rest)]):
@@ -157,6 +151,7 @@ def _set_masked_values(b: Builder, x: Var, mask: Var, value) -> Var:
     """x[mask] = values, one value (row) per selected element in C order: the values' count must be the mask's
     count of True (NumPy's ValueError otherwise, and then nothing is written)."""
     from .reductions import reduce
+    _match_mask(b, x, mask)
     rest = x.shape[mask.ndim:]
     v = as_var(b, value)
     if v.ndim != len(rest) + 1:
@@ -174,12 +169,16 @@ def _set_masked_values(b: Builder, x: Var, mask: Var, value) -> Var:
 
 def masked_merge(b: Builder, x: Var, mask: Var, value: Var) -> Var:
     """x with the elements (rows) the mask selects taken from `value` (which broadcasts against x)."""
-    for axis, (m, d) in enumerate(zip(mask.shape, x.shape)):
-        b.env.unify(m, d, f"boolean index did not match indexed array along axis {axis}")
+    _match_mask(b, x, mask)
     rest = x.ndim - mask.ndim
     m = mask if not rest else b.emit1("expand_dims", [mask], mask.dtype, tuple(mask.shape) + (1,) * rest,
                                       axes=tuple(range(mask.ndim, x.ndim)))
     return b.emit1("select", [m, value, x], x.dtype, x.shape)
+
+
+def _match_mask(b: Builder, x: Var, mask: Var) -> None:
+    for axis, (m, d) in enumerate(zip(mask.shape, x.shape)):
+        b.env.unify(m, d, f"boolean index did not match indexed array along axis {axis}")
 
 
 def _scatter(b: Builder, x: Var, specs, advanced, value) -> Var:
@@ -347,7 +346,7 @@ def in_bounds(b: Builder, i: Var, n) -> bool:
     if bounds is None:
         return False
     lo, hi = bounds
-    return (lo >= 0 if isinstance(lo, int) else _nonnegative(lo)) and at_most(b.env, hi, n)
+    return nonnegative(lo) and at_most(b.env, hi, n)
 
 
 def at_most(env, a, n) -> bool:

@@ -48,7 +48,7 @@ def derived(op: str, *operands) -> Dim:
         return operands[0]
     if op == "floordiv" and operands[0] is operands[1]:
         return 1                                 # d // d: callers guard d != 0 where NumPy would fail
-    if op == "max" and 0 in operands and all(o == 0 or _nonnegative(o) for o in operands):
+    if op == "max" and 0 in operands and all(o == 0 or nonnegative(o) for o in operands):
         return next((o for o in operands if o != 0), 0)
     if op in ("add", "sub") and isinstance(operands[1], int):    # (x + a) + b is x + (a + b)
         x, c = operands[0], operands[1] if op == "add" else -operands[1]
@@ -64,7 +64,7 @@ def derived(op: str, *operands) -> Dim:
     return Sym(name, (op, *operands))
 
 
-def _nonnegative(d: Dim) -> bool:
+def nonnegative(d: Dim) -> bool:
     """Sizes and sums, products, quotients, minima and maxima of sizes are never negative."""
     if isinstance(d, int):
         return d >= 0
@@ -72,8 +72,8 @@ def _nonnegative(d: Dim) -> bool:
     if kind == "arg":
         return True
     if kind == "max":
-        return any(_nonnegative(o) for o in d.origin[1:])
-    return kind in ("add", "mul", "floordiv", "min") and all(_nonnegative(o) for o in d.origin[1:])
+        return any(nonnegative(o) for o in d.origin[1:])
+    return kind in ("add", "mul", "floordiv", "min") and all(nonnegative(o) for o in d.origin[1:])
 
 
 def _rank(d: Dim) -> int:
