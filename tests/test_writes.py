@@ -719,3 +719,26 @@ def rows_of_a_reshaped_transpose(a):
 
 def test_iterating_an_array_whose_aliasing_is_not_followed():
     check(rows_of_a_reshaped_transpose, np.arange(24.0).reshape(4, 6))
+
+
+def add_float_into_int(a):
+    a += 1.5
+
+
+def add_wider_into(a, b):
+    a += b
+
+
+def test_in_place_operators_follow_numpys_out_rules():
+    """`a op= b` is `op(a, b, out=a)`: same_kind casting (a float result into an int array is NumPy's TypeError)
+    and a result that must fit a's shape (NumPy's ValueError); a smaller b broadcasts."""
+    with pytest.raises(TypeError, match="same_kind"):
+        transpile(add_float_into_int)(np.arange(3))
+    with pytest.raises(ValueError, match="non-broadcastable output operand"):
+        transpile(add_wider_into)(np.zeros(3), np.ones((2, 3)))
+    with pytest.raises(TypeError):
+        add_float_into_int(np.arange(3))
+    with pytest.raises(ValueError):
+        add_wider_into(np.zeros(3), np.ones((2, 3)))
+    check(add_wider_into, np.zeros((2, 3)), np.ones(3))
+    check(add_wider_into, np.zeros((2, 3), np.float32), np.ones((1, 3), np.float16))

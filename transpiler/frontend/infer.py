@@ -17,7 +17,7 @@ from ..errors import CompileError, UserError, compile_error
 from ..program import Loc, Var
 from . import indexing, loop_exits, numpy_api
 from .memory import Memory, Ref
-from ..types.shapes import derived, sym_text
+from ..types.shapes import derived
 from ..runtime.signature import result_template
 from .builder import Builder
 from .elementwise import apply_ufunc
@@ -255,17 +255,8 @@ class Interpreter:
             self.b, x, mask, self.inplace(x, s.op, rhs))))
 
     def inplace(self, old: Var, op, rhs) -> Var:
-        """The value `x op= y` writes into the array x: x op y cast to x's dtype (same_kind) in x's shape."""
-        new = self.binop(op, old, rhs)
-        if new.dtype != old.dtype and not np.can_cast(new.dtype, old.dtype, "same_kind"):
-            raise UserError(f"Cannot cast ufunc '{_ufunc_name(op)}' output from {new.dtype!r} to {old.dtype!r} "
-                            "with casting rule 'same_kind'", TypeError)
-        shape = [self.b.env.find(d) for d in old.shape]
-        if new.ndim != old.ndim or any(isinstance(a, int) and isinstance(c, int) and a != c
-                                       for a, c in zip(shape, (self.b.env.find(d) for d in new.shape))):
-            raise UserError(f"non-broadcastable output operand with shape {sym_text(old.shape)} doesn't match "
-                            f"the broadcast shape {sym_text(new.shape)}", ValueError)
-        return indexing.fit_value(self.b, new, old.dtype, old.shape)
+        """The value `x op= y` writes into the array x: `op(x, y, out=x)`."""
+        return numpy_api.into_out(self.b, old, self.binop(op, old, rhs), _ufunc_name(op))
 
     def stmt_For(self, s, frame):
         """(A loop with break/continue/return never gets here: exec_block runs its rewritten form.)"""

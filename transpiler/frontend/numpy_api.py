@@ -11,11 +11,12 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
+from ..types.shapes import sym_text
 from .builder import coerce
 from . import elementwise as ew
 from . import outline
 from . import reductions as red
-from .values import current_interpreter
+from .values import contains_var, current_interpreter
 
 FUNCTIONS: dict = {}
 METHODS: dict = {}
@@ -60,23 +61,27 @@ def _ufunc_handler(ufunc):
 
 
 def write_out(b, out, result: Var, name: str) -> Var:
-    """`out=`: the result cast to out's dtype (same_kind) and stored into out, which is returned (the same array,
-    as NumPy returns it)."""
+    """`out=`: the result stored into out, which is returned (the same array, as NumPy returns it)."""
     if isinstance(out, tuple) and len(out) == 1:
         out = out[0]
     if not isinstance(out, Var) or out.scalar or out.weak:
         raise UserError(f"{name}(): out= must be a run-time array made or passed to the compiled function", TypeError)
+    b.memory.write(b, out, into_out(b, out, result, name))
+    return b.memory.rederive(b, out)
+
+
+def into_out(b, out: Var, result: Var, name: str) -> Var:
+    """What a ufunc writes into an existing array (`out=`, and `x op= y`, which is `op(x, y, out=x)`): the result
+    cast to out's dtype under NumPy's same_kind rule, and broadcast to out's shape."""
+    from .indexing import fit_value
     if result.dtype != out.dtype and not np.can_cast(result.dtype, out.dtype, "same_kind"):
         raise UserError(f"Cannot cast ufunc '{name}' output from {result.dtype!r} to {out.dtype!r} with casting rule "
                         "'same_kind'", TypeError)
-    if result.ndim > out.ndim or any(b.env.find(r) != 1 and not b.env.same_expression(r, o)
-                                     and isinstance(b.env.find(r), int) and isinstance(b.env.find(o), int)
-                                     for r, o in zip(result.shape[::-1], out.shape[::-1])):
-        raise UserError(f"non-broadcastable output operand with shape {tuple(out.shape)} doesn't match the "
-                        f"broadcast shape {tuple(result.shape)}", ValueError)
-    from .indexing import fit_value
-    b.memory.write(b, out, fit_value(b, result, out.dtype, out.shape))
-    return b.memory.rederive(b, out)
+    static = [(b.env.find(r), b.env.find(o)) for r, o in zip(result.shape[::-1], out.shape[::-1])]
+    if result.ndim > out.ndim or any(isinstance(r, int) and isinstance(o, int) and r not in (1, o) for r, o in static):
+        raise UserError(f"non-broadcastable output operand with shape {sym_text(out.shape)} doesn't match the "
+                        f"broadcast shape {sym_text(result.shape)}", ValueError)
+    return fit_value(b, result, out.dtype, out.shape)
 
 
 def _with_out(handler, name):
@@ -289,7 +294,7 @@ def _getattr(b, obj, name, *default):
 
 
 # ---- copies and writes -------------------------------------------------------------------------------------
-def copy(b, x: Var) -> Var:
+def new_copy(b, x: Var) -> Var:
     """A new array with x's contents (no buffer shared with x)."""
     return b.emit1("copy", [x], x.dtype, x.shape, scalar=x.scalar, weak=x.weak)
 
@@ -298,10 +303,10 @@ def _array(b, obj, dtype=None, *, copy=True, order="K", ndmin=0):
     from . import shape_ops as so
     if ndmin:
         raise UserError("np.array(..., ndmin=) is not supported on run-time values", TypeError)
-    x = so.as_var(b, obj) if not isinstance(obj, (list, tuple)) else so.stack(b, obj) if obj else so.as_var(b, obj)
+    x = so.stack(b, obj) if isinstance(obj, (list, tuple)) and contains_var(obj) else so.as_var(b, obj)
     if dtype is not None:
         return ew.astype(b, x, dtype, copy=bool(copy))
-    return globals()["copy"](b, x) if copy and x is obj else x
+    return new_copy(b, x) if copy and x is obj else x       # a list was made into a new array already
 
 
 def _ravel(b, a, order="C"):
@@ -313,7 +318,7 @@ def _ravel(b, a, order="C"):
     ref = b.memory.ref_of(x)
     if isinstance(ref, Ref) and ref.contiguous:
         return so.reshape(b, x, (-1,), order)
-    flat = copy(b, so.reshape(b, x, (-1,), order))
+    flat = new_copy(b, so.reshape(b, x, (-1,), order))
     return b.memory.unknown_alias(x, flat, "np.ravel of an array that may not be contiguous, which NumPy makes a "
                                            "view or a copy depending on its strides")
 
@@ -332,7 +337,7 @@ def _ascontiguousarray(b, a, dtype=None):
     from .memory import Ref
     x = so.as_var(b, a) if dtype is None else ew.astype(b, so.as_var(b, a), dtype, copy=False)
     ref = b.memory.ref_of(x)
-    return x if isinstance(ref, Ref) and ref.contiguous else copy(b, x)
+    return x if isinstance(ref, Ref) and ref.contiguous else new_copy(b, x)
 
 
 def _copyto(b, dst, src, casting="same_kind", where=True):
@@ -368,7 +373,7 @@ def _register_shape_ops():
     function(np.squeeze)(so.squeeze)
     method("squeeze")(so.squeeze)
     method("ravel")(_ravel)
-    method("flatten")(lambda b, x, order="C": copy(b, so.reshape(b, x, (-1,), order)))
+    method("flatten")(lambda b, x, order="C": new_copy(b, so.reshape(b, x, (-1,), order)))
     function(np.ravel)(_ravel)
     function(np.split)(so.split)
     function(np.array_split)(so.array_split)
@@ -394,8 +399,8 @@ def _register_shape_ops():
     function(np.dot)(_with_out(linalg.dot, "dot"))
     method("dot")(_with_out(linalg.dot, "dot"))
     function(np.flip)(_flip)
-    method("copy")(lambda b, x, order="C": copy(b, x))
-    function(np.copy)(lambda b, a, order="K", subok=False: copy(b, so.as_var(b, a)))
+    method("copy")(lambda b, x, order="C": new_copy(b, x))
+    function(np.copy)(lambda b, a, order="K", subok=False: new_copy(b, so.as_var(b, a)))
     function(np.array)(_array)
     function(np.asarray)(lambda b, a, dtype=None, order=None: ew.astype(b, so.as_var(b, a), dtype, copy=False)
                          if dtype is not None else so.as_var(b, a))
