@@ -31,23 +31,12 @@ class Typed:
     template: object   # how to rebuild the Python return value from the kernel's results
 
     def __post_init__(self):
-        # module-level arrays the kernel folded in, as they are now: the kernel is valid while they are unchanged
+        # what each call checks, derived once: module-level arrays the kernel folded in (valid while unchanged),
+        # the shapes of arrays it makes that could exceed memory, and the inputs it writes in place
         self.globals_guard = GlobalsGuard(self.program.globals_read)
-
-    @property
-    def allocations(self) -> list:
-        """Shapes of the arrays the kernel makes, checked before each call (runtime/allocation.py)."""
-        if not hasattr(self, "_allocations"):
-            self._allocations = allocation.plan(self.program)
-        return self._allocations
-
-    @property
-    def written(self) -> list:
-        """Indices of the inputs the kernel writes in place."""
-        if not hasattr(self, "_written"):
-            ids = {id(v) for v, _ in self.program.writes}
-            self._written = [i for i, v in enumerate(self.program.inputs) if id(v) in ids]
-        return self._written
+        self.allocations = allocation.plan(self.program)
+        written = {id(v) for v, _ in self.program.writes}
+        self.written = [i for i, v in enumerate(self.program.inputs) if id(v) in written]
 
 
 def trace_free_typing(fn, keys: list, names: list) -> Typed:
