@@ -14,9 +14,9 @@ temporaries inside outlined functions; their allocation still trusts `malloc`.
 """
 from __future__ import annotations
 
+import functools
+import math
 import os
-
-import numpy as np
 
 from ..program import Block
 from ..types.shapes import Sym, evaluate, is_checkable
@@ -25,7 +25,7 @@ _TOO_BIG = "array is too big; `arr.size * arr.dtype.itemsize` is larger than the
 
 
 def plan(program) -> list:
-    """(dims, itemsize, dtype) of each distinct array shape the program allocates that could be larger than an
+    """(dims, dtype) of each distinct array shape the program allocates that could be larger than an
     argument (one no larger than an argument needs no check: the caller already holds that much memory)."""
     env = program.env
     inputs = [([env.find(d) for d in v.shape], v.dtype.itemsize) for v in program.inputs]
@@ -48,7 +48,7 @@ def plan(program) -> list:
                 key = (tuple(str(d) if isinstance(d, Sym) else d for d in dims), v.dtype.itemsize)
                 if key not in seen:
                     seen.add(key)
-                    out.append((dims, v.dtype.itemsize, v.dtype))
+                    out.append((dims, v.dtype))
             for block in (p for p in e.params.values() if isinstance(p, Block)):
                 visit(block.eqns)
     visit(program.eqns)
@@ -67,41 +67,34 @@ def _take(dims: list, d) -> bool:
 def check(shapes: list, arrays: list) -> None:
     """Raise NumPy's error if an array of the program could not be allocated for these arguments."""
     limit = memory_limit()
-    for dims, itemsize, dtype in shapes:
+    for dims, dtype in shapes:
         sizes = [evaluate(d, arrays) for d in dims]
-        count = 1
-        for s in sizes:
-            count *= s
-        nbytes = count * itemsize
+        nbytes = math.prod(sizes) * dtype.itemsize      # Python ints: no overflow
         if nbytes >= 2**63:
             raise ValueError(_TOO_BIG)
         if nbytes > limit:
             raise MemoryError(f"Unable to allocate {_human(nbytes)} for an array with shape {tuple(sizes)} and "
-                              f"data type {np.dtype(dtype)}")
+                              f"data type {dtype}")
 
 
-_limit: list = []
-
-
+@functools.cache
 def memory_limit() -> int:
-    """Physical memory plus swap: a larger block cannot be had (read once)."""
-    if not _limit:
-        total = 0
+    """Physical memory plus swap: a larger block cannot be had."""
+    total = 0
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                name, value = line.split(":", 1)
+                if name in ("MemTotal", "SwapTotal"):
+                    total += int(value.split()[0]) * 1024
+    except (OSError, ValueError):
+        pass
+    if not total:
         try:
-            with open("/proc/meminfo") as f:
-                for line in f:
-                    name, value = line.split(":", 1)
-                    if name in ("MemTotal", "SwapTotal"):
-                        total += int(value.split()[0]) * 1024
-        except (OSError, ValueError):
-            pass
-        if not total:
-            try:
-                total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-            except (ValueError, OSError, AttributeError):
-                total = 2**62
-        _limit.append(total)
-    return _limit[0]
+            total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            total = 2**62
+    return total
 
 
 def _human(nbytes: int) -> str:
