@@ -60,7 +60,8 @@ def generate(seed: int) -> str:
             stmt = f"c{k} = {name}.copy()" if rng.random() < 0.5 else f"c{k} = {name} * 2.0"
             target = f"c{k}"
         elif kind == 3:
-            stmt = f"{name}[{', '.join(_slice(rng, n) for n in shape) or '...'}] = {rng.choice(['1.5', '-2.0', name + '.sum()'])}"
+            index = ", ".join(_slice(rng, n) for n in shape) or "..."
+            stmt = f"{name}[{index}] = {rng.choice(['1.5', '-2.0', name + '.sum()'])}"
             target = None
         elif kind == 4:
             op = rng.choice(["+=", "*=", "-="])

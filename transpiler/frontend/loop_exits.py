@@ -1,6 +1,7 @@
-"""`break` and `continue` as flags, so that they work under run-time conditions and in run-time loops.
+"""`break`, `continue` and `return` in loops as flags, so that they work under run-time conditions and in run-time
+loops.
 
-A loop whose body leaves through `break`/`continue` inside an `if` is interpreted in an equivalent form without them:
+A loop whose body leaves through `break`/`continue` is interpreted in an equivalent form without them:
 
     for t in it:                      brk = False
         A                             for t in it:
@@ -16,9 +17,9 @@ A loop whose body leaves through `break`/`continue` inside an `if` is interprete
                                               D
 
 (a `while` loop checks `not brk` in its condition instead; a `return v` in the body sets `returned = True` and
-`value = v` and breaks, and `if returned: return value` follows the loop). When `c` is known at compile time the flags are
-compile-time bools and everything folds; when it is a run-time value the flags become run-time bools that the
-`scf.if` joins and the loop carries. Statements after an exit are only ever guarded, never duplicated, so the
+`value = v` and breaks, and `if returned: return value` follows the loop). When `c` is known at compile time the
+flags are compile-time bools and everything folds; when it is a run-time value the flags become run-time bools that
+the `scf.if` joins and the loop carries. Statements after an exit are only ever guarded, never duplicated, so the
 program stays the size of the source.
 """
 from __future__ import annotations
