@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from helpers import assert_same
-from transpiler import CompileError, transpile
+from transpiler import transpile
 
 # argument shapes, size-1 dims included (they are specialized: broadcasting against them is decided while compiling)
 SHAPES = [((4, 5), (5,)), ((1, 5), (5,)), ((4, 1), (1,)), ((1, 1), (1,)), ((4, 5), (1,))]
@@ -103,12 +103,9 @@ def test_random_programs_of_views_and_writes(seed, tmp_path_factory):
     ref_a, ref_b = a.copy(), b.copy()
     expected = program(ref_a, ref_b)
     got_a, got_b = a.copy(), b.copy()
-    try:
-        actual = transpile(program)(got_a, got_b)
-    except CompileError as e:
-        # the compiler may refuse what it cannot follow (a view whose aliasing it cannot decide), never answer wrong
-        assert "share memory" in str(e), f"{source}\n{e}"
-        return
+    # every view these programs take is one the compiler follows (no reshape of an argument, no run-time branch):
+    # each must compile, and agree with NumPy
+    actual = transpile(program)(got_a, got_b)
     assert_same(actual, expected)
     assert_same(got_a, ref_a)
     assert_same(got_b, ref_b)
