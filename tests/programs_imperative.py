@@ -4,6 +4,8 @@ place, arguments changed for the caller. tests/test_imperative_kernels.py compil
 every result and every argument with NumPy's own run."""
 import numpy as np
 
+from benchmarks.loops import lu_in_place as lu     # PolyBench lu, shared with the `loops` benchmark group
+
 
 # ---- linear algebra -------------------------------------------------------------------------------------------
 def gemm(alpha, beta, C, A, B):
@@ -17,17 +19,6 @@ def gemm_loops(alpha, beta, C, A, B):
         C[i, :] *= beta
         for k in range(A.shape[1]):
             C[i, :] += alpha * A[i, k] * B[k, :]
-
-
-def lu(A):
-    """Doolittle LU in place, no pivoting (PolyBench lu)."""
-    N = A.shape[0]
-    for i in range(N):
-        for j in range(i):
-            A[i, j] -= A[i, :j] @ A[:j, j]
-            A[i, j] /= A[j, j]
-        for j in range(i, N):
-            A[i, j] -= A[i, :i] @ A[:i, j]
 
 
 def cholesky(A):
