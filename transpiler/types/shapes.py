@@ -64,6 +64,12 @@ def derived(op: str, *operands) -> Dim:
     return Sym(name, (op, *operands))
 
 
+def _same_form(a: Dim, b: Dim) -> bool:
+    """Two expressions with the same operation at the top (operands not compared)."""
+    return isinstance(a, Sym) and isinstance(b, Sym) and a.origin[0] == b.origin[0] and a.origin[0] in _OPS \
+        and len(a.origin) == len(b.origin)
+
+
 def nonnegative(d: Dim) -> bool:
     """Sizes and sums, products, quotients, minima and maxima of sizes are never negative."""
     if isinstance(d, int):
@@ -143,8 +149,7 @@ class ShapeEnv:
         if isinstance(a, int) and isinstance(b, int):
             raise UserError(what, ValueError)
         if not (is_checkable(a) and is_checkable(b)):
-            if not (isinstance(a, Sym) and isinstance(b, Sym) and a.origin[0] == b.origin[0] and a.origin[0] in _OPS
-                    and len(a.origin) == len(b.origin)):
+            if not _same_form(a, b):
                 raise UserError(f"{what}: cannot check that the run-time sizes {a} and {b} are equal", ValueError)
             # the same expression over sizes that may differ (x[i, :j] and x[:j, i]: x.shape[1] and x.shape[0]):
             # equal operands are sufficient, and those that follow from the arguments are checked before the call
@@ -165,8 +170,7 @@ class ShapeEnv:
         a, b = self.find(a), self.find(b)
         if a is b or a == b:
             return True
-        if not (isinstance(a, Sym) and isinstance(b, Sym)) or a.origin[0] != b.origin[0] or \
-                a.origin[0] not in _OPS or len(a.origin) != len(b.origin):
+        if not _same_form(a, b):
             return False
         return all(self.same_expression(x, y) for x, y in zip(a.origin[1:], b.origin[1:]))
 
