@@ -68,3 +68,13 @@ def test_return_inside_a_run_time_loop(t):
 def test_return_of_several_values_inside_a_run_time_loop_is_refused_clearly():
     with pytest.raises(CompileError, match="return one array or number"):
         transpile(returns_a_tuple)(X)
+
+
+def powers_of_two(x):
+    for i in range(70):
+        x[i % 4] += 2 ** i          # past 2**63: Python's ints, not int64
+    return x
+
+
+def test_a_loop_whose_variable_grows_fast_keeps_pythons_ints():
+    check(powers_of_two, np.zeros(4))
