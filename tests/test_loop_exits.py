@@ -78,3 +78,17 @@ def powers_of_two(x):
 
 def test_a_loop_whose_variable_grows_fast_keeps_pythons_ints():
     check(powers_of_two, np.zeros(4))
+
+
+def shifted(k):
+    return 1 << k
+
+
+def powers_through_a_helper(x):
+    for i in range(70):
+        x[i % 4] += shifted(i)
+    return x
+
+
+def test_a_loop_whose_variable_grows_fast_through_a_helper_keeps_pythons_ints():
+    check(powers_through_a_helper, np.zeros(4))

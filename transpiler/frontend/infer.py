@@ -64,17 +64,6 @@ def writes_arrays(stmts) -> bool:
     return False
 
 
-def _grows_fast(stmts, target) -> bool:
-    """Whether the loop variable reaches a `**` or `<<`: as a run-time int64 it could wrap where Python's int
-    grows (2 ** i), so such a loop stays unrolled, with Python's ints."""
-    names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-    for node in (n for st in stmts for n in ast.walk(st)):
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Pow, ast.LShift)) and \
-                any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node)):
-            return True
-    return False
-
-
 class _Speculation:
     """What a tried run-time loop may change, saved so that a failed try leaves no trace."""
 
@@ -282,8 +271,7 @@ class Interpreter:
                 return self._for_rows(s, frame, iterable)
             iterable = self.iterate_array(iterable)     # a few rows: unrolled
         if isinstance(iterable, range) and len(iterable) > _RUNTIME_LOOP_MIN and writes_arrays(s.body) \
-                and not s.orelse and not _grows_fast(s.body, s.target) \
-                and self._speculate_runtime_loop(s, frame, iterable):
+                and not s.orelse and self._speculate_runtime_loop(s, frame, iterable):
             return
         for count, item in enumerate(py(list, iterable)):
             if count > _MAX_UNROLL:
@@ -524,6 +512,10 @@ class Interpreter:
         return self.binop(e.op, self.eval(e.left, frame), self.eval(e.right, frame))
 
     def binop(self, op, left, right, inplace: bool = False):
+        if self.speculating and isinstance(op, (ast.Pow, ast.LShift)) and any(
+                isinstance(v, Var) and v.weak and v.dtype.kind in "iu" for v in (left, right)):
+            # a loop index that is a Python int when unrolled grows without bound; as an int64 it would wrap
+            self._no_speculation("`**` or `<<` of an int")
         if isinstance(left, Var) or isinstance(right, Var):
             result = self.numpy_call(OPERATOR_UFUNCS[type(op)], [left, right], {}, python_op=True)
             _shift_bounds(op, left, right, result)
