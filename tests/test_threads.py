@@ -108,7 +108,8 @@ def test_threads_are_openmp_loops():
 def loop_stage(fn, *args):
     """The module of `fn` right after linalg became loops (pipeline.LOOPS), for the rewrites in loops.py."""
     from mlir import ir
-    from transpiler import driver, pipeline
+    from transpiler import driver
+    from transpiler.backend import pipeline
 
     compiled = transpile(fn)
     bound = compiled._bind(args, {})
@@ -129,7 +130,7 @@ def rowsum(x):
 def test_reduction_accumulator_lives_in_a_register():
     """A row sum loads its accumulator once per row, not once per element (loops.promote_accumulators)."""
     from mlir import ir
-    from transpiler import loops
+    from transpiler.backend import loops
 
     module = loop_stage(rowsum, np.ones((4, 8), np.float32))
     with module.context, ir.Location.unknown():
@@ -141,7 +142,7 @@ THREAD_COUNT_SCRIPT = """
 import os, sys
 import numpy as np
 from transpiler import transpile
-from transpiler.pipeline import THREAD_MIN_WORK
+from transpiler.backend.pipeline import THREAD_MIN_WORK
 
 def threads():
     with open("/proc/self/status") as f:
@@ -218,7 +219,7 @@ def test_fused_loops_keep_numpys_answer(fn, n):
 def test_softmax_is_one_row_loop():
     """max, exp, sum and divide of a row run in one loop nest (the row stays in cache)."""
     from mlir import ir
-    from transpiler import loops
+    from transpiler.backend import loops
 
     module = loop_stage(softmax, np.ones((4, 8, 16), np.float32))
     with module.context, ir.Location.unknown():
@@ -235,7 +236,7 @@ def test_attention_scores_and_a_float64_softmax_are_one_row_loop():
     them (loads and stores of fresh 0-d buffers move above the first loop), and the compensated sum's two
     accumulators start from distinct fills (no copies between the loops)."""
     from mlir import ir
-    from transpiler import loops
+    from transpiler.backend import loops
 
     s, mask = data("float64", (64, 64), seed=3), data("float32", (64, 64), seed=4)
     module = loop_stage(scaled_softmax, s, mask)

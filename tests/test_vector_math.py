@@ -1,4 +1,4 @@
-"""exp and tanh as polynomials (codegen/vector_math.py): ulp error against a float64/longdouble reference over the
+"""exp and tanh as polynomials (backend/vector_math.py): ulp error against a float64/longdouble reference over the
 whole range, every special value and the thresholds where the algorithm changes regime."""
 import numpy as np
 import pytest

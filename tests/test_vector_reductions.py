@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from transpiler import emit, transpile
-from transpiler.vector_reductions import VECTOR_BYTES
+from transpiler.backend.vector_reductions import VECTOR_BYTES
 
 LENGTHS = [1, 7, 31, 32, 33, 63, 64, 65, 100, 1000]
 RNG = np.random.default_rng(3)

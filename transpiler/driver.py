@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 from mlir import ir
 
-from . import codegen, pipeline
+from . import codegen
+from .backend import pipeline
 from .errors import CompileError, UserError, compile_error
 from .frontend.source import function_source
 from .frontend.builder import Builder

@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 
-from ..blas_lowering import GEMM_SYMBOLS
+from ..backend.blas_lowering import GEMM_SYMBOLS
 from . import openmp
 from .memref import descriptor_type
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, scf, vector
 
-from .codegen.reduce import COMPENSATED, compensated_add
+from ..codegen.reduce import COMPENSATED, compensated_add
 
 # Four AVX-512 registers (LLVM splits a vector wider than the host's into registers): four independent chains, as
 # one vector max or compensated step takes several cycles before the next one on the same register can start.

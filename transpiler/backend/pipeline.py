@@ -10,8 +10,8 @@ from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
 from . import destinations, huge_pages, loops, matmul_lowering, vector_reductions, written_arguments
-from .codegen import vector_math
-from .runtime import blas
+from . import vector_math
+from ..runtime import blas
 
 # Still on tensors. Named ops become linalg.generic (GENERALIZE, below) so that elementwise producers fuse into
 # reductions and fills; matrix products stay named: they become calls into NumPy's BLAS after bufferization.
@@ -21,7 +21,7 @@ from .runtime import blas
 _FUSE = "linalg-fold-unit-extent-dims, canonicalize, cse, linalg-fuse-elementwise-ops"
 OPTIMIZE = ["GENERALIZE", f"func.func({_FUSE}, {_FUSE}, canonicalize, cse)"]
 
-# Tensors -> buffers (with ownership-based deallocation). Then exp/tanh become polynomials (codegen/vector_math.py)
+# Tensors -> buffers (with ownership-based deallocation). Then exp/tanh become polynomials (backend/vector_math.py)
 # and matrix products BLAS calls or few-row loops (matmul_lowering.py).
 # Written arguments (written_arguments.py) are placed between the steps.
 # A value computed only to be stored into a slice of an array (x[1:] = ..., x[i] *= 2) is computed straight into

@@ -14,7 +14,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import func, memref
 
-from .codegen.emitter import WRITTEN_ATTR
+from ..codegen.emitter import WRITTEN_ATTR
 
 
 def _written_functions(module: ir.Module):
