@@ -16,7 +16,7 @@ import inspect
 import os
 import sys
 
-from . import argspec, check, driver
+from . import argspec, driver, problems
 from .api import Transpiled
 from .errors import CompileError
 from .runtime import disk_cache
@@ -72,7 +72,7 @@ def _check(ns) -> int:
     except SyntaxError as e:
         print(f"{ns.file}:{e.lineno}:{e.offset}: error: SyntaxError: {e.msg}", file=sys.stderr)
         return 1
-    errors = check.scan(tree, os.path.abspath(ns.file))
+    errors = problems.scan(tree, os.path.abspath(ns.file))
     flagged = {e.lineno for e in errors}
     try:
         module = _load(ns.file)

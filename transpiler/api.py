@@ -8,10 +8,11 @@ import threading
 
 import numpy as np
 
-from . import driver
+from . import compile_log, driver
 from .errors import CompileError
 from .runtime import allocation
 from .runtime.signature import build_result, flatten
+from .tracebacks import user_frames
 
 
 class Transpiled:
@@ -71,8 +72,12 @@ class Transpiled:
                 entry = self._cache.get(key)
                 if entry is None:
                     try:
-                        typed = driver.trace_free_typing(self.py_func, list(key), list(bound.arguments))
-                        kernel = driver.compile_kernel(typed, self.opt_level, self.disk_cache, self.threads)
+                        with compile_log.Compilation(self.py_func) as stages:
+                            with stages.stage("typing"):
+                                typed = driver.trace_free_typing(self.py_func, list(key), list(bound.arguments))
+                            stages.signature = typed.program.signature_text()
+                            kernel = driver.compile_kernel(typed, self.opt_level, self.disk_cache, self.threads,
+                                                           stages)
                         entry = (typed, kernel)
                     except CompileError as e:   # the same arguments fail the same way: not compiled again
                         entry = _Failed(e)
@@ -85,21 +90,30 @@ class Transpiled:
         return entry, leaves, originals
 
     def __call__(self, *args, **kwargs):
-        (typed, kernel), leaves, originals = self.specialization(args, kwargs)
-        arrays = [a if a.flags.c_contiguous and a.flags.aligned else np.ascontiguousarray(a) for a in leaves]
-        check_guards(typed.program, arrays)
-        if typed.allocations:       # an array the kernel could not allocate is NumPy's error here, not a crash
-            allocation.check(typed.allocations, arrays)
-        if typed.written:
-            check_writable(typed, leaves)
-        results = kernel(arrays)
-        for i in typed.written:     # an argument written through a contiguous copy gets the new contents
-            if arrays[i] is not leaves[i]:
-                np.copyto(leaves[i], arrays[i])
-        raise_failed_checks(typed.program, results)
-        return build_result(typed.template, results, originals)
+        try:   # (inline, not a helper call: this is the per-call path)
+            (typed, kernel), leaves, originals = self.specialization(args, kwargs)
+            arrays = [a if a.flags.c_contiguous and a.flags.aligned else np.ascontiguousarray(a) for a in leaves]
+            check_guards(typed.program, arrays)
+            if typed.allocations:   # an array the kernel could not allocate is NumPy's error here, not a crash
+                allocation.check(typed.allocations, arrays)
+            if typed.written:
+                check_writable(typed, leaves)
+            results = kernel(arrays)
+            for i in typed.written:     # an argument written through a contiguous copy gets the new contents
+                if arrays[i] is not leaves[i]:
+                    np.copyto(leaves[i], arrays[i])
+            raise_failed_checks(typed.program, results)
+            return build_result(typed.template, results, originals)
+        except Exception as error:
+            raise user_frames(error) from error.__cause__   # the user's frames only (tracebacks.py)
 
     def emit(self, *args, stage: str = "mlir", **kwargs) -> str:
+        try:
+            return self._emit(args, kwargs, stage)
+        except Exception as error:
+            raise user_frames(error) from error.__cause__
+
+    def _emit(self, args, kwargs, stage):
         if stage not in driver.STAGES:
             raise ValueError(f"unknown stage {stage!r}; choose from {', '.join(driver.STAGES)}")
         bound = self._bind(args, kwargs)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from mlir import ir
 
-from . import codegen
+from . import codegen, compile_log
 from .backend import pipeline
 from .errors import CompileError, UserError, compile_error
 from .frontend.source import function_source
@@ -109,37 +109,50 @@ def _stage_text(typed: Typed, stage: str) -> str:
         return str(module)
 
 
-def compile_kernel(typed: Typed, opt_level: int = 3, use_disk_cache: bool = True, threads: bool = True) -> Kernel:
+def compile_kernel(typed: Typed, opt_level: int = 3, use_disk_cache: bool = True, threads: bool = True,
+                   stages=None) -> Kernel:
     """The kernel for this program: from the disk cache when it holds one for the same MLIR and options, else
-    compiled (and stored there). Threads need the OpenMP runtime; without it loops stay sequential."""
+    compiled (and stored there). Threads need the OpenMP runtime; without it loops stay sequential. `stages`
+    (compile_log.Compilation) times each stage and learns where the kernel came from."""
     threads = threads and openmp_library() is not None
     with _internal_errors(typed):
-        return _compile_kernel(typed, opt_level, use_disk_cache, threads)
+        return _compile_kernel(typed, opt_level, use_disk_cache, threads, stages or compile_log.NoStages())
 
 
-def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads: bool) -> Kernel:
+def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads: bool, stages) -> Kernel:
     outs = typed.program.outputs
     name, dtypes, ranks = typed.program.name, [np.dtype(v.dtype) for v in outs], [v.ndim for v in outs]
     ctx = ir.Context()
     with ctx:
-        module = to_mlir(typed, ctx)
+        with stages.stage("mlir"):
+            module = to_mlir(typed, ctx)
         key = None
         if use_disk_cache and disk_cache.directory():
             options = (f"O{opt_level} threads={threads} llvm={' '.join(llvm_options())}"
                        f" openblas={blas.direct_available()}")
-            key = disk_cache.key(str(module), name, options)
-        entry = disk_cache.load(key) if key else None
-        if entry is not None:
-            try:
-                return Kernel.load(entry.object, entry.library_functions, name, dtypes, ranks)
-            except (LoadError, KeyError, ValueError):
-                disk_cache.discard(key)   # e.g. a symbol this process lacks, an unknown library function: recompile
-        pipeline.optimize(module)
-        pipeline.lower_to_llvm(module, threads)
-        kernel = Kernel.compile(module, name, dtypes, ranks, opt_level=opt_level)
+            with stages.stage("disk cache"):
+                key = disk_cache.key(str(module), name, options)
+                entry = disk_cache.load(key)
+                kernel = None
+                if entry is not None:
+                    try:
+                        kernel = Kernel.load(entry.object, entry.library_functions, name, dtypes, ranks)
+                    except (LoadError, KeyError, ValueError):
+                        disk_cache.discard(key)   # e.g. a symbol this process lacks, an unknown library function
+            if kernel is not None:
+                stages.source = "loaded from the disk cache"
+                return kernel
+        stages.source = "compiled" + (" (disk cache miss)" if key else "")
+        with stages.stage("optimize"):
+            pipeline.optimize(module)
+        with stages.stage("lower"):
+            pipeline.lower_to_llvm(module, threads)
+        with stages.stage("llvm"):
+            kernel = Kernel.compile(module, name, dtypes, ranks, opt_level=opt_level)
     kernel.context = ctx
     if key:
-        disk_cache.store(key, disk_cache.Entry(kernel.object_code(), kernel.library_functions))
+        with stages.stage("disk cache"):
+            disk_cache.store(key, disk_cache.Entry(kernel.object_code(), kernel.library_functions))
     return kernel
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .types.shapes import ShapeEnv, sym_text
+from .types.shapes import ShapeEnv, fmt_shape, sym_text
 
 _ids = itertools.count()
 
@@ -118,6 +118,14 @@ class Program:
     def text(self) -> str:
         """The program, preceded by the functions it calls."""
         return "".join(c.own_text() + "\n" for c in self.callees) + self.own_text()
+
+    def signature_text(self) -> str:
+        """The kernel's inputs as `name: dtype[dims]`, e.g. `x: float32[?,768], n: int` (the --arg syntax)."""
+        def text(v):
+            if v.weak:   # a Python scalar
+                return {"b": "bool", "i": "int", "f": "float", "c": "complex"}[v.dtype.kind]
+            return f"{v.dtype}{fmt_shape(v.shape) if v.shape else ''}"
+        return ", ".join(f"{n}: {text(v)}" for n, v in zip(self.input_names, self.inputs))
 
     def own_text(self) -> str:
         params = ", ".join(f"{n}: {v.type_text()} {v}" for n, v in zip(self.input_names, self.inputs))

@@ -8,14 +8,14 @@ import numpy as np
 from ..errors import UserError
 from ..program import Eqn, Loc, Program, Var
 from ..types import dtypes
-from ..types.shapes import ShapeEnv
+from ..types.shapes import ShapeEnv, required_by
 from .memory import VIEW_PRIMS
 
 
 class Builder:
     def __init__(self, program: Program):
         self.program = program
-        self.loc: Loc | None = None
+        self._loc: Loc | None = None
         self.eqns: list = program.eqns      # where primitives go: the program, or a region being recorded
         self.memory = None                  # frontend/memory.py: buffers and views (set by the interpreter)
 
@@ -31,6 +31,21 @@ class Builder:
     @property
     def env(self) -> ShapeEnv:
         return self.program.env
+
+    @property
+    def loc(self) -> Loc | None:
+        """The source position of the node being compiled: every primitive, guard and check records it."""
+        return self._loc
+
+    @loc.setter
+    def loc(self, loc: Loc | None) -> None:
+        self._loc = loc
+        self.program.env.loc = loc   # run-time size guards name the line that required them
+
+    def check(self, flag: Var, kind: type, message: str) -> None:
+        """A condition the kernel computes (`flag` true: raise `kind(message)` after the call), e.g. an index out of
+        range; the message names the source line that required it."""
+        self.program.checks.append((flag, kind, required_by(message, self._loc)))
 
     def emit(self, prim: str, inputs: list, outs: list, /, weak: bool = False, scalar: bool = False, **params) -> list:
         """Add `prim` with result types `outs` [(dtype, shape)]; returns the result Vars."""

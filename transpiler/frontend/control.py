@@ -226,7 +226,7 @@ class Control:
         self.b.eqns.append(Eqn("if", [cond], outs + flags, {
             "then": Block([], t_eqns, t_res + t_flags), "else": Block([], e_eqns, e_res + e_flags)}, self.b.loc))
         for flag, (kind, message) in zip(flags, kinds):
-            self.b.program.checks.append((flag, kind, message))
+            self.b.check(flag, kind, message)
         return outs
 
     def _check_results(self, t_checks, e_checks, t_eqns, e_eqns):
@@ -455,7 +455,7 @@ class Control:
                     v.ref = self.memory.alias(aliases[n], _rebound(n))
                 frame.locals[n] = v
         for flag, (kind, message) in zip(outs[len(live):], flags):
-            self.b.program.checks.append((flag, kind, message))
+            self.b.check(flag, kind, message)
         for t in targets:
             frame.locals[t] = Undefined(t, f"the loop variable '{t}' of the run-time loop at line {stmt.lineno} "
                                            "is not available after it")

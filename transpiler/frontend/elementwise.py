@@ -102,12 +102,12 @@ def _python_float_checks(b: Builder, ufunc, operands, result) -> None:
     power (OverflowError). The kernel computes on, and a check flag makes the caller raise."""
     if ufunc in (np.true_divide, np.floor_divide, np.remainder):
         flag = b.emit1("eq", [operands[1], b.const(np.zeros((), operands[1].dtype))], dtypes.BOOL, ())
-        b.program.checks.append((flag, ZeroDivisionError, "float division by zero"))
+        b.check(flag, ZeroDivisionError, "float division by zero")
     elif ufunc is np.power:
         flag = b.emit1("isinf", [result], dtypes.BOOL, ())
         for o in operands:   # inf from finite operands
             flag = b.emit1("and", [flag, b.emit1("isfinite", [o], dtypes.BOOL, ())], dtypes.BOOL, ())
-        b.program.checks.append((flag, OverflowError, "(34, 'Numerical result out of range')"))
+        b.check(flag, OverflowError, "(34, 'Numerical result out of range')")
 
 
 _SIZE_OPS = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.floor_divide: "floordiv",
@@ -155,7 +155,7 @@ def _check_integer_exponent(b: Builder, e) -> None:
         from .reductions import reduce
         negative = apply_ufunc(b, np.less, [e, 0])
         flag = reduce(b, "any", negative) if negative.ndim else negative
-        b.program.checks.append((flag, ValueError, message))
+        b.check(flag, ValueError, message)
     elif np.any(np.asarray(e) < 0):
         raise UserError(message, ValueError)
 

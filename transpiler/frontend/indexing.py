@@ -161,9 +161,8 @@ def _set_masked_values(b: Builder, x: Var, mask: Var, value) -> Var:
     count = reduce(b, "sum", b.convert(mask, dtypes.INT64))
     size = b.emit1("dim_size", [v], dtypes.INT64, (), axis=0)
     bad = b.emit1("ne", [count, size], dtypes.BOOL, ())
-    b.program.checks.append((bad, ValueError, "NumPy boolean array indexing assignment cannot assign the input "
-                                              "values to the output values where the mask is true (the counts "
-                                              "differ)"))
+    b.check(bad, ValueError, "NumPy boolean array indexing assignment cannot assign the input values to the output "
+                             "values where the mask is true (the counts differ)")
     return b.emit1("masked_scatter", [x, mask, v, bad], x.dtype, x.shape)
 
 
@@ -200,7 +199,7 @@ def _scatter(b: Builder, x: Var, specs, advanced, value) -> Var:
     v = fit_value(b, value, x.dtype, region)
     n = x.shape[axis]
     flag = b.emit1("index_check", [ids], dtypes.BOOL, (), n=n)
-    b.program.checks.append((flag, IndexError, f"index out of bounds for axis {axis} with size {n}"))
+    b.check(flag, IndexError, f"index out of bounds for axis {axis} with size {n}")
     return b.emit1("scatter", [x, ids, v, flag], x.dtype, x.shape, axis=axis)
 
 
@@ -243,7 +242,7 @@ def _index_spec(b: Builder, item, n, axis: int):
         if in_bounds(b, item, n):     # a loop index known to stay in range: no check, no clamping
             return ("index", None, item, True)
         flag = b.emit1("index_check", [item], dtypes.BOOL, (), n=n)
-        b.program.checks.append((flag, IndexError, f"index out of bounds for axis {axis}"))
+        b.check(flag, IndexError, f"index out of bounds for axis {axis}")
         return ("index", None, item, False)
     raise UserError(f"only integers, slices, ellipsis, None and integer arrays are valid indices, got "
                     f"{type(item).__name__}", IndexError)
@@ -278,8 +277,8 @@ def _runtime_step_spec(b: Builder, s: slice, n, step: Var):
         raise UserError("slice indices must be integers or None or have an __index__ method", TypeError)
     from .elementwise import apply_ufunc
     bad = apply_ufunc(b, np.less_equal, [step, 0])
-    b.program.checks.append((bad, ValueError, "a slice step known only at run time must be positive (the "
-                                              "compiler reads such slices forwards)"))
+    b.check(bad, ValueError, "a slice step known only at run time must be positive (the compiler reads such "
+                             "slices forwards)")
     k = derived("max", run_time_int(step), 1)   # k <= 0 raises after the kernel; meanwhile it reads as 1
     n = b.env.find(n)
     start, stop = (_bound(v, n, default, 0, n) for v, default in zip([s.start, s.stop], (0, n)))
@@ -377,5 +376,5 @@ def gather(b: Builder, x: Var, ids, axis: int) -> Var:
     n = x.shape[axis]
     shape = x.shape[:axis] + ids.shape + x.shape[axis + 1:]
     flag = b.emit1("index_check", [ids], dtypes.BOOL, (), n=n)
-    b.program.checks.append((flag, IndexError, f"index out of bounds for axis {axis} with size {n}"))
+    b.check(flag, IndexError, f"index out of bounds for axis {axis} with size {n}")
     return b.emit1("gather", [x, ids], x.dtype, shape, axis=axis)

@@ -177,7 +177,7 @@ class Outliner:
         outs = [Var(v.dtype, tuple(dim(d) for d in v.shape), weak=v.weak, scalar=v.scalar) for v in callee.outputs]
         b.eqns.append(_call_eqn(b, callee, leaves, outs))
         for (flag, kind, message), out in zip(callee.checks, outs[entry.n_results:]):
-            b.program.checks.append((out, kind, message))
+            b.check(out, kind, message)
         # the callee's return value at the call site: its results are Vars here, taken as they are
         return build_result(entry.template, outs[:entry.n_results], leaves, leaf=lambda v, kind: v)
 

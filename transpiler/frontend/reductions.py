@@ -105,7 +105,7 @@ def require_nonempty(b: Builder, x: Var, axes: tuple, name: str, empty_message: 
             size = b.emit1("dim_size", [x], dtypes.INT64, (), axis=ax)
             zero = b.const(np.int64(0))
             flag = b.emit1("eq", [size, zero], dtypes.BOOL, ())
-            b.program.checks.append((flag, ValueError, message))
+            b.check(flag, ValueError, message)
 
 
 def as_var(b: Builder, a) -> Var:

@@ -136,6 +136,7 @@ class ShapeEnv:
     parent: dict = field(default_factory=dict)
     guards: list = field(default_factory=list)   # (Dim, Dim, message): checked before each call
     nonzero: list = field(default_factory=list)  # (Sym, message): sizes that must not be 0 (max of an empty axis)
+    loc: object = None                           # the source position being compiled (frontend/builder.py)
 
     def find(self, d: Dim) -> Dim:
         while isinstance(d, Sym) and d in self.parent:
@@ -162,7 +163,7 @@ class ShapeEnv:
         elif not _occurs(b, a) and _rank(a) < _rank(b):
             a, b = b, a   # keep the simplest representative: a static size, else an argument's dim
         self.parent[a] = b
-        self.guards.append((a, b, what))
+        self.guards.append((a, b, required_by(what, self.loc)))
         return b
 
     def same_expression(self, a: Dim, b: Dim) -> bool:
@@ -178,7 +179,7 @@ class ShapeEnv:
         if not is_checkable(d):  # a size computed from data inside the kernel: not checkable before the call
             return
         if all(s is not d for s, _ in self.nonzero):
-            self.nonzero.append((d, message))
+            self.nonzero.append((d, required_by(message, self.loc)))
 
     def check(self, arrays: list) -> None:
         """Raise NumPy's ValueError if the arguments' sizes break an assumption the kernel was compiled with."""
@@ -188,10 +189,21 @@ class ShapeEnv:
             except ZeroDivisionError:   # e.g. reshape(-1) of an empty array: NumPy cannot infer the size either
                 raise ValueError(what) from None
             if va != vb:
-                raise ValueError(f"{what} (at run time {a} is {va} but {b} is {vb})")
+                head, line, where = what.partition("\n")
+                raise ValueError(f"{head} (at run time {a} is {va} but {b} is {vb}){line}{where}")
         for d, message in self.nonzero:
             if evaluate(d, arrays) == 0:
                 raise ValueError(message)
+
+
+def required_by(message: str, loc) -> str:
+    """A run-time check's message with the source line that required it on a second line (once: a guard copied
+    from an outlined function keeps the callee's line)."""
+    if loc is None or "\n" in message:
+        return message
+    import linecache
+    line = linecache.getline(loc.filename, loc.lineno).strip()
+    return f"{message}\n  required by {loc.filename}:{loc.lineno}:{loc.col + 1}: {line}"
 
 
 def broadcast(shapes: list[Shape], env: ShapeEnv) -> Shape:

@@ -1,4 +1,5 @@
-"""`python -m transpiler FILE --check`: every construct outside the compilable subset, all at once.
+"""`python -m transpiler FILE --check` and `transpiler.check(fn, *example_args)`: every construct outside the
+compilable subset, all at once, without compiling to machine code.
 
 Two passes: a static scan of every function's AST for statements and expressions the interpreter has no rule
 for (try, with, class, yield, global, eval() ...), which needs no types; then, for functions whose argument types
@@ -10,8 +11,32 @@ from __future__ import annotations
 import ast
 import builtins
 
-from .errors import CompileError
+from .errors import CompileError, UserError, compile_error
 from .frontend.infer import _FORBIDDEN_BUILTINS, Interpreter, _describe
+from .frontend.source import function_source
+
+
+def check(fn, *example_args, **example_kwargs) -> list[CompileError]:
+    """The problems that keep `fn` from compiling for arguments like these, located and sorted by line; an empty
+    list when there are none. The static scan covers `fn`'s own source (nested functions included); the typed
+    pass follows the calls it makes and stops at the first error it meets there. Nothing is compiled to machine
+    code, nothing is cached, and no error is raised for the problems found."""
+    from . import api, driver
+    compiled = fn if isinstance(fn, api.Transpiled) else api.transpile(fn, disk_cache=False)
+    try:
+        source = function_source(compiled.py_func)
+    except UserError as e:                 # no source to read (a builtin, a function typed in the REPL)
+        return [compile_error(str(e), kind=e.kind)]
+    errors = scan(source.node, source.filename)
+    flagged = {e.lineno for e in errors}
+    try:
+        bound = compiled._bind(example_args, example_kwargs)
+        key, _, _ = compiled._flatten(bound)
+        driver.trace_free_typing(compiled.py_func, list(key), list(bound.arguments))
+    except CompileError as e:
+        if e.lineno not in flagged:
+            errors.append(e)
+    return sorted(errors, key=lambda e: (e.lineno, e.col_offset))
 
 
 def scan(tree: ast.AST, filename: str) -> list[CompileError]:
@@ -53,5 +78,3 @@ def _problem(node: ast.AST) -> str | None:
     return None
 
 
-def format_errors(errors: list[CompileError]) -> str:
-    return "\n".join(e.format("error").splitlines()[0] for e in errors)
