@@ -4,7 +4,7 @@ place, arguments changed for the caller. tests/test_imperative_kernels.py compil
 every result and every argument with NumPy's own run."""
 import numpy as np
 
-from benchmarks.loops import lu_in_place as lu     # PolyBench lu, shared with the `loops` benchmark group
+from benchmarks.loops import lu_in_place as lu     # noqa: F401 (re-exported) PolyBench lu, shared with the `loops` benchmark group
 
 
 # ---- linear algebra -------------------------------------------------------------------------------------------
