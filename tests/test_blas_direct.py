@@ -116,6 +116,26 @@ def test_float64_products_are_numpys_bit_for_bit(transposed):
     np.testing.assert_array_equal(transpile(fn)(a, w), expected)
 
 
+@pytest.mark.parametrize("m, k, n", [(16, 300, 300), (17, 64, 2), (300, 700, 300), (40, 7, 16)])
+def test_the_bit_for_bit_rule_for_float64_products(m, k, n):
+    """The rule docs/guarantees.md states: a float64 product with at least 16 rows (BLAS, not the few-row loops:
+    16 itself included) and at least 2 columns (NumPy calls gemv for one), run on one thread, is bit for bit NumPy's
+    product as OpenBLAS computes it on one thread. Split over threads, or in any other case, it is within
+    2 k eps (|a| @ |b|) of NumPy's."""
+    a, b = arr((m, k), "float64"), arr((k, n), "float64")
+    with blas.single_threaded():
+        expected = a @ b
+    np.testing.assert_array_equal(transpile(lambda a, b: a @ b, threads=False)(a, b), expected)
+    assert_product_close(transpile(lambda a, b: a @ b)(a, b), a, b)
+
+
+@pytest.mark.parametrize("m, k, n", [(15, 300, 300), (1, 16, 1), (300, 300, 1), (16, 64, 1)])
+def test_float64_products_outside_the_rule_are_within_rounding(m, k, n):
+    a, b = arr((m, k), "float64"), arr((k, n), "float64")
+    for threads in (False, True):
+        assert_product_close(transpile(lambda a, b: a @ b, threads=threads)(a, b), a, b)
+
+
 def test_openblas_thread_setting_is_restored_and_concurrent_callers_agree():
     lib = blas._openblas()
     before = lib.get_threads()

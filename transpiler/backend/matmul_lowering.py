@@ -50,7 +50,7 @@ def matmuls_to_calls(module: ir.Module, direct_blas: bool = False, threads: bool
             else:
                 index = ir.IndexType.get()
                 rows = memref.dim(op.operands[0], arith.constant(index, 0))
-                branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ule, rows, arith.constant(index, limit)),
+                branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ult, rows, arith.constant(index, limit)),
                                   [], has_else=True)
                 with ir.InsertionPoint(branch.then_block):
                     _widening_loops(*op.operands, transposed)
