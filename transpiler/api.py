@@ -10,7 +10,7 @@ import numpy as np
 
 from . import compile_log, driver
 from .errors import CompileError
-from .runtime import allocation
+from .runtime import allocation, errstate
 from .runtime.signature import build_result, flatten
 from .tracebacks import user_frames
 
@@ -90,6 +90,8 @@ class Transpiled:
         return entry, leaves, originals
 
     def __call__(self, *args, **kwargs):
+        if errstate.numpy_must_run():   # np.errstate(...="raise") and the like: NumPy raises where it would
+            return self.py_func(*args, **kwargs)
         try:   # (inline, not a helper call: this is the per-call path)
             (typed, kernel), leaves, originals = self.specialization(args, kwargs)
             arrays = [a if a.flags.c_contiguous and a.flags.aligned else np.ascontiguousarray(a) for a in leaves]
