@@ -216,14 +216,20 @@ def first_call(options) -> dict:
 # --- the run -------------------------------------------------------------------------------------------------------
 
 def cpu_model() -> str:
+    """The CPU's model name and its widest vector extension (figures differ between AVX-512 and AVX2 machines)."""
+    model, flags = platform.processor() or platform.machine(), set()
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                    model = line.split(":", 1)[1].strip()
+                elif line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    break
     except OSError:
         pass
-    return platform.processor() or platform.machine()
+    vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else ""
+    return f"{model}, {vector}" if vector else model
 
 
 def git_revision() -> str | None:

@@ -82,3 +82,16 @@ def test_select_and_format():
     with pytest.raises(ValueError, match="unknown workload"):
         harness.workloads.select("nope")
     assert report.fmt_time(0.00071) == "0.710 ms" and report.fmt_time(1.92) == "1.92 s"
+
+
+def test_loaded_mode_times_both_modes_and_names_the_cpu(tmp_path, capsys):
+    """`python -m benchmarks.loaded`: the idle machine, then a busy process pinned to a core; NumPy, threads and
+    one thread side by side. The exit status reports the bars, which depend on the machine: not asserted here."""
+    from benchmarks import loaded
+    loaded.main(["--only", "decay", "--busy", "1", "--min-time", "0.05", "--out", str(tmp_path)])
+    run = json.loads(open(tmp_path / "loaded.json").read())
+    assert [(r["workload"], r["busy"]) for r in run["rows"]] == [("decay", 0), ("decay", 1)]
+    for r in run["rows"]:
+        assert set(r["median_s"]) == {"numpy", "threads", "one thread"} and all(v > 0 for v in r["median_s"].values())
+    table = capsys.readouterr().out
+    assert harness.cpu_model() in table and "| decay (100000,) float64 |" in table

@@ -9,6 +9,7 @@ import pytest
 
 from transpiler import emit, transpile
 from transpiler.runtime import blas
+from transpiler.backend import blas_lowering
 
 
 def test_numpys_openblas_is_found():
@@ -116,17 +117,26 @@ def test_float64_products_are_numpys_bit_for_bit(transposed):
     np.testing.assert_array_equal(transpile(fn)(a, w), expected)
 
 
-@pytest.mark.parametrize("m, k, n", [(16, 300, 300), (17, 64, 2), (300, 700, 300), (40, 7, 16)])
+@pytest.mark.parametrize("m, k, n", [(16, 300, 100), (17, 64, 2), (64, 64, 64), (40, 7, 16)])
 def test_the_bit_for_bit_rule_for_float64_products(m, k, n):
     """The rule docs/guarantees.md states: a float64 product with at least 16 rows (BLAS, not the few-row loops:
-    16 itself included) and at least 2 columns (NumPy calls gemv for one), run on one thread, is bit for bit NumPy's
-    product as OpenBLAS computes it on one thread. Split over threads, or in any other case, it is within
-    2 k eps (|a| @ |b|) of NumPy's."""
+    16 itself included), at least 2 columns (NumPy calls gemv for one) and too few multiply-adds to be split into
+    chunks (2 x CHUNK_MIN_MACS) is bit for bit NumPy's product as OpenBLAS computes it on one thread, threads or
+    not. A split product is within 2 k eps (|a| @ |b|) of NumPy's, and the same with and without threads."""
     a, b = arr((m, k), "float64"), arr((k, n), "float64")
+    assert m * k * n < 2 * blas_lowering.CHUNK_MIN_MACS
     with blas.single_threaded():
         expected = a @ b
-    np.testing.assert_array_equal(transpile(lambda a, b: a @ b, threads=False)(a, b), expected)
-    assert_product_close(transpile(lambda a, b: a @ b)(a, b), a, b)
+    for threads in (False, True):
+        np.testing.assert_array_equal(transpile(lambda a, b: a @ b, threads=threads)(a, b), expected)
+
+
+@pytest.mark.parametrize("m, k, n", [(300, 700, 300), (2000, 64, 17), (16, 300, 300)])
+def test_split_float64_products_are_the_same_with_and_without_threads(m, k, n):
+    a, b = arr((m, k), "float64"), arr((k, n), "float64")
+    threaded = transpile(lambda a, b: a @ b)(a, b)
+    np.testing.assert_array_equal(threaded, transpile(lambda a, b: a @ b, threads=False)(a, b))
+    assert_product_close(threaded, a, b)
 
 
 @pytest.mark.parametrize("m, k, n", [(15, 300, 300), (1, 16, 1), (300, 300, 1), (16, 64, 1)])

@@ -169,7 +169,7 @@ def test_only_loops_with_enough_work_start_threads(tmp_path):
     script = tmp_path / "thread_count.py"
     script.write_text(THREAD_COUNT_SCRIPT)
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=root,
-                       env={**os.environ, "PYTHONPATH": root, "OMP_NUM_THREADS": "2"})
+                       env={**os.environ, "PYTHONPATH": root, "OMP_NUM_THREADS": "2", "OMP_DYNAMIC": "false"})
     assert r.returncode == 0, r.stderr
     start, small, large = map(int, r.stdout.split())
     assert small == start
@@ -272,3 +272,62 @@ def test_loops_after_a_blas_call_run_on_the_calling_thread(monkeypatch):
     openmp.before_kernel()                                  # what the next kernel call does first
     assert library.omp_get_max_threads() == full
     np.testing.assert_allclose(first, attention_like(q, k), rtol=1e-5, atol=1e-6)
+
+
+SCHEDULE_SCRIPT = """
+import sys
+import numpy as np
+from tests.test_threads import schedule_workloads
+out = {}
+for name, (fn, args) in schedule_workloads().items():
+    from transpiler import transpile
+    result = transpile(fn, disk_cache=False)(*args)
+    out[name] = result
+np.savez(sys.argv[1], **out)
+"""
+
+
+def schedule_workloads():
+    """Kernels whose work is split over threads: row loops with reductions, a float32 product (chunks of gemm), a
+    float64 product, a stencil; inputs fixed by seed (the same in every process)."""
+    from stdlib import nn
+    x = data("float32", (96, 513), seed=3)
+    w = data("float32", (513, 700), seed=4)
+    grid = data("float64", (300, 300), seed=5)
+    return {"softmax": (nn.softmax, (x,)),
+            "layer_norm": (nn.layer_norm, (x, np.ones(513, np.float32), np.zeros(513, np.float32))),
+            "matmul_f32": (lambda a, b: np.tanh(a @ b), (x, w)),
+            "matmul_f64": (lambda a, b: a @ b, (grid, grid.T.copy())),
+            "stencil": (lambda g: 0.2 * (g[1:-1, 1:-1] + g[:-2, 1:-1] + g[2:, 1:-1] + g[1:-1, :-2] + g[1:-1, 2:]),
+                        (grid,))}
+
+
+@pytest.mark.parametrize("setting", [
+    {"OMP_DYNAMIC": "false"},                                      # static teams of every thread
+    {"OMP_NUM_THREADS": "1"},
+    {"OMP_NUM_THREADS": "3"},                                      # more threads than cores
+    {"KMP_DYNAMIC_MODE": "load_balance", "OMP_DYNAMIC": "true", "busy": "2"},   # the default, on a loaded machine
+    {"OMP_SCHEDULE": "dynamic,1", "KMP_BLOCKTIME": "0"},
+], ids=["static", "one-thread", "three-threads", "load-balance-busy", "blocktime-0"])
+def test_results_are_identical_under_every_thread_setting(tmp_path, setting):
+    """The threaded kernel's bits do not depend on how many threads run it or how busy the machine is: the same
+    as the one-thread kernel's in this process."""
+    if openmp_library() is None:
+        pytest.fail("the OpenMP runtime (intel-openmp) is missing")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = tmp_path / "schedule.py"
+    script.write_text(SCHEDULE_SCRIPT)
+    setting = dict(setting)
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(int(setting.pop("busy", 0)))]
+    try:
+        r = subprocess.run([sys.executable, str(script), str(tmp_path / "out.npz")], capture_output=True, text=True,
+                           cwd=root, env={**os.environ, "PYTHONPATH": root, **setting}, timeout=300)
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+    assert r.returncode == 0, r.stderr
+    got = np.load(tmp_path / "out.npz")
+    for name, (fn, args) in schedule_workloads().items():
+        one_thread = transpile(fn, threads=False, disk_cache=False)(*args)
+        np.testing.assert_array_equal(got[name], one_thread, err_msg=name)

@@ -14,13 +14,15 @@ For each float32 or float64 product `c = a @ b` on buffers:
 - a helper function per element type (`transpiler_gemm_f32`, `transpiler_gemm_f64`) checks at run time that each
   operand is a BLAS matrix (unit stride along one axis and a large enough leading dimension, transposed or not;
   `c` row by row) and copies any that is not (negative, zero or scattered strides) first;
-- it splits the larger of the two output dims into as many chunks as there are threads (fewer for a small
-  product: at least CHUNK_MIN_MACS multiply-adds each) and calls gemm on each chunk.
+- it splits the larger of the two output dims into as many chunks as the machine has cores (fewer for a small
+  product: at least CHUNK_MIN_MACS multiply-adds each), threads or not, and calls gemm on each chunk.
 Chunks split the output, never a sum: each element is the sum of the same products, though OpenBLAS does not
 always add them in the same order for a chunk as for the whole (float64 results differ in the last bits on a Zen 5
 with AVX-512; docs/guarantees.md states the rule).
 """
 from __future__ import annotations
+
+import os
 
 from mlir import ir
 from mlir.dialects import arith, func, linalg, memref, scf
@@ -41,11 +43,11 @@ def supported(element_type) -> bool:
     return str(element_type) in GEMM_SYMBOLS
 
 
-def product(module: ir.Module, a, b, c, threads: bool) -> None:
+def product(module: ir.Module, a, b, c) -> None:
     """c = a @ b (a, b, c 2-D buffers, c's type f32 or f64; a or b may be of a narrower float type), at the
     current insertion point."""
     wide = ir.MemRefType(c.type).element_type
-    helper = _helper(module, wide, threads)
+    helper = _helper(module, wide)
     a, b, c = (memref.cast(_dynamic(v.type), v) for v in (a, b, c))
     narrow = [i for i, v in enumerate((a, b)) if ir.MemRefType(v.type).element_type != wide]
     if not narrow:
@@ -96,7 +98,7 @@ def _slice(x, dim: int, start, size):
     return memref.subview(x, offsets, sizes, [1, 1], result_type=_dynamic(x.type))
 
 
-def _helper(module: ir.Module, wide, threads: bool) -> str:
+def _helper(module: ir.Module, wide) -> str:
     """The function that multiplies fully strided buffers of one element type, defined once per module."""
     name = _HELPER.format(wide)
     existing = ir.SymbolTable(module.operation)
@@ -108,8 +110,6 @@ def _helper(module: ir.Module, wide, threads: bool) -> str:
         if gemm not in existing:
             func.FuncOp(gemm, ([i32, i32, i32, index, index, index, wide, index, index, index, index, wide, index,
                                 index], []), visibility="private")
-        if threads and "omp_get_max_threads" not in existing:
-            func.FuncOp("omp_get_max_threads", ([], [i32]), visibility="private")
         t = _dynamic(ir.MemRefType.get([1, 1], wide))
         fn = func.FuncOp(name, ([t, t, t], []), visibility="private")
     with ir.InsertionPoint(fn.add_entry_block()):
@@ -120,7 +120,7 @@ def _helper(module: ir.Module, wide, threads: bool) -> str:
         branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ne, macs, _index(0)), [], has_else=True)
         with ir.InsertionPoint(branch.then_block):
             _blas_or_copy(module, name, a, b, c, [(a, m, k), (b, k, n)],
-                          lambda: _chunked_gemm(gemm, a, b, c, m, n, k, macs, threads))
+                          lambda: _chunked_gemm(gemm, a, b, c, m, n, k, macs))
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
             linalg.fill(arith.constant(wide, ir.FloatAttr.get(wide, 0.0)), outs=[c])   # k = 0: a sum of nothing
@@ -168,7 +168,7 @@ def _layouts(x, rows, cols):
     return by_rows, by_columns
 
 
-def _chunked_gemm(gemm, a, b, c, m, n, k, macs, threads: bool) -> None:
+def _chunked_gemm(gemm, a, b, c, m, n, k, macs) -> None:
     index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
     zero, one = _index(0), _index(1)
     wide = ir.MemRefType(c.type).element_type
@@ -183,12 +183,11 @@ def _chunked_gemm(gemm, a, b, c, m, n, k, macs, threads: bool) -> None:
     (pa, ta, lda), (pb, tb, ldb) = args
     sc0, _ = _strides(c)
     pc, ldc = _address(c, item), _max(sc0, _max(n, one))
-    chunks = one
-    if threads:
-        available = arith.index_cast(index, func.CallOp([i32], ir.FlatSymbolRefAttr.get("omp_get_max_threads"),
-                                                        []).result)
-        worth = _max(arith.divui(macs, _index(CHUNK_MIN_MACS)), one)
-        chunks = arith.minui(_max(available, one), worth)
+    # As many chunks as the machine has cores (fewer for a small product), with or without threads: how a product
+    # is split changes the last bits of float64 results, so it depends on nothing that changes between calls or
+    # settings (the thread count, OMP_NUM_THREADS, the load): a threaded kernel gives a one-thread kernel's bits.
+    worth = _max(arith.divui(macs, _index(CHUNK_MIN_MACS)), one)
+    chunks = arith.minui(_index(usable_cores()), worth)
     sa0, sb1 = _strides(a)[0], _strides(b)[1]
     split_n = arith.cmpi(arith.CmpIPredicate.ugt, n, m)      # split the larger output dim
     extent = arith.select(split_n, n, m)
@@ -210,11 +209,20 @@ def _chunked_gemm(gemm, a, b, c, m, n, k, macs, threads: bool) -> None:
         scf.ReduceOp([], 0)
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity mask), a constant of the machine for the kernel."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):   # no affinity call on this platform
+        return max(1, os.cpu_count() or 1)
+
+
 def _chunk_bound(extent, i, chunks):
     """Where chunk i starts: i/chunks of the extent, rounded down to a multiple of CHUNK_ALIGN (the last bound is
     the extent). OpenBLAS computes the elements of a partial tile of its micro-kernel in another order than those
     of full tiles: with aligned chunks only the last one has partial tiles, exactly where one call over the whole
-    extent has them, so every element is computed exactly as a single call would (threads change no bit)."""
+    extent has them. (This keeps most, not all, elements as a single call computes them: float64 products split in
+    chunks differ from one call in the last bits on a Zen 5 with AVX-512, docs/guarantees.md.)"""
     align = _index(CHUNK_ALIGN)
     rounded = arith.muli(arith.divui(arith.divui(arith.muli(extent, i), chunks), align), align)
     return arith.select(_eq(i, chunks), extent, rounded)

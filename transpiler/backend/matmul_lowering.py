@@ -23,7 +23,7 @@ from mlir.dialects import arith, func, linalg, memref, scf
 from . import blas_lowering
 
 
-def matmuls_to_calls(module: ir.Module, direct_blas: bool = False, threads: bool = True) -> None:
+def matmuls_to_calls(module: ir.Module, direct_blas: bool = False) -> None:
     """Replace each linalg.matmul / batch_matmul on buffers by BLAS: with `direct_blas`, float32 and float64 2-D
     products call OpenBLAS from the kernel's threads (blas_lowering.py); the others call an external function
     named after their operand types (as convert-linalg-to-std names them), which runtime/blas.py provides:
@@ -38,7 +38,7 @@ def matmuls_to_calls(module: ir.Module, direct_blas: bool = False, threads: bool
             operands = [_as_indexed(v, m, c) for v, m, c in zip(op.operands, _operand_maps(op), _CANONICAL)]
             if direct_blas and op.name == "linalg.matmul" and \
                     blas_lowering.supported(ir.MemRefType(op.operands[2].type).element_type):
-                call = functools.partial(blas_lowering.product, module, *operands, threads)
+                call = functools.partial(blas_lowering.product, module, *operands)
             else:
                 call = functools.partial(_call_numpy_matmul, module, op.name, operands, declared)
             limit, transposed = _small_rows_limit(op)

@@ -113,7 +113,7 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
         destinations.strided_copies_as_loops(module)
         vector_math.expand(module)
         widen_bool_buffers(module)
-        matmul_lowering.matmuls_to_calls(module, blas.direct_available(), threads)
+        matmul_lowering.matmuls_to_calls(module, blas.direct_available())
     run(module, pipeline_text(LOOPS))
     with module.context, ir.Location.unknown():
         loops.fuse_parallel_loops(module)

@@ -29,6 +29,13 @@ def openmp_library() -> str | None:
 # of the same kernel without a wake-up (tens of microseconds on a virtual machine), short enough not to steal a
 # core from NumPy or BLAS for long. The user's own KMP_BLOCKTIME wins.
 OPENMP_BLOCKTIME_MS = "1"
+# How many threads a parallel loop gets on a machine that other processes share: the OpenMP runtime's load
+# balancing (dynamic adjustment on, Intel's `load_balance` mode) gives each parallel region no more threads than
+# there are cores not busy with other processes (it counts running threads in /proc, at most once a second). With
+# static halves and a thread that waits at the barrier for a core another process holds, a kernel ran 17x slower
+# than on one thread with two busy processes on 2 cores (docs/performance.md). The user's own OMP_DYNAMIC and
+# KMP_DYNAMIC_MODE win.
+OPENMP_DYNAMIC = {"OMP_DYNAMIC": "true", "KMP_DYNAMIC_MODE": "load_balance"}
 
 _PACKED = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
@@ -53,6 +60,8 @@ def load_runtime_libraries() -> None:
         if _loaded:
             return
         os.environ.setdefault("KMP_BLOCKTIME", OPENMP_BLOCKTIME_MS)
+        for name, value in OPENMP_DYNAMIC.items():
+            os.environ.setdefault(name, value)
         for path in runtime_libraries():
             ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
         if openmp_library():
