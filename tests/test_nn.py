@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from helpers import assert_same, check
-from stdlib import nn
+from transpiler.stdlib import nn
 from transpiler import emit, transpile
 
 RNG = np.random.default_rng(3)

@@ -1,6 +1,7 @@
 """Greedy GPT-2 generation with the compiled model:
 
-    uv run python -m stdlib.gpt2 "PROMPT" --tokens N [--model tiny|124M] [--weights FILE] [--seed S] [--check] [--numpy]
+    uv run python -m transpiler.stdlib.gpt2 "PROMPT" --tokens N [--model tiny|124M] [--weights FILE] [--seed S]
+        [--check] [--numpy]
 
 Without --weights the weights are random (seeded), so the text is gibberish, but the ids are a deterministic
 function of prompt, config and seed: --check compares them with the plain NumPy model's.
@@ -20,7 +21,7 @@ from .weights import CONFIGS, load_safetensors, random_params
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="python -m stdlib.gpt2",
+    parser = argparse.ArgumentParser(prog="python -m transpiler.stdlib.gpt2",
                                      description="Greedy GPT-2 generation with the compiled model.")
     parser.add_argument("prompt", help="text to continue")
     parser.add_argument("--tokens", type=int, default=8, metavar="N", help="how many tokens to generate (default 8)")
