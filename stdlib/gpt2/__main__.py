@@ -11,13 +11,17 @@ import sys
 import time
 from functools import partial
 
-from tqdm import tqdm
-
 from transpiler import transpile
 
-from . import tokenizer
 from .model import generate, gpt2
-from .weights import CONFIGS, load_safetensors, random_params
+
+try:   # the demo's own packages: the optional extra transpiler[gpt2] (the model itself needs only NumPy)
+    from tqdm import tqdm
+
+    from . import tokenizer
+    from .weights import CONFIGS, load_safetensors, random_params
+except ImportError as e:
+    sys.exit(f"{e}: the GPT-2 demo needs the optional extra transpiler[gpt2] (see the README)")
 
 
 def parse_args(argv):
