@@ -13,10 +13,10 @@ from typing import Callable
 import numpy as np
 
 from transpiler.stdlib import nn
-
-from . import loops
 from transpiler.stdlib.gpt2.model import gpt2
 from transpiler.stdlib.gpt2.weights import CONFIGS, random_params
+
+from . import loops
 
 SCALES = ("full", "small")
 MS = 1e-3

@@ -18,10 +18,10 @@ import sys
 import numpy as np
 import pytest
 
+from transpiler import transpile
 from transpiler.stdlib.gpt2 import tokenizer
 from transpiler.stdlib.gpt2.model import generate, gpt2, gpt2_with_residuals, transformer_block
 from transpiler.stdlib.gpt2.weights import CONFIGS, load_safetensors, random_params, save_safetensors
-from transpiler import transpile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROMPT = "Alan Turing theorized that computers would one day become"

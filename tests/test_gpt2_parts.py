@@ -11,7 +11,8 @@ from safetensors.numpy import save_file
 
 from transpiler.stdlib.gpt2 import tokenizer
 from transpiler.stdlib.gpt2.model import generate, gpt2, gpt2_with_residuals
-from transpiler.stdlib.gpt2.weights import CONFIGS, hf_tensors, load_safetensors, random_params, save_safetensors
+from transpiler.stdlib.gpt2.weights import (CONFIGS, hf_tensors, load_safetensors, random_params,
+                                            save_safetensors)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROMPT = "Alan Turing theorized that computers would one day become"
