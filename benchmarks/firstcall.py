@@ -25,7 +25,7 @@ def main(argv=None):
     import_s = time.perf_counter() - start
 
     from . import workloads
-    from stdlib.gpt2.model import gpt2
+    from transpiler.stdlib.gpt2.model import gpt2
 
     config = workloads.gpt2_config(args.scale)
     params = workloads.gpt2_params(args.scale, {})

@@ -12,11 +12,11 @@ from typing import Callable
 
 import numpy as np
 
-from stdlib import nn
+from transpiler.stdlib import nn
+from transpiler.stdlib.gpt2.model import gpt2
+from transpiler.stdlib.gpt2.weights import CONFIGS, random_params
 
 from . import loops
-from stdlib.gpt2.model import gpt2
-from stdlib.gpt2.weights import CONFIGS, random_params
 
 SCALES = ("full", "small")
 MS = 1e-3

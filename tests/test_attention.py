@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from helpers import assert_same
-from stdlib import nn
 from transpiler import emit, transpile
+from transpiler.stdlib import nn
 
 RNG = np.random.default_rng(9)
 

@@ -18,10 +18,10 @@ import sys
 import numpy as np
 import pytest
 
-from stdlib.gpt2 import tokenizer
-from stdlib.gpt2.model import generate, gpt2, gpt2_with_residuals, transformer_block
-from stdlib.gpt2.weights import CONFIGS, load_safetensors, random_params, save_safetensors
 from transpiler import transpile
+from transpiler.stdlib.gpt2 import tokenizer
+from transpiler.stdlib.gpt2.model import generate, gpt2, gpt2_with_residuals, transformer_block
+from transpiler.stdlib.gpt2.weights import CONFIGS, load_safetensors, random_params, save_safetensors
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROMPT = "Alan Turing theorized that computers would one day become"
@@ -155,8 +155,8 @@ def test_compiled_model_on_a_safetensors_checkpoint(checkpoint):
 # --- the demo ---
 
 def run_demo(*args):
-    return subprocess.run([sys.executable, "-m", "stdlib.gpt2", PROMPT, *args], cwd=ROOT, capture_output=True,
-                          text=True, env={**os.environ, "PYTHONPATH": ROOT}, timeout=300)
+    return subprocess.run([sys.executable, "-m", "transpiler.stdlib.gpt2", PROMPT, *args], cwd=ROOT,
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ROOT}, timeout=300)
 
 
 def assert_demo_output(r, expected, n_tokens):

@@ -9,9 +9,10 @@ import pytest
 from safetensors import safe_open
 from safetensors.numpy import save_file
 
-from stdlib.gpt2 import tokenizer
-from stdlib.gpt2.model import generate, gpt2, gpt2_with_residuals
-from stdlib.gpt2.weights import CONFIGS, hf_tensors, load_safetensors, random_params, save_safetensors
+from transpiler.stdlib.gpt2 import tokenizer
+from transpiler.stdlib.gpt2.model import generate, gpt2, gpt2_with_residuals
+from transpiler.stdlib.gpt2.weights import (CONFIGS, hf_tensors, load_safetensors, random_params,
+                                            save_safetensors)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROMPT = "Alan Turing theorized that computers would one day become"
@@ -180,8 +181,9 @@ def test_generate_is_deterministic_and_uses_forward(tiny_params):
 # --- the demo ---
 
 def test_demo_numpy_prints_ids(tiny_params):
-    r = subprocess.run([sys.executable, "-m", "stdlib.gpt2", PROMPT, "--numpy", "--tokens", "3", "--model", "tiny"],
-                       cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ROOT}, timeout=120)
+    r = subprocess.run([sys.executable, "-m", "transpiler.stdlib.gpt2", PROMPT, "--numpy", "--tokens", "3",
+                        "--model", "tiny"], cwd=ROOT, capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": ROOT}, timeout=120)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "prompt ids: " + ", ".join(map(str, PROMPT_IDS))
@@ -192,7 +194,7 @@ def test_demo_numpy_prints_ids(tiny_params):
 
 
 def test_demo_check_names_first_differing_id(monkeypatch, capsys):
-    import stdlib.gpt2.__main__ as demo
+    import transpiler.stdlib.gpt2.__main__ as demo
 
     def off_by_one_from_the_second_step(inputs, **kwargs):
         logits = gpt2(inputs, **kwargs)

@@ -290,7 +290,7 @@ np.savez(sys.argv[1], **out)
 def schedule_workloads():
     """Kernels whose work is split over threads: row loops with reductions, a float32 product (chunks of gemm), a
     float64 product, a stencil; inputs fixed by seed (the same in every process)."""
-    from stdlib import nn
+    from transpiler.stdlib import nn
     x = data("float32", (96, 513), seed=3)
     w = data("float32", (513, 700), seed=4)
     grid = data("float64", (300, 300), seed=5)

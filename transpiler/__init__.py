@@ -3,6 +3,7 @@
     from transpiler import transpile, emit, check, CompileError
     from transpiler import tanh, exp, sqrt  # the same primitives as np.tanh ...: eager on arrays, known to the compiler
 """
+from . import _checkout  # noqa: F401  (first: names the checkout's stdlib/ folder transpiler.stdlib)
 from .api import Transpiled, emit, transpile
 from .problems import check
 from .errors import CompileError

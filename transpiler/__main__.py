@@ -4,6 +4,7 @@
     python -m transpiler FILE --check
     python -m transpiler --clear-cache
 
+Installed, the `transpiler` command is the same (main() is its entry point, pyproject.toml).
 Argument types come from --arg, else from string annotations in the source, else from defaults (see argspec.py).
 Errors are printed as `FILE:LINE:COL: error: ...` with the source line and a caret; the exit status is then 1.
 """
@@ -23,7 +24,9 @@ from .runtime import disk_cache
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m transpiler", description=__doc__.split("\n\n")[0])
+    # `transpiler` when run as the installed command, `python -m transpiler` otherwise
+    prog = "python -m transpiler" if os.path.basename(sys.argv[0]) == "__main__.py" else "transpiler"
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     p.add_argument("file", nargs="?", help="a Python file defining NumPy functions")
     p.add_argument("--function", "-f", action="append", default=[], metavar="NAME",
                    help="function to compile (repeatable; default: every function defined in FILE)")

@@ -1,6 +1,7 @@
 """Greedy GPT-2 generation with the compiled model:
 
-    uv run python -m stdlib.gpt2 "PROMPT" --tokens N [--model tiny|124M] [--weights FILE] [--seed S] [--check] [--numpy]
+    uv run python -m transpiler.stdlib.gpt2 "PROMPT" --tokens N [--model tiny|124M] [--weights FILE] [--seed S]
+        [--check] [--numpy]
 
 Without --weights the weights are random (seeded), so the text is gibberish, but the ids are a deterministic
 function of prompt, config and seed: --check compares them with the plain NumPy model's.
@@ -10,17 +11,21 @@ import sys
 import time
 from functools import partial
 
-from tqdm import tqdm
-
 from transpiler import transpile
 
-from . import tokenizer
 from .model import generate, gpt2
-from .weights import CONFIGS, load_safetensors, random_params
+
+try:   # the demo's own packages: the optional extra transpiler[gpt2] (the model itself needs only NumPy)
+    from tqdm import tqdm
+
+    from . import tokenizer
+    from .weights import CONFIGS, load_safetensors, random_params
+except ImportError as e:
+    sys.exit(f"{e}: the GPT-2 demo needs the optional extra transpiler[gpt2] (see the README)")
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="python -m stdlib.gpt2",
+    parser = argparse.ArgumentParser(prog="python -m transpiler.stdlib.gpt2",
                                      description="Greedy GPT-2 generation with the compiled model.")
     parser.add_argument("prompt", help="text to continue")
     parser.add_argument("--tokens", type=int, default=8, metavar="N", help="how many tokens to generate (default 8)")

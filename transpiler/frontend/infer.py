@@ -809,9 +809,10 @@ def _signature(c: Closure) -> inspect.Signature:
 
 
 # Modules whose functions may run while compiling (constant folding): pure computation only. Anything else
-# (os, time, random, np.random ...) would run once at compile time instead of at every call.
+# (os, time, random, np.random ...) would run once at compile time instead of at every call. "transpiler" covers
+# its library code, transpiler.stdlib, installed or in a checkout.
 _FOLDABLE = ("numpy", "math", "cmath", "operator", "functools", "itertools", "collections", "builtins", "typing",
-             "transpiler", "stdlib")
+             "transpiler")
 
 
 def _check_foldable(fn) -> None:

@@ -279,7 +279,7 @@ def library(fn, *numpy_objects, methods=()):
 
 
 def _register_stdlib():
-    from stdlib import numeric
+    from ..stdlib import numeric
     library(numeric.mean, np.mean, methods=("mean",))
     library(numeric.var, np.var, methods=("var",))
     library(numeric.std, np.std, methods=("std",))
