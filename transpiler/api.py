@@ -5,6 +5,7 @@ import collections
 import functools
 import inspect
 import threading
+import types
 
 import numpy as np
 
@@ -131,6 +132,25 @@ class Transpiled:
 
 
 
+class BoundTranspiled(Transpiled):
+    """`transpile(obj.method)` or `transpile(obj)` (its `__call__`): the function compiled with `obj` as its first
+    argument, passed at every call. The object is structure, as any argument object is (runtime/signature.py): its
+    arrays are inputs (written in place in the caller's object), its other attributes specialize the kernel."""
+
+    def __init__(self, fn, owner, **options):
+        super().__init__(fn, **options)
+        self.__self__ = owner
+
+    def __call__(self, *args, **kwargs):
+        return Transpiled.__call__(self, self.__self__, *args, **kwargs)
+
+    def emit(self, *args, stage: str = "mlir", **kwargs) -> str:
+        return Transpiled.emit(self, self.__self__, *args, stage=stage, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<transpiled {self.py_func.__qualname__} of {type(self.__self__).__name__} object>"
+
+
 class _Failed:
     """A specialization whose compilation failed: its CompileError, raised again at every call."""
     __slots__ = ("error",)
@@ -187,9 +207,17 @@ def transpile(fn=None, **options):
             return fn
         current = {"static_shapes": fn.static_shapes, "opt_level": fn.opt_level, "disk_cache": fn.disk_cache,
                    "threads": fn.threads, "max_specializations": fn.max_specializations}
+        if isinstance(fn, BoundTranspiled):
+            return BoundTranspiled(fn.py_func, fn.__self__, **{**current, **options})
         return Transpiled(fn.py_func, **{**current, **options})
+    if isinstance(fn, types.MethodType) and inspect.isfunction(fn.__func__):       # transpile(obj.method)
+        return BoundTranspiled(fn.__func__, fn.__self__, **options)
+    call = getattr(type(fn), "__call__", None)
+    if not inspect.isfunction(fn) and not isinstance(fn, type) and inspect.isfunction(call):   # transpile(obj)
+        return BoundTranspiled(call, fn, **options)
     if not inspect.isfunction(fn):
-        raise TypeError(f"transpile() needs a Python function, got {type(fn).__name__}")
+        raise TypeError(f"transpile() needs a Python function, a method or an object with a __call__ method, got "
+                        f"{type(fn).__name__}")
     return Transpiled(fn, **options)
 
 

@@ -43,10 +43,11 @@ class Typed:
 def trace_free_typing(fn, keys: list, names: list) -> Typed:
     """Interpret `fn` over abstract arguments described by their specialization keys."""
     inputs, input_names = [], []
-    values = {n: abstract(k, n, inputs, input_names) for k, n in zip(keys, names)}
+    objects: dict = {}   # argument objects by their index in the key: one object passed twice is one object
+    values = {n: abstract(k, n, inputs, input_names, objects) for k, n in zip(keys, names)}
     call = inspect.BoundArguments(inspect.signature(fn), values)  # back to positional/keyword as bound
     program = Program(_symbol(fn.__name__), inputs, input_names)
-    interp = Interpreter(Builder(program))
+    interp = Interpreter(Builder(program), objects.values())
     try:
         with np.errstate(all="ignore"):   # folding `1 / np.float64(0)` while compiling prints no NumPy warning
             value = interp.run(fn, list(call.args), call.kwargs)

@@ -18,7 +18,7 @@ from ..program import Loc, Var
 from . import indexing, loop_exits, numpy_api
 from .memory import Memory, Ref
 from ..types.shapes import derived
-from ..runtime.signature import result_template
+from ..runtime.signature import Unavailable, is_structure_object, result_template
 from .builder import Builder
 from .elementwise import apply_ufunc
 from .control import Control, Undefined, contains_return
@@ -109,7 +109,7 @@ class _Continue(Exception):
 
 
 class Interpreter:
-    def __init__(self, builder: Builder):
+    def __init__(self, builder: Builder, argument_objects=()):
         self.b = builder
         self.outliner = Outliner(self)
         self.control = Control(self)
@@ -117,7 +117,7 @@ class Interpreter:
         self.active: list = []   # functions being interpreted, for the recursion check
         self.frames: list = []   # frames being interpreted (innermost last): names re-derived after a write
         self.speculating = 0     # > 0 while a compile-time loop is tried as a run-time loop
-        self.memory = Memory(self.frames)
+        self.memory = Memory(self.frames, argument_objects)
         builder.memory = self.memory
 
     # ---- entry points -------------------------------------------------------------------------------------------
@@ -382,6 +382,11 @@ class Interpreter:
             container = self.eval(target.value, frame)
             index = self.eval(target.slice, frame)
             self.setitem(container, index, value, target, frame)
+        elif isinstance(target, ast.Attribute):
+            raise self.error_at(target, frame, f"assigning an attribute ({ast.unparse(target)} = ...) is not "
+                                "supported in compiled code: the object is read as structure when the call starts, "
+                                "and the caller's object would not change (write into an array attribute in place "
+                                "instead: `obj.a[...] = ...`)", TypeError)
         else:
             raise self.error_at(target, frame, f"cannot assign to {_describe(target)}")
 
@@ -593,7 +598,12 @@ class Interpreter:
         value = self.eval(e.value, frame)
         if isinstance(value, Var):
             return self.array_attribute(value, e.attr)
+        getter = _user_property(value, e.attr)
+        if getter is not None:             # a @property of the user's class: its source is compiled
+            return self.call(getter, [value], {})
         result = py(getattr, value, e.attr)
+        if isinstance(result, Unavailable):
+            raise UserError(f"{result!r} cannot be read", TypeError)
         if isinstance(value, types.ModuleType) and isinstance(result, np.ndarray):   # config.WEIGHTS
             self.b.program.globals_read.append((vars(value), e.attr, result))
         return result
@@ -713,6 +723,9 @@ class Interpreter:
                 pass
         if isinstance(fn, types.FunctionType) and not _is_library(fn):
             return self.call_python(fn, args, kwargs)
+        method = _user_method(fn)
+        if method is not None:             # obj.method(...) or obj(...) on an object of the user's class
+            return self.call(method[0], [method[1], *args], kwargs)
         if getattr(fn, "__name__", None) in _FORBIDDEN_BUILTINS and getattr(builtins, fn.__name__, None) is fn:
             raise UserError(f"{fn.__name__}() is not supported in compiled code", TypeError)
         if has_var and not _is_builtin(fn):   # builtins (zip, map, sum ...) run for real on containers of Vars
@@ -836,6 +849,29 @@ def _is_user_module(module: str) -> bool:
     path = getattr(mod, "__file__", None) or ""
     library = (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])
     return bool(path) and not any(path.startswith(p) for p in library)
+
+
+def _user_method(fn):
+    """(function, self) for a bound method of a user's class, or an instance of one with a Python __call__ (an
+    object called like a function); None for anything else."""
+    if isinstance(fn, types.MethodType):
+        if isinstance(fn.__func__, types.FunctionType) and not _is_library(fn.__func__):
+            return fn.__func__, fn.__self__
+        return None
+    if isinstance(fn, (type, types.FunctionType, types.BuiltinFunctionType)) or not is_structure_object(fn):
+        return None
+    call = getattr(type(fn), "__call__", None)
+    return (call, fn) if isinstance(call, types.FunctionType) and not _is_library(call) else None
+
+
+def _user_property(value, name: str):
+    """The getter of `name` when it is a property of the class of `value`, an object of a user's class."""
+    if isinstance(value, (type, types.ModuleType)) or not is_structure_object(value):
+        return None
+    prop = next((c.__dict__[name] for c in type(value).__mro__ if name in c.__dict__), None)
+    if isinstance(prop, property) and isinstance(prop.fget, types.FunctionType) and not _is_library(prop.fget):
+        return prop.fget
+    return None
 
 
 def _call_handler(handler, what, b, args, kwargs):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import UserError
 from ..program import Var, next_var_id
-from ..runtime.signature import ArgumentView
+from ..runtime.signature import ArgumentView, object_attributes
 from ..types.shapes import is_checkable
 
 # primitives whose result is a view of their first input in NumPy
@@ -76,9 +76,11 @@ def _contiguous_slice(specs) -> bool:
 class Memory:
     """The current version of every buffer, and the frames whose names are re-derived after a write."""
 
-    def __init__(self, frames: list):
+    def __init__(self, frames: list, argument_objects=()):
         self.current: dict = {}     # Buffer -> its newest version (a Var)
         self.frames = frames         # the interpreter's active frames (innermost last)
+        # objects passed as arguments (runtime/signature.abstract): their attributes are names too
+        self.objects = {id(o): o for o in argument_objects}
 
     # ---- identity ---------------------------------------------------------------------------------------------
     def ref_of(self, v: Var):
@@ -219,9 +221,15 @@ class Memory:
                 for k in list(value):
                     value[k] = update(value[k])
                 return value
-            if isinstance(value, tuple) and not hasattr(value, "_fields"):
+            if isinstance(value, tuple):
                 new = tuple(update(v) for v in value)
-                return value if all(n is o for n, o in zip(new, value)) else new
+                if all(n is o for n, o in zip(new, value)):
+                    return value
+                return type(value)._make(new) if hasattr(value, "_fields") else new
+            if self.objects.get(id(value)) is value and id(value) not in memo:
+                memo[id(value)] = value                      # (once: objects may refer to each other)
+                for name, attr in object_attributes(value).items():
+                    object.__setattr__(value, name, update(attr))
             return value
 
         for frame in self.frames_in_scope():

@@ -5,11 +5,18 @@ What specializes (is part of the key) and what is run-time data:
 - NumPy scalars and Python floats: dtype only; their values are run-time (0-d inputs);
 - Python bool/int/str/None and other hashable objects: their value (they usually shape the program);
 - lists of plain numbers: data, like np.asarray of them (token ids that grow must not recompile);
-- tuples, other lists, dicts: their structure (lengths, keys) specializes; their leaves follow these rules.
+- tuples, other lists, dicts: their structure (lengths, keys) specializes; their leaves follow these rules;
+- objects of the user's classes (and dataclasses, NamedTuples): structure, as containers are: their class and
+  attribute names specialize, their arrays and NumPy scalars are run-time leaves (written in place, they change in
+  the caller's object), and their Python ints, floats, strings, lists and sub-objects are read at compile time
+  (their values are part of the key: a changed int, a new attribute or a longer list of layers compiles again).
 """
 from __future__ import annotations
 
+import enum
+import functools
 import numbers
+import types
 
 import numpy as np
 
@@ -63,9 +70,13 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False, s
         originals.append(arr)
         dims = arr.shape if static_shapes else tuple(d == 1 for d in arr.shape)
         return ("L", arr.dtype.str, arr.ndim, dims)
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):    # a NamedTuple: its fields are structure
+        return ("NT", type(value), tuple(flatten(v, leaves, originals, static_shapes, seen) for v in value))
     if isinstance(value, (list, tuple)):
         tag = "T" if isinstance(value, tuple) else "l"
         return (tag, tuple(flatten(v, leaves, originals, static_shapes, seen) for v in value))
+    if is_structure_object(value):
+        return _flatten_object(value, leaves, originals, static_shapes, seen)
     if isinstance(value, dict):
         return ("D", tuple((k, flatten(v, leaves, originals, static_shapes, seen)) for k, v in value.items()))
     if isinstance(value, np.dtype) or isinstance(value, numbers.Number):
@@ -75,6 +86,74 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False, s
     except TypeError:
         raise TypeError(f"unsupported argument type {type(value).__name__}") from None
     return ("C", type(value), value)
+
+
+# Objects whose class is one of these kinds are values, not structure (hashable: compile-time constants by value).
+_NOT_STRUCTURE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+                  functools.partial, enum.Enum, np.ufunc)
+
+
+def is_structure_object(value) -> bool:
+    """An instance of a user's class, whose attributes are the structure the kernel reads (module doc)."""
+    if isinstance(value, _NOT_STRUCTURE) or getattr(value, "py_func", None) is not None:   # (a compiled function)
+        return False
+    module = type(value).__module__ or ""
+    if module == "builtins" or module.split(".")[0] in ("numpy", "transpiler"):
+        return False
+    return hasattr(value, "__dict__") or bool(_slots(type(value)))
+
+
+def _slots(cls) -> tuple:
+    return tuple(name for c in cls.__mro__ for name in getattr(c, "__slots__", ()) if name not in ("__dict__",
+                                                                                                   "__weakref__"))
+
+
+def object_attributes(value) -> dict:
+    attributes = dict(getattr(value, "__dict__", {}))
+    for name in _slots(type(value)):
+        if hasattr(value, name):
+            attributes[name] = getattr(value, name)
+    return attributes
+
+
+def _flatten_object(value, leaves, originals, static_shapes, seen):
+    """("O", class, index, ((attribute, key) ...)): an object met again (or a cycle) is ("same object", index)."""
+    seen = {} if seen is None else seen
+    objects = seen.setdefault("objects", {})
+    if id(value) in objects:
+        return ("same object", objects[id(value)])
+    index = objects[id(value)] = len(objects)
+    items = []
+    for name, attr in object_attributes(value).items():
+        if isinstance(attr, float):                          # a hyperparameter: read at compile time
+            items.append((name, ("C", float, attr)))
+        elif isinstance(attr, list) and not any(isinstance(a, (np.ndarray, np.generic)) for a in attr):
+            items.append((name, ("l", tuple(_flatten_member(a, leaves, originals, static_shapes, seen)
+                                            for a in attr))))
+        else:
+            items.append((name, _flatten_member(attr, leaves, originals, static_shapes, seen)))
+    return ("O", type(value), index, tuple(items))
+
+
+def _flatten_member(value, leaves, originals, static_shapes, seen):
+    """An attribute or list item of an object: like an argument, but a value of a type the kernel cannot take
+    (a lock, a file) is opaque: the kernel may not read it, and it does not keep the object from compiling."""
+    if isinstance(value, float):
+        return ("C", float, value)
+    try:
+        return flatten(value, leaves, originals, static_shapes, seen)
+    except TypeError:
+        return ("X", type(value))
+
+
+class Unavailable:
+    """An object's attribute of a type compiled code cannot read (its key records only the type)."""
+
+    def __init__(self, owner: str, kind: type):
+        self.owner, self.kind = owner, kind
+
+    def __repr__(self) -> str:
+        return f"<{self.owner}: a {self.kind.__module__}.{self.kind.__qualname__}, not available in compiled code>"
 
 
 def _plain_array(value: np.ndarray) -> np.ndarray:
@@ -92,8 +171,11 @@ def _numbers_only(value) -> bool:
         and not all(isinstance(v, list) and not v for v in value)
 
 
-def abstract(key, path: str, inputs: list, names: list):
-    """The compile-time view of an argument with this key: Vars for run-time leaves (appended to `inputs`)."""
+def abstract(key, path: str, inputs: list, names: list, objects: dict | None = None):
+    """The compile-time view of an argument with this key: Vars for run-time leaves (appended to `inputs`); objects
+    are instances of their own class made without __init__, whose attributes are these views (`objects` maps each
+    one's index in the key to it)."""
+    objects = {} if objects is None else objects
     tag = key[0]
     if tag == "same":
         return inputs[key[1]]
@@ -115,10 +197,24 @@ def abstract(key, path: str, inputs: list, names: list):
     if tag == "C":
         return key[2]
     if tag in ("T", "l"):
-        items = [abstract(k, f"{path}[{i}]", inputs, names) for i, k in enumerate(key[1])]
+        items = [abstract(k, f"{path}[{i}]", inputs, names, objects) for i, k in enumerate(key[1])]
         return tuple(items) if tag == "T" else items
+    if tag == "NT":
+        return key[1]._make(abstract(k, f"{path}.{f}", inputs, names, objects)
+                            for f, k in zip(key[1]._fields, key[2]))
+    if tag == "O":
+        _, cls, index, items = key
+        obj = object.__new__(cls)          # its __init__ does not run: the attributes are set from the key
+        objects[index] = obj
+        for name, k in items:
+            object.__setattr__(obj, name, abstract(k, f"{path}.{name}", inputs, names, objects))
+        return obj
+    if tag == "same object":
+        return objects[key[1]]
+    if tag == "X":
+        return Unavailable(path, key[1])
     if tag == "D":
-        return {k: abstract(sub, f"{path}[{k!r}]", inputs, names) for k, sub in key[1]}
+        return {k: abstract(sub, f"{path}[{k!r}]", inputs, names, objects) for k, sub in key[1]}
     raise AssertionError(key)
 
 
