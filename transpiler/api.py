@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from . import driver
+from . import driver, pickling
 from .errors import CompileError
 from .runtime import allocation
 from .runtime.signature import build_result, flatten
@@ -112,6 +112,14 @@ class Transpiled:
 
     def __repr__(self) -> str:
         return f"<transpiled {self.py_func.__qualname__}>"
+
+    # ---- pickling: the function and the options, not the kernels (see pickling.py) ------------------------------
+    def __reduce__(self):
+        return pickling.reduce(self)
+
+    def _options(self) -> dict:
+        return {"static_shapes": self.static_shapes, "opt_level": self.opt_level, "disk_cache": self.disk_cache,
+                "threads": self.threads, "max_specializations": self.max_specializations}
 
 
 
