@@ -16,6 +16,11 @@ def scaled_softmax(x, t):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+@transpile
+def matmul_tanh(a, b):
+    return np.tanh(a @ b)
+
+
 def affine(x):
     """Plain: tests compile it with transpile(affine, ...)."""
     return x * 3.0 - 1.0

@@ -103,18 +103,24 @@ def test_cloudpickle_pickles_importable_functions_by_reference():
 
 
 def test_multiprocessing_fork_after_threaded_kernel():
-    """A parent that has run threaded (OpenMP) loops can fork: intel-openmp's runtime starts afresh in the child.
-    The children find the parent's compiled function, kernels included, and compile nothing."""
+    """A parent that has run threaded (OpenMP) loops and BLAS products can fork: intel-openmp's runtime and NumPy's
+    OpenBLAS start afresh in the child. The children find the parent's compiled functions, kernels included, and
+    compile nothing."""
     x = rows(3, (2000, 300))
     assert "omp.parallel" in emit(k.rownorm.py_func, x, stage="llvm")    # the parent's loops are threaded
     k.rownorm(x)
+    a = rows(4, (300, 300)).astype(np.float32)
+    k.matmul_tanh(a, a)
     xs = [x, x * 2, x[:7], rows(4, (3, 5))]   # one specialization: no size-1 dim, which would be another
     with multiprocessing.get_context("fork").Pool(2) as pool:
         results = pool.map(k.rownorm, xs)
-        compilations = pool.map(k.options_of, [k.rownorm])[0][1]
+        products = pool.starmap(k.matmul_tanh, [(a, a), (a * 2, a)])
+        compilations = pool.map(k.options_of, [k.rownorm, k.matmul_tanh])
     for got, arg in zip(results, xs):
         np.testing.assert_allclose(got, np.sqrt((arg * arg).sum(axis=-1)))
-    assert compilations == k.rownorm.compilations   # the children used the parent's kernels
+    for got, scale in zip(products, [1, 2]):
+        np.testing.assert_allclose(got, np.tanh((a * scale) @ a), rtol=1e-5, atol=1e-6)
+    assert [c for _, c in compilations] == [k.rownorm.compilations, k.matmul_tanh.compilations]
 
 
 def test_multiprocessing_spawn_loads_from_disk_cache():
