@@ -26,15 +26,6 @@ def affine(x):
     return x * 3.0 - 1.0
 
 
-def rownorm_numpy(x):
-    return np.sqrt((x * x).sum(axis=-1))
-
-
-def rownorm_block(x):
-    """For dask.array.map_blocks: each block's row norms, kept 2-D so blocks concatenate along the rows."""
-    return rownorm(x)[:, None]
-
-
 def options_of(compiled):
     """What a child sees of a compiled function it received: its options, and how many kernels it compiled."""
     return compiled._options(), compiled.compilations

@@ -95,8 +95,9 @@ def _rebuild_by_value(pickle_id: str, payload: bytes, filename: str | None, sour
     if compiled is not None:     # already here: do not unpickle the function again
         return _rebuild(pickle_id, compiled.py_func, options)
     fn = pickle.loads(payload)
-    if filename is not None:
+    if source is not None:
         _provide_source(filename, source)
+    if filename is not None:
         _restore_filenames(fn, filename)
     return _rebuild(pickle_id, fn, options)
 
@@ -131,13 +132,14 @@ def _by_value_modules() -> set:
 
 
 def _source(fn):
-    """(file name, text) of the file the compiler reads the function's source from; (None, None) if unreadable."""
+    """(file name, text) of the file the compiler reads the function's source from; the text is None if it cannot
+    be read (the unpickled function then fails to compile, with the file name in the message)."""
     try:
         filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
-    except TypeError:
+    except (TypeError, AttributeError):
         return None, None
     lines = linecache.getlines(filename)
-    return (filename, "".join(lines)) if lines else (None, None)
+    return filename, "".join(lines) if lines else None
 
 
 def _restore_filenames(fn, filename: str) -> None:
