@@ -226,3 +226,25 @@ def test_annotations_that_are_not_the_compilers_own_are_ignored():
 
     x, w = np.ones((2, 3, 4), np.float32), np.arange(4, dtype=np.float32)
     np.testing.assert_array_equal(transpile(f)(x, w), f(x, w))
+
+
+class Affine:
+    """Module level, so that pickle finds the class and the method by name."""
+
+    def __init__(self):
+        self.w = np.arange(3.0)
+
+    def __call__(self, x):
+        return x * self.w + 1
+
+    def shifted(self, x):
+        return x + self.w
+
+
+def test_bound_compiled_functions_pickle_with_their_object():
+    import pickle
+    a = Affine()
+    for compiled, expected in [(transpile(a, threads=False), a(np.ones(3))), (transpile(a.shifted), a.shifted(np.ones(3)))]:
+        copy = pickle.loads(pickle.dumps(compiled))
+        assert type(copy) is type(compiled) and copy.threads == compiled.threads
+        np.testing.assert_array_equal(copy(np.ones(3)), expected)

@@ -9,7 +9,7 @@ import types
 
 import numpy as np
 
-from . import compile_log, driver
+from . import compile_log, driver, pickling
 from .errors import CompileError
 from .runtime import allocation, errstate
 from .runtime.signature import build_result, flatten
@@ -130,6 +130,14 @@ class Transpiled:
     def __repr__(self) -> str:
         return f"<transpiled {self.py_func.__qualname__}>"
 
+    # ---- pickling: the function and the options, not the kernels (see pickling.py) ------------------------------
+    def __reduce__(self):
+        return pickling.reduce(self)
+
+    def _options(self) -> dict:
+        return {"static_shapes": self.static_shapes, "opt_level": self.opt_level, "disk_cache": self.disk_cache,
+                "threads": self.threads, "max_specializations": self.max_specializations}
+
 
 
 class BoundTranspiled(Transpiled):
@@ -149,6 +157,13 @@ class BoundTranspiled(Transpiled):
 
     def __repr__(self) -> str:
         return f"<transpiled {self.py_func.__qualname__} of {type(self.__self__).__name__} object>"
+
+    def __reduce__(self):   # the function (pickled as a Transpiled is, pickling.py), its options and the object
+        return (_rebind, (Transpiled(self.py_func, **self._options()), self.__self__))
+
+
+def _rebind(compiled: Transpiled, owner) -> BoundTranspiled:
+    return BoundTranspiled(compiled.py_func, owner, **compiled._options())
 
 
 class _Failed:
@@ -205,8 +220,7 @@ def transpile(fn=None, **options):
     if isinstance(fn, Transpiled):       # new options make a new compiled function; none: the same one
         if not options:
             return fn
-        current = {"static_shapes": fn.static_shapes, "opt_level": fn.opt_level, "disk_cache": fn.disk_cache,
-                   "threads": fn.threads, "max_specializations": fn.max_specializations}
+        current = fn._options()
         if isinstance(fn, BoundTranspiled):
             return BoundTranspiled(fn.py_func, fn.__self__, **{**current, **options})
         return Transpiled(fn.py_func, **{**current, **options})
