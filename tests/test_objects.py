@@ -248,3 +248,25 @@ def test_bound_compiled_functions_pickle_with_their_object():
         copy = pickle.loads(pickle.dumps(compiled))
         assert type(copy) is type(compiled) and copy.threads == compiled.threads
         np.testing.assert_array_equal(copy(np.ones(3)), expected)
+
+
+class Settings:
+    def __init__(self):
+        self.w = np.ones(3)
+
+
+SETTINGS = Settings()   # a module-level object: its arrays are folded into the kernel, and guarded
+
+
+def test_a_module_level_objects_array_changed_after_compiling_is_seen():
+    """Regression: the guard covered module attributes only, so `SETTINGS.w` changed in place or rebound was
+    read stale from the folded constant."""
+    f, x = transpile(lambda x: x * SETTINGS.w), np.arange(3.0)
+    try:
+        np.testing.assert_array_equal(f(x), x)
+        SETTINGS.w[:] = 2
+        np.testing.assert_array_equal(f(x), 2 * x)
+        SETTINGS.w = np.full(3, 7.0)
+        np.testing.assert_array_equal(f(x), 7 * x)
+    finally:
+        SETTINGS.w = np.ones(3)

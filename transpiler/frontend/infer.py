@@ -604,7 +604,9 @@ class Interpreter:
         result = py(getattr, value, e.attr)
         if isinstance(result, Unavailable):
             raise UserError(f"{result!r} cannot be read", TypeError)
-        if isinstance(value, types.ModuleType) and isinstance(result, np.ndarray):   # config.WEIGHTS
+        if isinstance(result, np.ndarray) and (isinstance(value, types.ModuleType) or is_structure_object(value)) \
+                and isinstance(getattr(value, "__dict__", None), dict) and e.attr in vars(value):
+            # config.WEIGHTS, or CFG.w of a module-level object: folded, and guarded at every call
             self.b.program.globals_read.append((vars(value), e.attr, result))
         return result
 
