@@ -1,6 +1,7 @@
 """Module-level arrays are folded into the kernel as constants; a later change to them (rebinding the name, or
 writing into a small array) is seen at the next call, which compiles again (issue #14: it was silently ignored)."""
 import numpy as np
+import pytest
 
 from transpiler import transpile
 
@@ -28,3 +29,23 @@ def test_a_changed_module_level_array_is_seen():
     finally:
         SCALE = saved
         SCALE[0] = 1.0
+
+
+LAYERS = [np.ones(3)]
+TABLE = {"w": np.ones(3)}
+
+
+def test_arrays_in_module_level_lists_and_dicts_are_guarded():
+    """Regression: `LAYERS[0]` and `TABLE["w"]` were folded unguarded, so changing them later was ignored."""
+    f, x = transpile(lambda x: x * LAYERS[0] + TABLE["w"]), np.arange(3.0)
+    try:
+        np.testing.assert_array_equal(f(x), x + 1)
+        LAYERS[0][:] = 2                                  # written in place
+        TABLE["w"] = np.full(3, 5.0)                      # rebound
+        np.testing.assert_array_equal(f(x), 2 * x + 5)
+        LAYERS.clear()                                    # gone: NumPy's IndexError, at the next call
+        with pytest.raises(IndexError):
+            f(x)
+    finally:
+        LAYERS[:] = [np.ones(3)]
+        TABLE["w"] = np.ones(3)

@@ -462,7 +462,11 @@ class Interpreter:
                 return self.call(BoundMethod("__getitem__", self.b.const(value), self._getitem_handler()),
                                  [index], {})
             raise UserError("indexing a Python list with a run-time value is not supported", TypeError)
-        return py(lambda: value[index])
+        result = py(lambda: value[index])
+        if isinstance(result, np.ndarray) and isinstance(value, (list, tuple, dict)) \
+                and (isinstance(index, int) or isinstance(value, dict)):
+            self.b.program.globals_read.append((value, index, result))   # W[0] of a module-level list: guarded
+        return result
 
     # ---- expressions --------------------------------------------------------------------------------------------
     def eval(self, node: ast.expr, frame: Frame):

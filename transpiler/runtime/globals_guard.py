@@ -1,6 +1,7 @@
 """Module-level arrays a compiled function reads are folded into its kernel as constants. The kernel stays valid
-only while each module-level name still holds the same array with the same contents: this guard is checked at every
-call, and a change makes the call compile again (the disk cache then finds or stores the kernel for the new values).
+only while each module-level name (or item of a module-level list, tuple or dict, or attribute of a module-level
+object) still holds the same array with the same contents: this guard is checked at every call, and a change makes
+the call compile again (the disk cache then finds or stores the kernel for the new values).
 
 Identity is checked for every array (a rebinding: `W = np.ones(3)` at module level). Contents are compared for
 arrays of at most `MAX_COMPARED_BYTES` (an in-place change: `W[0] = 5`); larger arrays changed in place are not
@@ -10,6 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 MAX_COMPARED_BYTES = 1 << 16
+
+
+def _lookup(container, key):
+    """What `container[key]` holds now (a namespace or dict by name, a list or tuple by position), or None."""
+    if isinstance(container, dict):
+        return container.get(key)
+    return container[key] if -len(container) <= key < len(container) else None
 
 
 class GlobalsGuard:
@@ -26,7 +34,7 @@ class GlobalsGuard:
 
     def unchanged(self) -> bool:
         for namespace, name, array, copy in self.entries:
-            if namespace.get(name) is not array:
+            if _lookup(namespace, name) is not array:
                 return False
             if copy is not None and not np.array_equal(array, copy, equal_nan=True):
                 return False
