@@ -49,3 +49,23 @@ def test_arrays_in_module_level_lists_and_dicts_are_guarded():
     finally:
         LAYERS[:] = [np.ones(3)]
         TABLE["w"] = np.ones(3)
+
+
+def test_a_loop_over_a_module_level_list_of_arrays_is_guarded():
+    """Regression: an unrolled `for w in LAYERS:` folded the arrays it met; a rebound item or a longer list was
+    ignored."""
+    def chain(x):
+        for w in LAYERS:
+            x = x * w
+        return x
+
+    f, x = transpile(chain), np.arange(3.0) + 1
+    try:
+        np.testing.assert_array_equal(f(x), x)
+        LAYERS[0] = np.full(3, 4.0)                       # an item rebound
+        np.testing.assert_array_equal(f(x), 4 * x)
+        LAYERS.append(np.full(3, 2.0))                    # the list grew
+        np.testing.assert_array_equal(f(x), 8 * x)
+        assert f.compilations == 3
+    finally:
+        LAYERS[:] = [np.ones(3)]

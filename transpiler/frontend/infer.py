@@ -18,6 +18,7 @@ from ..program import Loc, Var
 from . import indexing, loop_exits, numpy_api
 from .memory import Memory, Ref
 from ..types.shapes import derived
+from ..runtime.globals_guard import LENGTH
 from ..runtime.signature import Unavailable, is_structure_object, result_template
 from .builder import Builder
 from .elementwise import apply_ufunc
@@ -273,7 +274,13 @@ class Interpreter:
         if isinstance(iterable, range) and len(iterable) > _RUNTIME_LOOP_MIN and writes_arrays(s.body) \
                 and not s.orelse and self._speculate_runtime_loop(s, frame, iterable):
             return
-        for count, item in enumerate(py(list, iterable)):
+        items = py(list, iterable)
+        if isinstance(iterable, (list, tuple)) and any(isinstance(item, np.ndarray) for item in items):
+            # `for w in LAYERS:` over a module-level list of arrays: its length and items are guarded at each call
+            reads = self.b.program.globals_read
+            reads.append((iterable, LENGTH, len(items)))
+            reads.extend((iterable, i, item) for i, item in enumerate(items) if isinstance(item, np.ndarray))
+        for count, item in enumerate(items):
             if count > _MAX_UNROLL:
                 raise self.error_at(s, frame, f"loop unrolled more than {_MAX_UNROLL} times at compile time")
             self.assign(s.target, item, frame)

@@ -13,8 +13,13 @@ import numpy as np
 MAX_COMPARED_BYTES = 1 << 16
 
 
+LENGTH = object()   # the key of an entry that guards a container's length (a loop over it was unrolled)
+
+
 def _lookup(container, key):
     """What `container[key]` holds now (a namespace or dict by name, a list or tuple by position), or None."""
+    if key is LENGTH:
+        return len(container)
     if isinstance(container, dict):
         return container.get(key)
     return container[key] if -len(container) <= key < len(container) else None
@@ -26,7 +31,7 @@ class GlobalsGuard:
         for namespace, name, array in reads:
             if (id(namespace), name) not in seen:
                 seen.add((id(namespace), name))
-                copy = array.copy() if array.nbytes <= MAX_COMPARED_BYTES else None
+                copy = array.copy() if name is not LENGTH and array.nbytes <= MAX_COMPARED_BYTES else None
                 self.entries.append((namespace, name, array, copy))
 
     def __bool__(self) -> bool:
@@ -34,7 +39,8 @@ class GlobalsGuard:
 
     def unchanged(self) -> bool:
         for namespace, name, array, copy in self.entries:
-            if _lookup(namespace, name) is not array:
+            now = _lookup(namespace, name)
+            if now != array if name is LENGTH else now is not array:
                 return False
             if copy is not None and not np.array_equal(array, copy, equal_nan=True):
                 return False
