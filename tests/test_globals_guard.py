@@ -69,3 +69,27 @@ def test_a_loop_over_a_module_level_list_of_arrays_is_guarded():
         assert f.compilations == 3
     finally:
         LAYERS[:] = [np.ones(3)]
+
+
+def test_enumerate_zip_and_dict_values_of_module_level_containers_are_guarded():
+    def walk(x):
+        for i, w in enumerate(LAYERS):
+            x = x * w + i
+        for w, v in zip(LAYERS, LAYERS):
+            x = x + w * v
+        for t in TABLE.values():
+            x = x - t
+        return x
+
+    f, x = transpile(walk), np.arange(3.0)
+    try:
+        np.testing.assert_array_equal(f(x), walk(x))
+        LAYERS[0] = np.full(3, 3.0)
+        np.testing.assert_array_equal(f(x), walk(x))
+        TABLE["v"] = np.full(3, 0.5)                      # a new key
+        np.testing.assert_array_equal(f(x), walk(x))
+        assert f.compilations == 3
+    finally:
+        LAYERS[:] = [np.ones(3)]
+        TABLE.clear()
+        TABLE["w"] = np.ones(3)

@@ -274,13 +274,8 @@ class Interpreter:
         if isinstance(iterable, range) and len(iterable) > _RUNTIME_LOOP_MIN and writes_arrays(s.body) \
                 and not s.orelse and self._speculate_runtime_loop(s, frame, iterable):
             return
-        items = py(list, iterable)
-        if isinstance(iterable, (list, tuple)) and any(isinstance(item, np.ndarray) for item in items):
-            # `for w in LAYERS:` over a module-level list of arrays: its length and items are guarded at each call
-            reads = self.b.program.globals_read
-            reads.append((iterable, LENGTH, len(items)))
-            reads.extend((iterable, i, item) for i, item in enumerate(items) if isinstance(item, np.ndarray))
-        for count, item in enumerate(items):
+        self.guard_container(iterable)
+        for count, item in enumerate(py(list, iterable)):
             if count > _MAX_UNROLL:
                 raise self.error_at(s, frame, f"loop unrolled more than {_MAX_UNROLL} times at compile time")
             self.assign(s.target, item, frame)
@@ -288,6 +283,19 @@ class Interpreter:
             if frame.locals.get(getattr(s, "break_flag", None)) is True:
                 return      # a break known at compile time
         self.exec_block(s.orelse, frame)
+
+    def guard_container(self, container) -> None:
+        """A compile-time list, tuple or dict whose arrays the program reads all of (a loop over it, `zip`,
+        `enumerate`, `.values()`): its length and its arrays are guarded at each call (runtime/globals_guard.py), so
+        a module-level container changed after compiling compiles again instead of being read stale."""
+        if not isinstance(container, (list, tuple, dict)):
+            return
+        keys = list(container) if isinstance(container, dict) else range(len(container))
+        arrays = [(k, container[k]) for k in keys if isinstance(container[k], np.ndarray)]
+        if arrays:
+            reads = self.b.program.globals_read
+            reads.append((container, LENGTH, len(container)))
+            reads.extend((container, k, a) for k, a in arrays)
 
     def _for_rows(self, s, frame, x: Var):
         """`for row in x` as a run-time loop: each row a view of x's contents at that iteration."""
@@ -748,6 +756,11 @@ class Interpreter:
                             TypeError)
         _check_foldable(fn)
         owner = getattr(fn, "__self__", None)
+        if any(fn is b for b in _ITERATING_BUILTINS):   # zip(LAYERS, ...), enumerate(LAYERS): all items read
+            for arg in args:
+                self.guard_container(arg)
+        elif isinstance(owner, dict) and getattr(fn, "__name__", "") in ("values", "items"):
+            self.guard_container(owner)
         if isinstance(owner, (list, dict, set)) and self.frame_of_call is not None \
                 and _is_global_object(owner, self.frame_of_call) \
                 and getattr(fn, "__name__", "") in _MUTATORS:
@@ -862,6 +875,9 @@ def _is_user_module(module: str) -> bool:
     path = getattr(mod, "__file__", None) or ""
     library = (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])
     return bool(path) and not any(path.startswith(p) for p in library)
+
+
+_ITERATING_BUILTINS = (enumerate, zip, reversed, sorted, list, tuple, map, filter, iter)
 
 
 def _user_method(fn):
