@@ -93,3 +93,21 @@ def test_enumerate_zip_and_dict_values_of_module_level_containers_are_guarded():
         LAYERS[:] = [np.ones(3)]
         TABLE.clear()
         TABLE["w"] = np.ones(3)
+
+
+class Table:
+    values = np.ones(3)   # a class attribute: folded, and guarded like a module-level array
+
+
+def test_a_class_attribute_array_is_guarded():
+    f, x = transpile(lambda x: x * Table.values), np.arange(3.0)
+    saved = Table.values
+    try:
+        np.testing.assert_array_equal(f(x), x)
+        Table.values[:] = 3
+        np.testing.assert_array_equal(f(x), 3 * x)
+        Table.values = np.full(3, 4.0)
+        np.testing.assert_array_equal(f(x), 4 * x)
+    finally:
+        Table.values = saved
+        saved[:] = 1

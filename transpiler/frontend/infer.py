@@ -623,9 +623,9 @@ class Interpreter:
         result = py(getattr, value, e.attr)
         if isinstance(result, Unavailable):
             raise UserError(f"{result!r} cannot be read", TypeError)
-        if isinstance(result, np.ndarray) and (isinstance(value, types.ModuleType) or is_structure_object(value)) \
-                and isinstance(getattr(value, "__dict__", None), dict) and e.attr in vars(value):
-            # config.WEIGHTS, or CFG.w of a module-level object: folded, and guarded at every call
+        holder = isinstance(value, (types.ModuleType, type)) or is_structure_object(value)
+        if isinstance(result, np.ndarray) and holder and e.attr in getattr(value, "__dict__", {}):
+            # config.WEIGHTS, Table.w (a class attribute) or CFG.w of a module-level object: folded, guarded
             self.b.program.globals_read.append((vars(value), e.attr, result))
         return result
 

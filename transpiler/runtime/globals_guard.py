@@ -8,6 +8,8 @@ arrays of at most `MAX_COMPARED_BYTES` (an in-place change: `W[0] = 5`); larger 
 detected, which docs/semantics.md says."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 MAX_COMPARED_BYTES = 1 << 16
@@ -20,7 +22,7 @@ def _lookup(container, key):
     """What `container[key]` holds now (a namespace or dict by name, a list or tuple by position), or None."""
     if key is LENGTH:
         return len(container)
-    if isinstance(container, dict):
+    if isinstance(container, Mapping):      # a namespace, a dict, a class's attributes (a mappingproxy)
         return container.get(key)
     return container[key] if -len(container) <= key < len(container) else None
 
