@@ -111,3 +111,38 @@ def test_a_class_attribute_array_is_guarded():
     finally:
         Table.values = saved
         saved[:] = 1
+
+
+BIG = np.ones((200, 100))   # 160 KB: above globals_guard.MAX_COMPARED_BYTES, so not compared at each call
+
+
+def test_a_large_module_level_array_changed_in_place_is_read_not_stale():
+    """Regression: arrays above 64 KiB were folded into the kernel and only their identity was checked, so a change
+    in place was silently ignored. They are kernel inputs now, read at every call; folding stops at them, so a
+    computation over them (BIG.sum(), np.sqrt(BIG[0])) runs at every call too."""
+    from transpiler.runtime.globals_guard import MAX_COMPARED_BYTES
+    assert BIG.nbytes > MAX_COMPARED_BYTES
+
+    def f(x):
+        return x @ BIG + np.sqrt(BIG[0]).sum()
+
+    compiled, x = transpile(f), np.ones((2, 200))
+    try:
+        np.testing.assert_allclose(compiled(x), f(x), rtol=1e-12)
+        BIG[3, :] = 7.0                                   # in place, in the middle
+        BIG[0, 0] = 9.0
+        np.testing.assert_allclose(compiled(x), f(x), rtol=1e-12)
+        assert compiled.compilations == 1                 # read, not recompiled
+        assert "7.000000e+00" not in compiled.emit(x)     # not a constant of the kernel
+    finally:
+        BIG[:] = 1.0
+
+
+def test_writing_into_a_large_module_level_array_is_refused():
+    def f(x):
+        BIG[0, 0] = 5.0
+        return x
+
+    with pytest.raises(TypeError, match="mutating a module-level array"):
+        transpile(f)(np.ones(2))
+    assert BIG[0, 0] == 1.0

@@ -95,6 +95,8 @@ class Transpiled:
             return self.py_func(*args, **kwargs)
         try:   # (inline, not a helper call: this is the per-call path)
             (typed, kernel), leaves, originals = self.specialization(args, kwargs)
+            if typed.program.implicit:    # module-level arrays passed as inputs (frontend/infer.module_array)
+                leaves, originals = leaves + typed.program.implicit, originals + typed.program.implicit
             arrays = [a if a.flags.c_contiguous and a.flags.aligned else np.ascontiguousarray(a) for a in leaves]
             check_guards(typed.program, arrays)
             if typed.allocations:   # an array the kernel could not allocate is NumPy's error here, not a crash

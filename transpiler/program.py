@@ -114,6 +114,9 @@ class Program:
     # module-level arrays the program read (and folded in as constants): (the module's dict, name, the array); the
     # kernel is only valid while each name still holds that array (checked at every call: runtime/globals_guard.py)
     globals_read: list = field(default_factory=list)
+    # module-level arrays too large to compare at each call: kernel inputs after the arguments' (in this order),
+    # passed as they are at every call, so a change in place is read (frontend/infer.Interpreter.module_array)
+    implicit: list = field(default_factory=list)
 
     def text(self) -> str:
         """The program, preceded by the functions it calls."""

@@ -15,10 +15,11 @@ import numpy as np
 
 from ..errors import CompileError, UserError, compile_error
 from ..program import Loc, Var
+from ..types import dtypes
 from . import indexing, loop_exits, numpy_api
 from .memory import Memory, Ref
 from ..types.shapes import derived
-from ..runtime.globals_guard import LENGTH
+from ..runtime.globals_guard import LENGTH, MAX_COMPARED_BYTES
 from ..runtime.signature import Unavailable, is_structure_object, result_template
 from .builder import Builder
 from .elementwise import apply_ufunc
@@ -120,6 +121,8 @@ class Interpreter:
         self.speculating = 0     # > 0 while a compile-time loop is tried as a run-time loop
         self.memory = Memory(self.frames, argument_objects)
         builder.memory = self.memory
+        self.top = builder.program   # the compiled function's program (not an outlined callee's)
+        self.implicit: dict = {}     # id(module-level array) -> its input Var (module_array)
 
     # ---- entry points -------------------------------------------------------------------------------------------
     def run(self, fn, args: list, kwargs: dict):
@@ -275,7 +278,10 @@ class Interpreter:
                 and not s.orelse and self._speculate_runtime_loop(s, frame, iterable):
             return
         self.guard_container(iterable)
-        for count, item in enumerate(py(list, iterable)):
+        items = py(list, iterable)
+        if isinstance(iterable, (list, tuple)):    # module-level arrays met by the loop: guarded, large ones inputs
+            items = [self.module_array(iterable, i, a) if isinstance(a, np.ndarray) else a for i, a in enumerate(items)]
+        for count, item in enumerate(items):
             if count > _MAX_UNROLL:
                 raise self.error_at(s, frame, f"loop unrolled more than {_MAX_UNROLL} times at compile time")
             self.assign(s.target, item, frame)
@@ -480,7 +486,7 @@ class Interpreter:
         result = py(lambda: value[index])
         if isinstance(result, np.ndarray) and isinstance(value, (list, tuple, dict)) \
                 and (isinstance(index, int) or isinstance(value, dict)):
-            self.b.program.globals_read.append((value, index, result))   # W[0] of a module-level list: guarded
+            return self.module_array(value, index, result)                 # W[0] of a module-level list
         return result
 
     # ---- expressions --------------------------------------------------------------------------------------------
@@ -502,8 +508,28 @@ class Interpreter:
             while root.parent is not None:
                 root = root.parent
             if root.globals.get(e.id) is value and e.id not in root.locals:
-                self.b.program.globals_read.append((root.globals, e.id, value))
+                return self.module_array(root.globals, e.id, value)
         return value
+
+    def module_array(self, container, key, array: np.ndarray):
+        """A module-level array read by the program (a global, `config.W`, `CFG.w`, `LAYERS[0]` ...): guarded at
+        each call (runtime/globals_guard.py: the same object, and for small ones the same contents). One too large
+        to compare at each call becomes an input of the kernel instead of a folded constant, passed as it is at
+        every call: a change in place is then read, never stale."""
+        self.b.program.globals_read.append((container, key, array))
+        if array.nbytes <= MAX_COMPARED_BYTES or array.dtype not in dtypes.SUPPORTED_SET:
+            return array
+        if self.b.program is not self.top:     # inside a function being outlined: inline it (the input is the
+            raise WritesArrays                 # compiled function's own)
+        v = self.implicit.get(id(array))
+        if v is None:
+            v = Var(array.dtype, tuple(array.shape))
+            self.memory.ref_of(v).buffer.readonly = "mutating a module-level array from compiled code is not supported"
+            self.top.inputs.append(v)
+            self.top.input_names.append(f"<module-level array {key}>")
+            self.top.implicit.append(array)
+            self.implicit[id(array)] = v
+        return v
 
     def expr_Tuple(self, e, frame):
         return tuple(self.eval_items(e.elts, frame))
@@ -625,8 +651,8 @@ class Interpreter:
             raise UserError(f"{result!r} cannot be read", TypeError)
         holder = isinstance(value, (types.ModuleType, type)) or is_structure_object(value)
         if isinstance(result, np.ndarray) and holder and e.attr in getattr(value, "__dict__", {}):
-            # config.WEIGHTS, Table.w (a class attribute) or CFG.w of a module-level object: folded, guarded
-            self.b.program.globals_read.append((vars(value), e.attr, result))
+            # config.WEIGHTS, Table.w (a class attribute) or CFG.w of a module-level object
+            return self.module_array(vars(value), e.attr, result)
         return result
 
     def array_attribute(self, x: Var, name: str):
