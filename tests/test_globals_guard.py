@@ -146,3 +146,27 @@ def test_writing_into_a_large_module_level_array_is_refused():
     with pytest.raises(TypeError, match="mutating a module-level array"):
         transpile(f)(np.ones(2))
     assert BIG[0, 0] == 1.0
+
+
+BIG_LIST = [np.ones(20000), np.ones(20000)]
+BIG_TABLE = {"a": np.ones(20000)}
+
+
+def test_large_arrays_through_zip_enumerate_and_values_are_read_at_every_call():
+    def f(x):
+        for i, (w, v) in enumerate(zip(BIG_LIST, BIG_LIST)):
+            x = x + w[:3] * v[:3] + i
+        for t in BIG_TABLE.values():
+            x = x - t[:3]
+        return x
+
+    compiled, x = transpile(f), np.arange(3.0)
+    try:
+        np.testing.assert_array_equal(compiled(x), f(x))
+        BIG_LIST[1][:3] = 4.0
+        BIG_TABLE["a"][:3] = 2.0
+        np.testing.assert_array_equal(compiled(x), f(x))
+        assert compiled.compilations == 1
+    finally:
+        BIG_LIST[1][:] = 1.0
+        BIG_TABLE["a"][:] = 1.0

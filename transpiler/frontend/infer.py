@@ -278,10 +278,7 @@ class Interpreter:
                 and not s.orelse and self._speculate_runtime_loop(s, frame, iterable):
             return
         self.guard_container(iterable)
-        items = py(list, iterable)
-        if isinstance(iterable, (list, tuple)):    # module-level arrays met by the loop: guarded, large ones inputs
-            items = [self.module_array(iterable, i, a) if isinstance(a, np.ndarray) else a for i, a in enumerate(items)]
-        for count, item in enumerate(items):
+        for count, item in enumerate(py(list, self.module_items(iterable))):
             if count > _MAX_UNROLL:
                 raise self.error_at(s, frame, f"loop unrolled more than {_MAX_UNROLL} times at compile time")
             self.assign(s.target, item, frame)
@@ -289,6 +286,13 @@ class Interpreter:
             if frame.locals.get(getattr(s, "break_flag", None)) is True:
                 return      # a break known at compile time
         self.exec_block(s.orelse, frame)
+
+    def module_items(self, container):
+        """A list or tuple with its arrays as module_array gives them (large ones kernel inputs); else as it is."""
+        if not isinstance(container, (list, tuple)) or not any(isinstance(a, np.ndarray) for a in container):
+            return container
+        return type(container)(self.module_array(container, i, a) if isinstance(a, np.ndarray) else a
+                               for i, a in enumerate(container))
 
     def guard_container(self, container) -> None:
         """A compile-time list, tuple or dict whose arrays the program reads all of (a loop over it, `zip`,
@@ -785,8 +789,11 @@ class Interpreter:
         if any(fn is b for b in _ITERATING_BUILTINS):   # zip(LAYERS, ...), enumerate(LAYERS): all items read
             for arg in args:
                 self.guard_container(arg)
+            args = [self.module_items(a) for a in args]
         elif isinstance(owner, dict) and getattr(fn, "__name__", "") in ("values", "items"):
             self.guard_container(owner)
+            items = {k: self.module_array(owner, k, v) if isinstance(v, np.ndarray) else v for k, v in owner.items()}
+            return list(items.values()) if fn.__name__ == "values" else list(items.items())
         if isinstance(owner, (list, dict, set)) and self.frame_of_call is not None \
                 and _is_global_object(owner, self.frame_of_call) \
                 and getattr(fn, "__name__", "") in _MUTATORS:
