@@ -170,3 +170,37 @@ def test_large_arrays_through_zip_enumerate_and_values_are_read_at_every_call():
     finally:
         BIG_LIST[1][:] = 1.0
         BIG_TABLE["a"][:] = 1.0
+
+
+PARAMS = {"blocks": [np.ones(3)]}
+
+
+def test_a_container_replaced_inside_a_module_level_container_is_seen():
+    def f(x):
+        for w in PARAMS["blocks"]:
+            x = x * w
+        return x
+
+    compiled, x = transpile(f), np.arange(3.0)
+    try:
+        np.testing.assert_array_equal(compiled(x), x)
+        PARAMS["blocks"] = [np.full(3, 2.0), np.full(3, 3.0)]
+        np.testing.assert_array_equal(compiled(x), 6 * x)
+    finally:
+        PARAMS["blocks"] = [np.ones(3)]
+
+
+def test_a_module_level_container_rebound_is_seen():
+    global PARAMS
+
+    def f(x):
+        return x * PARAMS["blocks"][0]
+
+    compiled, x = transpile(f), np.arange(3.0)
+    saved = PARAMS
+    try:
+        np.testing.assert_array_equal(compiled(x), x)
+        PARAMS = {"blocks": [np.full(3, 5.0)]}
+        np.testing.assert_array_equal(compiled(x), 5 * x)
+    finally:
+        PARAMS = saved

@@ -488,9 +488,11 @@ class Interpreter:
                                  [index], {})
             raise UserError("indexing a Python list with a run-time value is not supported", TypeError)
         result = py(lambda: value[index])
-        if isinstance(result, np.ndarray) and isinstance(value, (list, tuple, dict)) \
-                and (isinstance(index, int) or isinstance(value, dict)):
-            return self.module_array(value, index, result)                 # W[0] of a module-level list
+        if isinstance(value, (list, tuple, dict)) and (isinstance(index, int) or isinstance(value, dict)):
+            if isinstance(result, np.ndarray):
+                return self.module_array(value, index, result)             # W[0] of a module-level list
+            if isinstance(result, (list, tuple, dict)) and _holds_arrays(result):
+                self.b.program.globals_read.append((value, index, result))   # PARAMS["blocks"]: the same list
         return result
 
     # ---- expressions --------------------------------------------------------------------------------------------
@@ -507,12 +509,15 @@ class Interpreter:
         value = frame.lookup(e.id)
         if isinstance(value, Undefined):
             raise UserError(value.why, NameError)
-        if isinstance(value, np.ndarray):
+        if isinstance(value, (np.ndarray, list, tuple, dict)):
             root = frame
             while root.parent is not None:
                 root = root.parent
             if root.globals.get(e.id) is value and e.id not in root.locals:
-                return self.module_array(root.globals, e.id, value)
+                if isinstance(value, np.ndarray):
+                    return self.module_array(root.globals, e.id, value)
+                if _holds_arrays(value):   # PARAMS rebound at module level: compiled again
+                    self.b.program.globals_read.append((root.globals, e.id, value))
         return value
 
     def module_array(self, container, key, array: np.ndarray):
@@ -654,9 +659,11 @@ class Interpreter:
         if isinstance(result, Unavailable):
             raise UserError(f"{result!r} cannot be read", TypeError)
         holder = isinstance(value, (types.ModuleType, type)) or is_structure_object(value)
-        if isinstance(result, np.ndarray) and holder and e.attr in getattr(value, "__dict__", {}):
-            # config.WEIGHTS, Table.w (a class attribute) or CFG.w of a module-level object
-            return self.module_array(vars(value), e.attr, result)
+        if holder and e.attr in getattr(value, "__dict__", {}):
+            if isinstance(result, np.ndarray):   # config.WEIGHTS, Table.w, CFG.w of a module-level object
+                return self.module_array(vars(value), e.attr, result)
+            if isinstance(result, (list, tuple, dict)) and _holds_arrays(result):
+                self.b.program.globals_read.append((vars(value), e.attr, result))   # config.LAYERS
         return result
 
     def array_attribute(self, x: Var, name: str):
@@ -908,6 +915,13 @@ def _is_user_module(module: str) -> bool:
     path = getattr(mod, "__file__", None) or ""
     library = (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])
     return bool(path) and not any(path.startswith(p) for p in library)
+
+
+def _holds_arrays(container, depth: int = 4) -> bool:
+    """Whether a compile-time container holds NumPy arrays (a few levels down)."""
+    items = container.values() if isinstance(container, dict) else container
+    return any(isinstance(v, np.ndarray) or depth > 0 and isinstance(v, (list, tuple, dict)) and
+               _holds_arrays(v, depth - 1) for v in items)
 
 
 _ITERATING_BUILTINS = (enumerate, zip, reversed, sorted, list, tuple, map, filter, iter)

@@ -33,7 +33,8 @@ class GlobalsGuard:
         for namespace, name, array in reads:
             if (id(namespace), name) not in seen:
                 seen.add((id(namespace), name))
-                copy = array.copy() if name is not LENGTH and array.nbytes <= MAX_COMPARED_BYTES else None
+                small = isinstance(array, np.ndarray) and array.nbytes <= MAX_COMPARED_BYTES
+                copy = array.copy() if small else None   # (a length, a container: identity or value only)
                 self.entries.append((namespace, name, array, copy))
 
     def __bool__(self) -> bool:
