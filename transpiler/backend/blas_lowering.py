@@ -34,8 +34,10 @@ CHUNK_ALIGN = 64                               # chunk bounds: a multiple of eve
 # GPT-2 at 256 tokens: 708 ms with 512, 680 ms with 1024, 705 ms with 2048 (743 ms widening whole operands).
 TILE = 1024
 
-# The external symbols the kernel calls: runtime/blas.py binds them to OpenBLAS's ILP64 cblas_sgemm / cblas_dgemm.
+# The external symbols the kernel calls: runtime/blas.py binds them to OpenBLAS's ILP64 cblas_?gemm / cblas_?gemv.
 GEMM_SYMBOLS = {"f32": "transpiler_cblas_sgemm", "f64": "transpiler_cblas_dgemm"}
+GEMV_SYMBOLS = {"f32": "transpiler_cblas_sgemv", "f64": "transpiler_cblas_dgemv"}
+BLAS_SYMBOLS = (*GEMM_SYMBOLS.values(), *GEMV_SYMBOLS.values())
 _HELPER = "transpiler_gemm_{}"
 
 
@@ -105,11 +107,14 @@ def _helper(module: ir.Module, wide) -> str:
     if name in existing:
         return name
     index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
-    gemm = GEMM_SYMBOLS[str(wide)]
+    gemm, gemv = GEMM_SYMBOLS[str(wide)], GEMV_SYMBOLS[str(wide)]
     with ir.InsertionPoint.at_block_begin(module.body):
         if gemm not in existing:
             func.FuncOp(gemm, ([i32, i32, i32, index, index, index, wide, index, index, index, index, wide, index,
                                 index], []), visibility="private")
+        if gemv not in existing:   # (order, trans, M, N, alpha, A, lda, x, incx, beta, y, incy)
+            func.FuncOp(gemv, ([i32, i32, index, index, wide, index, index, index, index, wide, index, index], []),
+                        visibility="private")
         t = _dynamic(ir.MemRefType.get([1, 1], wide))
         fn = func.FuncOp(name, ([t, t, t], []), visibility="private")
     with ir.InsertionPoint(fn.add_entry_block()):
@@ -120,7 +125,7 @@ def _helper(module: ir.Module, wide) -> str:
         branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ne, macs, _index(0)), [], has_else=True)
         with ir.InsertionPoint(branch.then_block):
             _blas_or_copy(module, name, a, b, c, [(a, m, k), (b, k, n)],
-                          lambda: _chunked_gemm(gemm, a, b, c, m, n, k, macs))
+                          lambda: _chunked_gemm(gemm, gemv, a, b, c, m, n, k, macs))
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
             linalg.fill(arith.constant(wide, ir.FloatAttr.get(wide, 0.0)), outs=[c])   # k = 0: a sum of nothing
@@ -168,7 +173,10 @@ def _layouts(x, rows, cols):
     return by_rows, by_columns
 
 
-def _chunked_gemm(gemm, a, b, c, m, n, k, macs) -> None:
+def _chunked_gemm(gemm, gemv, a, b, c, m, n, k, macs) -> None:
+    """c = a @ b on BLAS matrices, in chunks of the output over the threads: gemm, or gemv when b is one column, as
+    NumPy calls it for a matrix times a column (its results then are NumPy's, and a matrix-vector product runs at
+    gemv's speed, not gemm's)."""
     index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
     zero, one = _index(0), _index(1)
     wide = ir.MemRefType(c.type).element_type
@@ -189,6 +197,42 @@ def _chunked_gemm(gemm, a, b, c, m, n, k, macs) -> None:
     worth = _max(arith.divui(macs, _index(CHUNK_MIN_MACS)), one)
     chunks = arith.minui(_index(usable_cores()), worth)
     sa0, sb1 = _strides(a)[0], _strides(b)[1]
+    column = scf.IfOp(_eq(n, one), [], has_else=True)
+    with ir.InsertionPoint(column.then_block):
+        _chunked_gemv(gemv, chunks, m, k, item, wide, (pa, ta, lda, sa0), (pb, tb, ldb), (pc, ldc, sc0))
+        scf.YieldOp([])
+    with ir.InsertionPoint(column.else_block):
+        _chunked_gemm_loop(gemm, chunks, m, n, k, item, wide, (pa, ta, lda, sa0), (pb, tb, ldb, sb1), (pc, ldc, sc0))
+        scf.YieldOp([])
+
+
+def _chunked_gemv(gemv, chunks, m, k, item, wide, a, b, c) -> None:
+    """c[:, 0] = a @ b[:, 0], rows of a in chunks (aligned as gemm's are: a row's sum is the one a single call
+    computes). A transposed a is a (k, m) row-major matrix, multiplied transposed."""
+    (pa, ta, lda, sa0), (pb, tb, ldb), (pc, ldc, sc0) = a, b, c
+    index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
+    zero, one = _index(0), _index(1)
+    no_trans = arith.cmpi(arith.CmpIPredicate.eq, ta, arith.constant(i32, NO_TRANS))
+    incx = arith.select(arith.cmpi(arith.CmpIPredicate.eq, tb, arith.constant(i32, NO_TRANS)), ldb, one)
+    loop = scf.ParallelOp([], [zero], [chunks], [one], [])
+    body = loop.regions[0].blocks.append(index)
+    with ir.InsertionPoint(body):
+        i = body.arguments[0]
+        start, end = (_chunk_bound(m, j, chunks) for j in (i, arith.addi(i, one)))
+        size = arith.subi(end, start)
+        rows, cols = arith.select(no_trans, size, k), arith.select(no_trans, k, size)
+        func.CallOp([], ir.FlatSymbolRefAttr.get(gemv), [
+            arith.constant(i32, ROW_MAJOR), ta, rows, cols, arith.constant(wide, ir.FloatAttr.get(wide, 1.0)),
+            arith.addi(pa, arith.muli(arith.muli(start, sa0), item)), lda, pb, incx,
+            arith.constant(wide, ir.FloatAttr.get(wide, 0.0)), arith.addi(pc, arith.muli(arith.muli(start, sc0), item)),
+            ldc])
+        scf.ReduceOp([], 0)
+
+
+def _chunked_gemm_loop(gemm, chunks, m, n, k, item, wide, a, b, c) -> None:
+    (pa, ta, lda, sa0), (pb, tb, ldb, sb1), (pc, ldc, sc0) = a, b, c
+    index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
+    zero, one = _index(0), _index(1)
     split_n = arith.cmpi(arith.CmpIPredicate.ugt, n, m)      # split the larger output dim
     extent = arith.select(split_n, n, m)
     loop = scf.ParallelOp([], [zero], [chunks], [one], [])

@@ -15,7 +15,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
-from .blas_lowering import GEMM_SYMBOLS
+from .blas_lowering import BLAS_SYMBOLS
 
 # Ops allowed in a loop whose accumulator is promoted: none of them writes memory (except the one store moved).
 _READ_ONLY_PREFIXES = ("arith.", "math.", "index.")
@@ -339,7 +339,7 @@ def _cost(region, inside: set, index, min_work: int) -> ir.Value:
                 trip = arith.subi(op.operands[1], op.operands[0])
                 terms.append(arith.muli(trip, _cost(op.regions[0], inside, index, min_work)))
             elif op.name == "func.call" and \
-                    ir.FlatSymbolRefAttr(op.attributes["callee"]).value in GEMM_SYMBOLS.values():
+                    ir.FlatSymbolRefAttr(op.attributes["callee"]).value in BLAS_SYMBOLS:
                 fixed += min_work // 2
             elif len(op.regions):
                 terms.extend(_cost(r, inside, index, min_work) for r in op.regions)

@@ -21,7 +21,7 @@ import threading
 
 import numpy as np
 
-from ..backend.blas_lowering import GEMM_SYMBOLS
+from ..backend.blas_lowering import BLAS_SYMBOLS
 from . import openmp
 from .memref import descriptor_type
 
@@ -33,7 +33,7 @@ _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_vo
 def library_functions(llvm_module_text: str) -> list:
     """Names of the matmul library functions the lowered module calls (NumPy's matmul or OpenBLAS's gemm)."""
     names = set(re.findall(r"@(linalg_(?:batch_)?matmul(?:_view(?:sx)+(?:f16|f32|f64)){3})\b", llvm_module_text))
-    names.update(name for name in GEMM_SYMBOLS.values() if f"@{name}(" in llvm_module_text)
+    names.update(name for name in BLAS_SYMBOLS if f"@{name}(" in llvm_module_text)
     return sorted(names)
 
 
@@ -42,7 +42,7 @@ def bind(names: list) -> tuple[dict, list]:
     functions `names`."""
     symbols, keepalive = {}, []
     for name in names:
-        if name in GEMM_SYMBOLS.values():
+        if name in BLAS_SYMBOLS:
             symbols[name] = _openblas().gemm[name]
         else:
             cb = callback(name)
@@ -52,7 +52,7 @@ def bind(names: list) -> tuple[dict, list]:
 
 
 def uses_openblas(names: list) -> bool:
-    return any(name in GEMM_SYMBOLS.values() for name in names)
+    return any(name in BLAS_SYMBOLS for name in names)
 
 
 def direct_available() -> bool:
@@ -70,7 +70,7 @@ class _OpenBLAS:
         if b"USE64BITINT" not in config():
             raise OSError("not an ILP64 OpenBLAS")   # the kernels pass 64-bit integers
         self.gemm = {ours: ctypes.cast(getattr(lib, f"scipy_cblas_{ours[-5:]}64_"), ctypes.c_void_p).value
-                     for ours in GEMM_SYMBOLS.values()}
+                     for ours in BLAS_SYMBOLS}    # ?gemm and ?gemv
         self.get_threads = lib.scipy_openblas_get_num_threads64_
         self.get_threads.restype = ctypes.c_int
         self.set_threads = lib.scipy_openblas_set_num_threads64_
