@@ -1,0 +1,97 @@
+"""What a compiled function returns, against what NumPy returns: the argument itself, a view of it, or a new array
+(issue #20 item 6). For each function: the same object where NumPy returns the argument, memory shared with the
+argument exactly where NumPy's result shares it, and, for a view, a write through the result seen in the argument
+(and the other way round), on contiguous, strided, reversed, misaligned and read-only arguments."""
+import numpy as np
+import pytest
+
+from transpiler import transpile
+
+FUNCTIONS = {
+    # the argument itself
+    "asarray": lambda x: np.asarray(x),
+    "identity": lambda x: x,
+    # views
+    "transpose": lambda x: x.T,
+    "np.transpose": lambda x: np.transpose(x),
+    "slice": lambda x: x[1:],
+    "step": lambda x: x[::2],
+    "reversed": lambda x: x[::-1],
+    "ellipsis": lambda x: x[...],
+    "full slice": lambda x: x[:],
+    "new axis": lambda x: x[None],
+    "expand_dims": lambda x: np.expand_dims(x, 0),
+    "row": lambda x: x[0],
+    "flip": lambda x: np.flip(x, 0),
+    "swapaxes": lambda x: np.swapaxes(x, 0, 1),
+    # new arrays
+    "copy": lambda x: x.copy(),
+    "np.copy": lambda x: np.copy(x),
+    "np.array": lambda x: np.array(x),
+    "astype": lambda x: x.astype(np.float64),
+    "concatenate": lambda x: np.concatenate([x]),
+    "hstack": lambda x: np.hstack([x]),
+    "vstack": lambda x: np.vstack([x]),
+    "arithmetic": lambda x: x + 0,
+    "negative": lambda x: -x,
+    "where": lambda x: np.where(x > 0, x, 0.0),
+    "sum": lambda x: x.sum(axis=0),
+}
+
+
+def argument(layout: str) -> np.ndarray:
+    base = np.arange(1.0, 1.0 + 6 * 8).reshape(6, 8)
+    if layout == "contiguous":
+        return base
+    if layout == "strided":
+        return np.arange(1.0, 1.0 + 12 * 16).reshape(12, 16)[::2, ::2]
+    if layout == "reversed":
+        return base[::-1]
+    if layout == "misaligned":
+        raw = np.zeros(base.nbytes + 1, np.uint8)
+        x = np.frombuffer(raw.data, dtype=np.float64, count=base.size, offset=1).reshape(base.shape)
+        x[...] = base
+        return x
+    raise AssertionError(layout)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "reversed", "misaligned"])
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_the_result_aliases_the_argument_exactly_as_numpys(name, layout):
+    fn = FUNCTIONS[name]
+    x, y = argument(layout), argument(layout)
+    expected, got = fn(x), transpile(fn)(y)
+    assert type(got) is type(expected)
+    np.testing.assert_array_equal(got, expected)
+    assert (got is y) == (expected is x), "the argument itself"
+    shares = np.shares_memory(expected, x)
+    assert np.shares_memory(got, y) == shares, "memory shared with the argument"
+    if shares and isinstance(expected, np.ndarray) and expected.size:
+        first = (0,) * expected.ndim
+        expected[first] = -7.0          # a write through the result is seen in the argument
+        got[first] = -7.0
+        np.testing.assert_array_equal(y, x)
+        x.flat[-1] = 99.0               # and the other way round
+        y.flat[-1] = 99.0
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_a_read_only_argument_returned_as_a_view_stays_read_only():
+    x = argument("contiguous")
+    x.flags.writeable = False
+    got = transpile(lambda x: x[1:])(x)
+    assert np.shares_memory(got, x) and not got.flags.writeable
+
+
+def test_the_same_array_passed_twice():
+    """One object for two parameters: returned as itself (for either name) and written through both, as NumPy."""
+    def f(a, b):
+        a[0] = 5.0
+        return b, a[1:] + b[:-1]
+
+    x, y = np.arange(4.0), np.arange(4.0)
+    (same, expected), (got_same, got) = f(x, x), transpile(f)(y, y)
+    assert got_same is y and same is x
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(y, x)
+    assert not np.shares_memory(got, y)
