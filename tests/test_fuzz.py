@@ -727,3 +727,20 @@ def test_generated_programs_run_in_numpy(seed):
     args = [sample_value(dtype, shape, rng, kind) for _, shape, dtype, kind in prog.inputs]
     with np.errstate(all="ignore"):
         fn(*args)
+
+
+def test_the_comparison_catches_what_rounding_cannot_explain():
+    """compare_values itself: an infinity that became NaN, and an error far above its own result's rounding while
+    another result (or an input) is huge, are reported; a rounding-sized difference is not."""
+    e = np.array([np.inf, 1.0])
+    assert compare_values(np.array([np.nan, 1.0]), e, approx=True, signed_zeros=True, perturbed=[e, e])
+    source = "def prog(x0):\n    t0 = x0 * 2.0\n    t1 = np.tanh(x0)\n    return t0, t1\n"
+    args = [np.array([1e300, 0.5])]
+    scales = output_scales(source, args)
+    assert scales == [2e300, 1.0]                          # t1 (tanh(1e300) = 1) does not depend on t0
+    expected = (args[0] * 2.0, np.tanh(args[0]))
+    wrong = (expected[0], expected[1] * (1 + 1e-9))
+    assert compare_values(wrong, expected, approx=True, signed_zeros=True, scale=scales,
+                          perturbed=[expected]) is not None
+    close = (expected[0], np.nextafter(expected[1], 2.0))
+    assert compare_values(close, expected, approx=True, signed_zeros=True, scale=scales, perturbed=[expected]) is None
