@@ -88,8 +88,13 @@ def test_strided_reads_keep_numpys_answer():
 def test_threaded_equals_sequential():
     x = RNG.standard_normal((3000, 333))
     threaded, sequential = transpile(everything)(x), transpile(everything, threads=False)(x)
-    for a, b in zip(threaded, sequential):
+    expected = everything(x)
+    assert len(threaded) == len(sequential) == len(expected)
+    for a, b, e in zip(threaded, sequential, expected):
         np.testing.assert_array_equal(a, b)
+        # NumPy is the reference: float64 within the documented 1e-12 (the max is exact)
+        np.testing.assert_allclose(a, e, rtol=1e-12, atol=1e-12, strict=True)
+    np.testing.assert_array_equal(threaded[1], expected[1], strict=True)
 
 
 def test_the_llvm_stage_has_vector_reductions():
