@@ -5,7 +5,8 @@ import pytest
 from helpers import check
 from transpiler import emit, transpile
 
-RNG = np.random.default_rng(5)
+RNG_SEED = 5
+RNG = np.random.default_rng(RNG_SEED)   # replaced for every test by conftest (from RNG_SEED and the test's name)
 
 
 def arr(shape, dtype=np.float32):

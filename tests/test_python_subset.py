@@ -6,7 +6,8 @@ import programs_subset as P
 from helpers import assert_same, check, tolerance
 from transpiler import CompileError, emit, transpile
 
-RNG = np.random.default_rng(21)
+RNG_SEED = 21
+RNG = np.random.default_rng(RNG_SEED)   # replaced for every test by conftest (from RNG_SEED and the test's name)
 
 
 def layers(sizes, dtype=np.float32):

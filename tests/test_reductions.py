@@ -6,7 +6,8 @@ import pytest
 from helpers import assert_same, check
 from transpiler import CompileError, emit, transpile
 
-RNG = np.random.default_rng(7)
+RNG_SEED = 7
+RNG = np.random.default_rng(RNG_SEED)   # replaced for every test by conftest (from RNG_SEED and the test's name)
 DTYPES = ["bool", "int8", "int32", "int64", "uint8", "uint32", "float16", "float32", "float64"]
 AXES = [None, 0, 1, -1, -3, (0, 2), (-1, -2), (0, 1, 2)]
 
