@@ -18,7 +18,8 @@ def test_numpys_openblas_is_found():
     assert blas.direct_available()
 
 
-RNG = np.random.default_rng(11)
+RNG_SEED = 11
+RNG = np.random.default_rng(RNG_SEED)   # replaced for every test by conftest (from RNG_SEED and the test's name)
 
 
 def arr(shape, dtype):

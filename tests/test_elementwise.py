@@ -10,7 +10,8 @@ from transpiler import transpile
 ALL = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
        "float64"]
 NUMERIC = [d for d in ALL if d != "bool"]
-RNG = np.random.default_rng(1234)
+RNG_SEED = 1234
+RNG = np.random.default_rng(RNG_SEED)   # replaced for every test by conftest (from RNG_SEED and the test's name)
 
 
 def sample(dtype, shape=(4, 5), positive=False, nonzero=False):

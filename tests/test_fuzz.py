@@ -726,7 +726,17 @@ def test_generated_programs_run_in_numpy(seed):
     rng = np.random.default_rng(seed)
     args = [sample_value(dtype, shape, rng, kind) for _, shape, dtype, kind in prog.inputs]
     with np.errstate(all="ignore"):
-        fn(*args)
+        result = fn(*args)
+    # NumPy values (or a tuple of them) of dtypes the compiler supports: not Python objects, not lists
+    for value in (result if isinstance(result, tuple) else (result,)):
+        assert isinstance(value, (np.ndarray, np.generic)), type(value)
+        assert value.dtype in SUPPORTED_RESULT_DTYPES, value.dtype
+    # the same seed gives the same program: a failure reproduces from its seed alone
+    assert generate(RandomChooser(1000 + seed)).source == prog.source
+
+
+SUPPORTED_RESULT_DTYPES = {np.dtype(t) for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                                 "uint32", "uint64", "float16", "float32", "float64")}
 
 
 def test_the_comparison_catches_what_rounding_cannot_explain():

@@ -3,10 +3,11 @@ import numpy as np
 import pytest
 
 import programs_subset as P
-from helpers import assert_same, check
+from helpers import assert_same, check, tolerance
 from transpiler import CompileError, emit, transpile
 
-RNG = np.random.default_rng(21)
+RNG_SEED = 21
+RNG = np.random.default_rng(RNG_SEED)   # replaced for every test by conftest (from RNG_SEED and the test's name)
 
 
 def layers(sizes, dtype=np.float32):
@@ -18,8 +19,8 @@ def layers(sizes, dtype=np.float32):
 def test_mlp_with_list_of_dicts(dtype):
     ls = layers([5, 8, 8, 8, 3], dtype)
     x = RNG.standard_normal((4, 5)).astype(dtype)
-    check(P.mlp, x, ls, rtol=1e-5, atol=1e-6)
-    check(P.mlp, x, ls, np.tanh, rtol=1e-5, atol=1e-6)
+    check(P.mlp, x, ls)             # the documented tolerance of the dtype (float64: 1e-12)
+    check(P.mlp, x, ls, np.tanh)
 
 
 def test_repeated_calls_are_one_function():
@@ -32,7 +33,7 @@ def test_repeated_calls_are_one_function():
     assert text.count("call @residual_block") == 5
     typed = emit(P.deep, x, blocks, stage="typed")
     assert typed.count("= call callee='residual_block") == 5
-    check(P.deep, x, blocks, rtol=1e-5, atol=1e-5)
+    check(P.deep, x, blocks)
     # a one-line helper stays inline, where it fuses with its neighbours
     assert "func.func private" not in emit(P.mlp, x, layers([6, 6, 6, 6, 2]), stage="mlir")
 
@@ -41,7 +42,7 @@ def test_zip_map_sorted_and_dict_comprehension():
     ws = [RNG.standard_normal((4, 3)).astype(np.float32) for _ in range(3)]
     bs = [RNG.standard_normal(3).astype(np.float32) for _ in range(3)]
     x = RNG.standard_normal((2, 4)).astype(np.float32)
-    check(P.ensemble, x, ws, bs, rtol=1e-5, atol=1e-6)
+    check(P.ensemble, x, ws, bs)
 
 
 def test_star_args_kwargs_and_higher_order():
@@ -69,7 +70,7 @@ def test_runtime_trip_count_with_if_inside(n, threshold):
     f = transpile(P.running)
     acc, count = f(x, np.int64(n), threshold)
     acc_ref, count_ref = P.running(x, n, threshold)
-    np.testing.assert_allclose(acc, acc_ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(acc, acc_ref, rtol=tolerance(acc_ref.dtype), atol=tolerance(acc_ref.dtype))
     assert acc.dtype == acc_ref.dtype and int(count) == count_ref
 
 

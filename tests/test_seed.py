@@ -38,3 +38,19 @@ def test_gelu_shapes(dtype, shape):
     expected = gelu(x)
     assert y.dtype == expected.dtype == np.float64
     np.testing.assert_allclose(y, expected, rtol=2e-6, atol=2e-6)
+
+
+# ---- conftest: a module's RNG restarts for every test (#20 item 9) -------------------------------------------------
+RNG_SEED = 99
+RNG = np.random.default_rng(RNG_SEED)
+
+
+@pytest.mark.parametrize("draws_before", [0, 5])
+def test_module_rng_restarts_for_every_test(draws_before):
+    """Whatever this module's earlier tests drew, each test's RNG is a generator fresh from RNG_SEED and its name."""
+    from conftest import rng_for_test
+    import os
+    name = os.environ["PYTEST_CURRENT_TEST"].split("::")[-1].split(" ")[0]
+    RNG.random(draws_before)   # noqa: F821 - the global, replaced by conftest
+    expected = rng_for_test(RNG_SEED, name).random(draws_before + 3)[draws_before:]
+    np.testing.assert_array_equal(RNG.random(3), expected)

@@ -5,7 +5,8 @@ import pytest
 from helpers import check
 from transpiler import CompileError, transpile
 
-RNG = np.random.default_rng(11)
+RNG_SEED = 11
+RNG = np.random.default_rng(RNG_SEED)   # replaced for every test by conftest (from RNG_SEED and the test's name)
 
 
 def arr(shape, dtype=np.float32):

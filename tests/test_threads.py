@@ -30,9 +30,96 @@ def elementwise_and_reductions(x):
     return y, y.sum(axis=0), y.max(axis=-1), x.min(), (x > 1).sum(axis=-1)
 
 
-def both_ways(fn, *args):
-    threaded, sequential = transpile(fn), transpile(fn, threads=False)
-    return threaded(*args), sequential(*args)
+def bool_ops(x):
+    return x & ~x.T.T, x.any(axis=0), x.all(axis=-1)
+
+
+MAIN_SHAPES = [(1, 1), (7, 1), (1, 1000), (7, 1000), (1000, 7), (3, 5, 7)]
+NON_CONTIGUOUS = {"plain": lambda x: x, "T": lambda x: x.T, "strided": lambda x: x[::3, ::2],
+                  "fortran": lambda x: np.asfortranarray(x)}
+SUM_DTYPES = ["float16", "float32", "float64", "int32", "uint8"]
+
+
+def threaded_cases():
+    """Every (function, arguments) whose threaded result the tests below compare, by name. The shapes are far below
+    THREAD_MIN_WORK: the threaded kernels are compiled in a child process with the threshold lowered to 1, so that
+    every parallel loop really runs on OpenMP's threads (see `threaded`)."""
+    cases = {}
+    for dtype in DTYPES:
+        for shape in MAIN_SHAPES:
+            cases[f"main-{dtype}-{shape}"] = (bool_ops if dtype == "bool" else elementwise_and_reductions,
+                                              (data(dtype, shape),))
+    for name, make in NON_CONTIGUOUS.items():
+        cases[f"noncontig-{name}"] = (softmax, (make(data("float32", (1000, 21), seed=3)),))
+    for dtype in SUM_DTYPES:
+        cases[f"sums-{dtype}"] = (sums, (data(dtype, (9, 130, 7), seed=5),))
+    for fn in FUSED:
+        for n in (1, 7, 300):
+            cases[f"fused-{fn.__name__}-{n}"] = (fn, (data("float64", (n, n), seed=n) / 5,))
+    cases["attention"] = (scaled_softmax, (data("float64", (64, 64), seed=3), data("float32", (64, 64), seed=4)))
+    return cases
+
+
+THREADED_SCRIPT = """
+import sys
+import numpy as np
+from transpiler import transpile
+from transpiler.backend import pipeline
+from tests.test_threads import elementwise_and_reductions, threaded_cases, threads_now
+
+# a kernel below the default threshold initializes the OpenMP runtime without waking its workers
+transpile(lambda x: x * 2, disk_cache=False)(np.ones(10))
+start = threads_now()
+pipeline.THREAD_MIN_WORK = 1            # read when compiling: every parallel loop of the kernels below is threaded
+transpile(elementwise_and_reductions, disk_cache=False)(np.ones((8, 8)))   # 64 elements: threads only if lowered
+probe = threads_now()
+out = {}
+with np.errstate(all="ignore"):
+    for name, (fn, args) in threaded_cases().items():
+        result = transpile(fn, disk_cache=False)(*args)      # disk_cache=False: never a kernel compiled elsewhere
+        for i, value in enumerate(result if isinstance(result, tuple) else (result,)):
+            out[f"{name}|{i}"] = value
+np.savez(sys.argv[1], **out)
+print(start, probe)
+"""
+
+
+def threads_now():
+    with open("/proc/self/status") as f:
+        return int(next(line for line in f if line.startswith("Threads:")).split()[1])
+
+
+@pytest.fixture(scope="module")
+def threaded(tmp_path_factory):
+    """The threaded results of `threaded_cases`, computed in a child process with OMP_NUM_THREADS=2 and
+    OMP_DYNAMIC=false (the runtime's default load balancing may give one thread on a busy machine), the threshold
+    lowered to 1; asserts that OpenMP's worker threads really started."""
+    if (os.cpu_count() or 1) < 2 or not os.path.exists("/proc/self/status"):
+        pytest.fail("the thread tests need two cores and Linux /proc")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    tmp = tmp_path_factory.mktemp("threaded")
+    script = tmp / "threaded.py"
+    script.write_text(THREADED_SCRIPT)
+    r = subprocess.run([sys.executable, str(script), str(tmp / "out.npz")], capture_output=True, text=True, cwd=root,
+                       env={**os.environ, "PYTHONPATH": root, "OMP_NUM_THREADS": "2", "OMP_DYNAMIC": "false"},
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    start, probe = map(int, r.stdout.split())
+    assert probe > start, f"a tiny kernel did not start OpenMP's worker threads ({start} -> {probe} threads)"
+    data = np.load(tmp / "out.npz")
+    results = {}
+    for key in data.files:
+        name, i = key.split("|")
+        results.setdefault(name, {})[int(i)] = data[key]
+    return {name: tuple(v[i] for i in range(len(v))) if len(v) > 1 else v[0] for name, v in results.items()}
+
+
+def both_ways(threaded, name):
+    """The threaded result of case `name` (from the child process) and the sequential one, computed here."""
+    fn, args = threaded_cases()[name]
+    with np.errstate(all="ignore"):
+        sequential = transpile(fn, threads=False)(*args)
+    return threaded[name], sequential
 
 
 def assert_identical(a, b):
@@ -45,15 +132,12 @@ def assert_identical(a, b):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", [(1, 1), (7, 1), (1, 1000), (7, 1000), (1000, 7), (3, 5, 7)])
-def test_threaded_equals_sequential_and_numpy(dtype, shape):
+@pytest.mark.parametrize("shape", MAIN_SHAPES)
+def test_threaded_equals_sequential_and_numpy(threaded, dtype, shape):
     x = data(dtype, shape)
-    if dtype == "bool":
-        fn = lambda x: (x & ~x.T.T, x.any(axis=0), x.all(axis=-1))   # noqa: E731
-    else:
-        fn = elementwise_and_reductions
+    fn = bool_ops if dtype == "bool" else elementwise_and_reductions
+    threaded, sequential = both_ways(threaded, f"main-{dtype}-{shape}")
     with np.errstate(all="ignore"):
-        threaded, sequential = both_ways(fn, x)
         expected = fn(x)
     assert_identical(threaded, sequential)
     for got, want in zip(threaded, expected):
@@ -73,10 +157,10 @@ def softmax(x):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-@pytest.mark.parametrize("make", [lambda x: x, lambda x: x.T, lambda x: x[::3, ::2], lambda x: np.asfortranarray(x)])
-def test_non_contiguous_inputs(make):
-    x = make(data("float32", (1000, 21), seed=3))
-    threaded, sequential = both_ways(softmax, x)
+@pytest.mark.parametrize("make", NON_CONTIGUOUS)
+def test_non_contiguous_inputs(threaded, make):
+    x = NON_CONTIGUOUS[make](data("float32", (1000, 21), seed=3))
+    threaded, sequential = both_ways(threaded, f"noncontig-{make}")
     assert_identical(threaded, sequential)
     np.testing.assert_allclose(threaded, softmax(x), rtol=1e-5, atol=1e-9)   # strided rows: NumPy sums in order
 
@@ -85,11 +169,11 @@ def sums(x):
     return x.sum(axis=0), x.sum(axis=1), x.sum(axis=(0, 2)), x.sum(), x.mean(axis=-1)
 
 
-@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32", "uint8"])
-def test_reductions_over_every_axis(dtype):
+@pytest.mark.parametrize("dtype", SUM_DTYPES)
+def test_reductions_over_every_axis(threaded, dtype):
     """Reductions over leading, middle, trailing and all axes: promoted accumulators through nested loops."""
     x = data(dtype, (9, 130, 7), seed=5)
-    threaded, sequential = both_ways(sums, x)
+    threaded, sequential = both_ways(threaded, f"sums-{dtype}")
     assert_identical(threaded, sequential)
     exact = sums(x.astype(np.float64)) if x.dtype.kind == "f" else sums(x)   # float16: NumPy sums rows in float16
     for got, want, exact_value in zip(threaded, sums(x), exact):
@@ -202,13 +286,16 @@ def row_chain(x):
     return e / s, (e / s)[::-1, ::-1]
 
 
-@pytest.mark.parametrize("fn", [reversed_rows, transposed_read, shifted_rows, leading_axis_sum, row_chain])
+FUSED = [reversed_rows, transposed_read, shifted_rows, leading_axis_sum, row_chain]
+
+
+@pytest.mark.parametrize("fn", FUSED)
 @pytest.mark.parametrize("n", [1, 7, 300])
-def test_fused_loops_keep_numpys_answer(fn, n):
+def test_fused_loops_keep_numpys_answer(threaded, fn, n):
     """loops.fuse_parallel_loops only fuses loops whose iterations touch their own rows: reads of another row of a
     buffer the first loop writes (reversed, transposed, shifted, reduced over rows) must keep them apart."""
     x = data("float64", (n, n), seed=n) / 5
-    threaded, sequential = both_ways(fn, x)
+    threaded, sequential = both_ways(threaded, f"fused-{fn.__name__}-{n}")
     assert_identical(threaded, sequential)
     expected = fn(x)
     for got, want in zip(threaded if isinstance(threaded, tuple) else (threaded,),
@@ -231,7 +318,7 @@ def scaled_softmax(s, mask):
     return softmax(s / np.sqrt(s.shape[-1]) + mask)
 
 
-def test_attention_scores_and_a_float64_softmax_are_one_row_loop():
+def test_attention_scores_and_a_float64_softmax_are_one_row_loop(threaded):
     """The scores' loop fuses with the softmax's although the max's empty-axis check flag is computed between
     them (loads and stores of fresh 0-d buffers move above the first loop), and the compensated sum's two
     accumulators start from distinct fills (no copies between the loops)."""
@@ -243,7 +330,7 @@ def test_attention_scores_and_a_float64_softmax_are_one_row_loop():
     with module.context, ir.Location.unknown():
         loops.fuse_parallel_loops(module)
     assert str(module).count("scf.parallel") == 1 and "memref.copy" not in str(module)
-    threaded, sequential = both_ways(scaled_softmax, s, mask)
+    threaded, sequential = both_ways(threaded, "attention")
     assert_identical(threaded, sequential)
     np.testing.assert_allclose(threaded, scaled_softmax(s, mask), rtol=1e-13, atol=1e-15)
 

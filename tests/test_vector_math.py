@@ -42,9 +42,16 @@ def tanh_of(x):
     return np.tanh(x)
 
 
-@pytest.mark.parametrize("dtype, limit", [("float64", 2), ("float32", 1), ("float16", 1)])   # see vector_math.py
+# docs/guarantees.md: float32 exp within 1 ulp, float32 tanh computed in float64 and correctly rounded, float64 exp
+# within 1 and tanh within 2 ulp; float16 computed in float32 and rounded (one float16 ulp)
+LIMIT = {("exp", "float64"): 1, ("tanh", "float64"): 2, ("exp", "float32"): 1, ("tanh", "float32"): 0,
+         ("exp", "float16"): 1, ("tanh", "float16"): 1}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
 @pytest.mark.parametrize("fn, name", [(exp_of, "exp"), (tanh_of, "tanh")])
-def test_ulp_error(fn, name, dtype, limit):
+def test_ulp_error(fn, name, dtype):
+    limit = LIMIT[name, dtype]
     x = values(dtype, name)
     with np.errstate(all="ignore"):
         expected = reference(name, x)
@@ -55,7 +62,7 @@ def test_ulp_error(fn, name, dtype, limit):
     worst = int(np.argmax(error))
     assert error.max() <= limit, f"{name}({x[worst]!r}) = {actual[worst]!r}, exact {expected[worst]!r}"
     assert np.array_equal(np.signbit(actual), np.signbit(expected)) or name == "exp"
-    assert numpy_error <= limit + 1   # the reference itself is sound: NumPy is within its own few ulp
+    assert numpy_error <= max(limit, 1) + 1   # the reference itself is sound: NumPy is within its own few ulp
 
 
 def test_odd_sizes_and_strides():
@@ -67,4 +74,4 @@ def test_odd_sizes_and_strides():
             for fn, name in ((tanh_of, "tanh"), (exp_of, "exp")):
                 actual = transpile(fn)(arg)
                 assert actual.shape == arg.shape and actual.dtype == arg.dtype
-                assert ulps(actual, reference(name, arg)).max() <= (2 if arg.dtype == np.float64 else 1)
+                assert ulps(actual, reference(name, arg)).max() <= LIMIT[name, arg.dtype.name]
