@@ -99,17 +99,28 @@ class Table:
     values = np.ones(3)   # a class attribute: folded, and guarded like a module-level array
 
 
-def test_a_class_attribute_array_is_guarded():
-    f, x = transpile(lambda x: x * Table.values), np.arange(3.0)
-    saved = Table.values
+class Settings:
+    def __init__(self):
+        self.values = np.ones(3)
+
+
+SETTINGS = Settings()    # a module-level object: its arrays are folded too
+
+
+@pytest.mark.parametrize("holder", [Table, SETTINGS], ids=["class attribute", "module-level object's attribute"])
+def test_an_attribute_array_of_a_module_level_class_or_object_is_guarded(holder):
+    """Regression: only module attributes were guarded, so `SETTINGS.values` or `Table.values` changed in place or
+    rebound was read stale from the folded constant."""
+    f, x = transpile(lambda x: x * holder.values), np.arange(3.0)
+    saved = holder.values
     try:
         np.testing.assert_array_equal(f(x), x)
-        Table.values[:] = 3
+        holder.values[:] = 3
         np.testing.assert_array_equal(f(x), 3 * x)
-        Table.values = np.full(3, 4.0)
+        holder.values = np.full(3, 4.0)
         np.testing.assert_array_equal(f(x), 4 * x)
     finally:
-        Table.values = saved
+        holder.values = saved
         saved[:] = 1
 
 

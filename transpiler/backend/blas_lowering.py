@@ -177,8 +177,8 @@ def _chunked_gemm(gemm, gemv, a, b, c, m, n, k, macs) -> None:
     """c = a @ b on BLAS matrices, in chunks of the output over the threads: gemm, or gemv when b is one column, as
     NumPy calls it for a matrix times a column (its results then are NumPy's, and a matrix-vector product runs at
     gemv's speed, not gemm's)."""
-    index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
-    zero, one = _index(0), _index(1)
+    i32 = ir.IntegerType.get_signless(32)
+    one = _index(1)
     wide = ir.MemRefType(c.type).element_type
     item = _index(wide.width // 8)
     args = []   # (pointer in bytes, trans, leading dim) of a and b
