@@ -95,3 +95,23 @@ def test_the_same_array_passed_twice():
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(y, x)
     assert not np.shares_memory(got, y)
+
+
+def test_results_that_view_one_another_share_memory():
+    """Found by the writes fuzzer: `return r, r[None]` came back as two separate arrays (NumPy's share memory)."""
+    def f(b):
+        r = b + 0.0
+        v = r[None]
+        r[r > 0.5] = 0.0
+        return r, v, r.T[::-1], r * 2
+
+    b = np.array([0.2, 0.7, 1.5])
+    expected, got = f(b.copy()), transpile(f)(b.copy())
+    for x, y in zip(got, expected):
+        np.testing.assert_array_equal(x, y)
+    for i in range(1, 4):
+        assert np.shares_memory(got[0], got[i]) == np.shares_memory(expected[0], expected[i])
+    got[0][0] = 9.0
+    expected[0][0] = 9.0
+    np.testing.assert_array_equal(got[1], expected[1])
+    np.testing.assert_array_equal(got[2], expected[2])

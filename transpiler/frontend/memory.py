@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import UserError
 from ..program import Var, next_var_id
-from ..runtime.signature import ArgumentView, object_attributes
+from ..runtime.signature import ArgumentView, ResultView, object_attributes
 from ..types.shapes import is_checkable
 
 # primitives whose result is a view of their first input in NumPy
@@ -280,6 +280,27 @@ class Memory:
                 if buf.argument is not None and v is not buf.argument and
                 (inputs is None or any(buf.argument is i for i in inputs))]
 
+    def as_returned(self, value):
+        """The returned value as the call rebuilds it: arguments and their views as in `as_inputs`; and where two or
+        more returned arrays view one array the function made (`return r, r[None]`), each of them is that array's
+        final contents with its view replayed at the call (ResultView), so they share memory as NumPy's do."""
+        value = self.as_inputs(value)
+        leaves: list = []
+        _returned_leaves(value, leaves)
+        by_buffer: dict = {}
+        for v in leaves:
+            ref = v.ref
+            if isinstance(ref, Ref) and ref.buffer.argument is None and self.current.get(ref.buffer) is ref.base:
+                by_buffer.setdefault(ref.buffer, []).append(v)
+        views = {}
+        for buffer, vs in by_buffer.items():
+            if len({id(v) for v in vs}) < 2:
+                continue
+            steps = [_replayable(v.ref.path) if v.ref.path else [] for v in vs]
+            if all(s is not None for s in steps):
+                views.update({id(v): ResultView(self.current[buffer], s) for v, s in zip(vs, steps)})
+        return _replace_leaves(value, views) if views else value
+
     def as_inputs(self, value):
         """A returned value with each argument's current contents replaced by the argument itself (the caller gets
         its own array back, as in NumPy)."""
@@ -295,6 +316,27 @@ class Memory:
         if isinstance(value, dict):
             return {k: self.as_inputs(v) for k, v in value.items()}
         return value
+
+
+def _returned_leaves(value, out: list) -> None:
+    if isinstance(value, Var):
+        out.append(value)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _returned_leaves(v, out)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _returned_leaves(v, out)
+
+
+def _replace_leaves(value, views: dict):
+    if isinstance(value, Var):
+        return views.get(id(value), value)
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(_replace_leaves(v, views) for v in value)
+    if isinstance(value, dict):
+        return {k: _replace_leaves(v, views) for k, v in value.items()}
+    return value
 
 
 def _replayable(path: tuple):

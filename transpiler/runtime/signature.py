@@ -241,12 +241,23 @@ class ArgumentView:
         self.argument, self.steps = argument, steps
 
 
+class ResultView:
+    """A returned view of an array the function made, returned with other views of it: the array's final contents
+    (`base`, a kernel result) with the view replayed at the call, so the returned arrays share memory as NumPy's."""
+
+    def __init__(self, base: Var, steps: list):
+        self.base, self.steps = base, steps
+
+
 def result_template(value, inputs: list, outputs: list):
     """Describe a returned Python value: Vars become ("out", i) or ("in", i), views of arguments ("view", i, steps),
     the rest is kept as is."""
     if isinstance(value, ArgumentView):
         index = next(i for i, v in enumerate(inputs) if v is value.argument)
         return ("view", index, value.steps)
+    if isinstance(value, ResultView):
+        base = result_template(value.base, inputs, outputs)
+        return ("result view", base[1], value.steps)
     if isinstance(value, Var):
         for i, v in enumerate(inputs):
             if v is value:
@@ -282,6 +293,8 @@ def build_result(template, results: list, originals: list, leaf=None):
         return originals[template[1]]
     if tag == "view":
         return _replay(originals[template[1]], template[2], originals)
+    if tag == "result view":
+        return _replay(results[template[1]], template[2], originals)
     if tag in ("list", "tuple"):
         items = [build_result(t, results, originals, leaf) for t in template[1]]
         return items if tag == "list" else tuple(items)
