@@ -115,3 +115,20 @@ def test_results_that_view_one_another_share_memory():
     expected[0][0] = 9.0
     np.testing.assert_array_equal(got[1], expected[1])
     np.testing.assert_array_equal(got[2], expected[2])
+
+
+def test_views_of_a_scalar_argument_are_new_arrays():
+    """Regression (found by the fuzzer, from the first version of the result views): two views of a NumPy scalar
+    argument were built from the wrong kernel result. NumPy makes a new array from the scalar in each call."""
+    def prog(x0):
+        t0 = np.exp(x0 * 0.0)
+        t1 = np.expand_dims(x0, 0)
+        t3 = x0.reshape(-1)
+        return t0, t1, t3
+
+    x0 = np.int64(29389305)
+    got, expected = transpile(prog)(x0), prog(x0)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+    assert not np.shares_memory(got[1], got[2])

@@ -215,3 +215,11 @@ def test_a_module_level_container_rebound_is_seen():
         np.testing.assert_array_equal(compiled(x), 5 * x)
     finally:
         PARAMS = saved
+
+
+def test_views_of_a_large_module_level_array_returned_are_views_of_it():
+    def views():
+        return BIG[None], BIG[5:], BIG
+
+    first, second, same = transpile(views)()
+    assert same is BIG and np.shares_memory(first, BIG) and np.shares_memory(second, BIG)

@@ -533,9 +533,11 @@ class Interpreter:
         v = self.implicit.get(id(array))
         if v is None:
             v = Var(array.dtype, tuple(array.shape))
+            name = f"<module-level array {key}>"
+            self.memory.argument(v, name)      # returned (or a view of it returned): the module's array, as NumPy
             self.memory.ref_of(v).buffer.readonly = "mutating a module-level array from compiled code is not supported"
             self.top.inputs.append(v)
-            self.top.input_names.append(f"<module-level array {key}>")
+            self.top.input_names.append(name)
             self.top.implicit.append(array)
             self.implicit[id(array)] = v
         return v

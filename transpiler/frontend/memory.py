@@ -290,8 +290,9 @@ class Memory:
         by_buffer: dict = {}
         for v in leaves:
             ref = v.ref
-            if isinstance(ref, Ref) and ref.buffer.argument is None and self.current.get(ref.buffer) is ref.base:
-                by_buffer.setdefault(ref.buffer, []).append(v)
+            if isinstance(ref, Ref) and ref.buffer.argument is None and self.current.get(ref.buffer) is ref.base \
+                    and not (ref.buffer.initial.scalar or ref.buffer.initial.weak):   # (NumPy makes a new array
+                by_buffer.setdefault(ref.buffer, []).append(v)                      # from a scalar each time)
         views = {}
         for buffer, vs in by_buffer.items():
             if len({id(v) for v in vs}) < 2:

@@ -257,6 +257,8 @@ def result_template(value, inputs: list, outputs: list):
         return ("view", index, value.steps)
     if isinstance(value, ResultView):
         base = result_template(value.base, inputs, outputs)
+        if base[0] != "out":     # (an input's buffer is never a ResultView's: memory.as_returned)
+            raise AssertionError(f"a view of a result made from {base}")
         return ("result view", base[1], value.steps)
     if isinstance(value, Var):
         for i, v in enumerate(inputs):
