@@ -132,3 +132,15 @@ def test_views_of_a_scalar_argument_are_new_arrays():
         assert g.dtype == e.dtype
         np.testing.assert_array_equal(g, e)
     assert not np.shares_memory(got[1], got[2])
+
+
+def test_views_of_a_list_arguments_array():
+    """A list argument's array (np.asarray of it) is the kernel's input, not an array the function made: two views
+    of it come back as they did before result views (an internal error in their first version)."""
+    def f(xs):
+        a = np.asarray(xs)
+        return a[None], a[1:]
+
+    got, expected = transpile(f)([1.0, 2.0, 3.0]), f([1.0, 2.0, 3.0])
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)

@@ -290,9 +290,12 @@ class Memory:
         by_buffer: dict = {}
         for v in leaves:
             ref = v.ref
-            if isinstance(ref, Ref) and ref.buffer.argument is None and self.current.get(ref.buffer) is ref.base \
-                    and not (ref.buffer.initial.scalar or ref.buffer.initial.weak):   # (NumPy makes a new array
-                by_buffer.setdefault(ref.buffer, []).append(v)                      # from a scalar each time)
+            # an array the function made: not an argument, not a list argument's array (read-only), not a scalar's
+            # (NumPy makes a new array from a scalar each time)
+            if isinstance(ref, Ref) and ref.buffer.argument is None and ref.buffer.readonly is None \
+                    and self.current.get(ref.buffer) is ref.base \
+                    and not (ref.buffer.initial.scalar or ref.buffer.initial.weak):
+                by_buffer.setdefault(ref.buffer, []).append(v)
         views = {}
         for buffer, vs in by_buffer.items():
             if len({id(v) for v in vs}) < 2:
