@@ -286,7 +286,7 @@ class Memory:
         final contents with its view replayed at the call (ResultView), so they share memory as NumPy's do."""
         value = self.as_inputs(value)
         leaves: list = []
-        _returned_leaves(value, leaves)
+        var_leaves(value, leaves)
         by_buffer: dict = {}
         for v in leaves:
             ref = v.ref
@@ -322,15 +322,16 @@ class Memory:
         return value
 
 
-def _returned_leaves(value, out: list) -> None:
+def var_leaves(value, out: list) -> None:
+    """The run-time values (Vars) inside a Python value, through lists, tuples and dicts, in order."""
     if isinstance(value, Var):
         out.append(value)
     elif isinstance(value, (list, tuple)):
         for v in value:
-            _returned_leaves(v, out)
+            var_leaves(v, out)
     elif isinstance(value, dict):
         for v in value.values():
-            _returned_leaves(v, out)
+            var_leaves(v, out)
 
 
 def _replace_leaves(value, views: dict):

@@ -18,6 +18,7 @@ from ..program import Program, Var
 from ..runtime.signature import build_result, result_template
 from ..types.shapes import Sym, derived
 from .builder import Builder
+from .memory import var_leaves
 
 
 @dataclass
@@ -128,7 +129,7 @@ class Outliner:
             # a function that writes into its arguments (or any array of its caller), or returns a view of one, is
             # inlined: its writes then change the caller's arrays, and its views follow later writes
             returned = []
-            _leaves(value, returned)
+            var_leaves(value, returned)
             if memory.arguments_written(inputs) or memory.changed_since(before) \
                     or any(_views_outside(memory, v, before, inputs) for v in returned):
                 raise WritesArrays
@@ -148,7 +149,7 @@ class Outliner:
         callee = entry.program
         leaves: list = []
         for v in arguments.values():
-            _leaves(v, leaves)
+            var_leaves(v, leaves)
         subst: dict = {}
         for formal, actual in zip(callee.inputs, leaves):
             for d, a in zip(formal.shape, actual.shape):
@@ -212,12 +213,3 @@ def _fresh(v, path: str, inputs: list, names: list):
     return v
 
 
-def _leaves(v, out: list) -> None:
-    if isinstance(v, Var):
-        out.append(v)
-    elif isinstance(v, (list, tuple)):
-        for x in v:
-            _leaves(x, out)
-    elif isinstance(v, dict):
-        for x in v.values():
-            _leaves(x, out)
