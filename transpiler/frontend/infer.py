@@ -277,7 +277,6 @@ class Interpreter:
         if isinstance(iterable, range) and len(iterable) > _RUNTIME_LOOP_MIN and writes_arrays(s.body) \
                 and not s.orelse and self._speculate_runtime_loop(s, frame, iterable):
             return
-        self.guard_container(iterable)
         for count, item in enumerate(py(list, self.module_items(iterable))):
             if count > _MAX_UNROLL:
                 raise self.error_at(s, frame, f"loop unrolled more than {_MAX_UNROLL} times at compile time")
@@ -288,24 +287,18 @@ class Interpreter:
         self.exec_block(s.orelse, frame)
 
     def module_items(self, container):
-        """A list or tuple with its arrays as module_array gives them (large ones kernel inputs); else as it is."""
-        if not isinstance(container, (list, tuple)) or not any(isinstance(a, np.ndarray) for a in container):
-            return container
-        return type(container)(self.module_array(container, i, a) if isinstance(a, np.ndarray) else a
-                               for i, a in enumerate(container))
-
-    def guard_container(self, container) -> None:
         """A compile-time list, tuple or dict whose arrays the program reads all of (a loop over it, `zip`,
-        `enumerate`, `.values()`): its length and its arrays are guarded at each call (runtime/globals_guard.py), so
-        a module-level container changed after compiling compiles again instead of being read stale."""
+        `enumerate`, `.values()`): its length is guarded at each call and each of its arrays goes through
+        module_array (guarded; large ones kernel inputs), so a module-level container changed after compiling is
+        never read stale. Returns the container with its arrays so replaced (a new one if any was)."""
         if not isinstance(container, (list, tuple, dict)):
-            return
-        keys = list(container) if isinstance(container, dict) else range(len(container))
-        arrays = [(k, container[k]) for k in keys if isinstance(container[k], np.ndarray)]
-        if arrays:
-            reads = self.b.program.globals_read
-            reads.append((container, LENGTH, len(container)))
-            reads.extend((container, k, a) for k, a in arrays)
+            return container
+        items = list(container.items()) if isinstance(container, dict) else list(enumerate(container))
+        if not any(isinstance(a, np.ndarray) for _, a in items):
+            return container
+        self.b.program.globals_read.append((container, LENGTH, len(container)))
+        items = [(k, self.module_array(container, k, a) if isinstance(a, np.ndarray) else a) for k, a in items]
+        return dict(items) if isinstance(container, dict) else type(container)(a for _, a in items)
 
     def _for_rows(self, s, frame, x: Var):
         """`for row in x` as a run-time loop: each row a view of x's contents at that iteration."""
@@ -796,13 +789,11 @@ class Interpreter:
         _check_foldable(fn)
         owner = getattr(fn, "__self__", None)
         if any(fn is b for b in _ITERATING_BUILTINS):   # zip(LAYERS, ...), enumerate(LAYERS): all items read
-            for arg in args:
-                self.guard_container(arg)
             args = [self.module_items(a) for a in args]
         elif isinstance(owner, dict) and getattr(fn, "__name__", "") in ("values", "items"):
-            self.guard_container(owner)
-            items = {k: self.module_array(owner, k, v) if isinstance(v, np.ndarray) else v for k, v in owner.items()}
-            return list(items.values()) if fn.__name__ == "values" else list(items.items())
+            items = self.module_items(owner)
+            if items is not owner:         # its arrays guarded (large ones kernel inputs): read through the copy
+                return list(items.values()) if fn.__name__ == "values" else list(items.items())
         if isinstance(owner, (list, dict, set)) and self.frame_of_call is not None \
                 and _is_global_object(owner, self.frame_of_call) \
                 and getattr(fn, "__name__", "") in _MUTATORS:
