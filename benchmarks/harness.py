@@ -23,8 +23,8 @@ import numpy as np
 
 from transpiler import transpile
 
-from . import peers, report, timing, workloads
-from .workloads import FIRST_CALL, FIRST_CALL_REF, FIRST_CALL_T, WORKLOADS
+from . import decode, peers, report, timing, workloads
+from .workloads import DECODE, FIRST_CALL, FIRST_CALL_REF, FIRST_CALL_T, WORKLOADS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "benchmarks", "results")
@@ -312,6 +312,11 @@ def main(argv=None) -> int:
         if workload.name in options.names:
             run["results"].append(run_workload(workload, options, budget, shared, live_peers))
             gc.collect()
+    if DECODE in options.names:
+        try:
+            run["decode"] = decode.measure(options.scale, shared=shared, log=log)
+        except Exception as e:     # reported in the table, like a workload that fails
+            run["decode"] = {"error": f"{type(e).__name__}: {e}"}
     shared.clear()                                              # frees the GPT-2 weights before the subprocesses
     gc.collect()
     if FIRST_CALL in options.names:
@@ -323,6 +328,8 @@ def main(argv=None) -> int:
     fc = run.get("first_call") or {}
     if "error" in fc.get("cold", {}) or "error" in fc.get("cached", {}):
         failures.append(FIRST_CALL)
+    if run.get("decode") and ("error" in run["decode"] or not run["decode"]["ids_match_numpy"]):
+        failures.append(DECODE)
     run["failures"] = failures
 
     stamp = started.strftime("%Y%m%d-%H%M%S")

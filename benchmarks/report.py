@@ -103,10 +103,43 @@ def first_call_rows(fc: dict) -> list[list[str]]:
     return rows
 
 
+def decode_rows(d: dict) -> list[list[str]]:
+    """Generation with the KV cache (benchmarks/decode.py): ours per decode step against three references."""
+    if "error" in d:
+        return [[f"decode, {d.get('model', 'GPT-2')}", "—", f"**FAILED**: {d['error'][:120]}", "—", "✗", "—", "—",
+                 "—"]]
+    full = d["scale"] == "full"
+    ours = d["ours"]
+    label = f"decode, {d['model']}, {d['new_tokens']} tokens after {d['prompt']}"
+    mine = (f"{fmt_time(ours['decode_step_s'])} per token ({ours['decode_tokens_per_s']:.1f} tokens/s; "
+            f"prefill {fmt_time(ours['prefill_s'])})")
+    compile_cell = fmt_time(ours["compile_s"])
+
+    def verdict(value, bar):
+        return ("✓" if value >= bar else "✗") if full else "(full scale)"
+
+    from .decode import BAR_VS_BANDWIDTH, BAR_VS_RECOMPUTE
+    cached, recompute, limit = d["numpy_cached"], d["numpy_recompute"], d["bandwidth"]
+    return [
+        [f"{label}: vs the same class-based NumPy", f"{fmt_time(cached['decode_step_s'])} per token (n = "
+         f"{cached['n']})", mine, fmt_ratio(d["vs_numpy_cached"]), "—", "—", "—", compile_cell],
+        [f"{label}: vs the NumPy recompute loop", f"{fmt_time(recompute['per_token_s'])} per token (mean over the "
+         f"generation)", mine, fmt_ratio(d["vs_recompute"]),
+         f"≥ {BAR_VS_RECOMPUTE:g}x {verdict(d['vs_recompute'], BAR_VS_RECOMPUTE)}", "—", "—", "—"],
+        [f"{label}: vs the bandwidth limit", f"{fmt_time(limit['limit_step_s'])} per token "
+         f"({limit['bytes_per_token'] / 1e6:.0f} MB at {limit['read_bytes_per_s'] / 1e9:.1f} GB/s)", mine,
+         fmt_ratio(d["of_bandwidth_limit"]),
+         f"≥ {BAR_VS_BANDWIDTH:.2f}x (within 3x) {verdict(d['of_bandwidth_limit'], BAR_VS_BANDWIDTH)}",
+         "—", "—", "—"],
+    ]
+
+
 def markdown_table(run: dict) -> str:
     rows = [workload_row(r) for r in run["results"]]
     if run.get("first_call"):
         rows += first_call_rows(run["first_call"])
+    if run.get("decode"):
+        rows += decode_rows(run["decode"])
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join("---" for _ in HEADER) + "|"]
     lines += ["| " + " | ".join(cell.replace("|", "/") for cell in row) + " |" for row in rows]
     return "\n".join(lines)

@@ -156,10 +156,13 @@ FIRST_CALL_T = 8
 FIRST_CALL_BAR = {"cold": 3.0, "cached": 0.5}          # seconds, at most
 FIRST_CALL_REF = {"jax": 2.0, "torch": 46.0}           # cold, measured elsewhere
 
-NAMES = [w.name for w in WORKLOADS] + [FIRST_CALL]
+# Generation with the class-based GPT-2's KV cache (benchmarks/decode.py): tokens/s, three references.
+DECODE = "decode"
+
+NAMES = [w.name for w in WORKLOADS] + [FIRST_CALL, DECODE]
 GROUPS = {"kernels": ["gelu", "softmax", "layer_norm", "attention"],
           "loops": ["recurrence", "nested_sum", "jacobi_2d", "lu", "floyd_warshall"],
-          "gpt2": ["gpt2_t8", "gpt2_t64", "gpt2_t256"]}
+          "gpt2": ["gpt2_t8", "gpt2_t64", "gpt2_t256", DECODE]}
 
 
 def select(only: str | None) -> list[str]:

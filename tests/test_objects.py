@@ -249,3 +249,26 @@ def test_bound_compiled_functions_pickle_with_their_object():
         copy = pickle.loads(pickle.dumps(compiled))
         assert type(copy) is type(compiled) and copy.threads == compiled.threads
         np.testing.assert_array_equal(copy(np.ones(3)), expected)
+
+
+class Norm:
+    def __init__(self, n, seed):
+        rng = np.random.default_rng(seed)
+        self.g, self.b = rng.standard_normal(n), rng.standard_normal(n)
+
+    def __call__(self, x):
+        mean = x.mean(axis=-1, keepdims=True)
+        centered = x - mean
+        return self.g * centered / np.sqrt((centered * centered).mean(axis=-1, keepdims=True) + 1e-5) + self.b
+
+
+def test_a_method_called_again_on_an_object_with_run_time_arrays():
+    """The second call of the same method with the same types used to become its own function, which read the
+    first call's arrays of the object from inside the callee (an internal compiler error); now such calls inline."""
+    norm, other = Norm(6, 0), Norm(6, 1)
+
+    def twice(norm, other, x):
+        return other(norm(norm(x)) + norm(x))
+
+    x = np.random.default_rng(2).standard_normal((3, 6))
+    np.testing.assert_allclose(transpile(twice)(norm, other, x), twice(norm, other, x), rtol=1e-12, atol=1e-12)

@@ -148,3 +148,31 @@ def test_unsupported_constructs_raise_compile_error(tmp_path, source, kind):
     with pytest.raises(CompileError) as e:
         transpile(mod.f)(np.ones(2))
     assert isinstance(e.value, kind) and e.value.lineno >= 4
+
+
+def row_mean(x):
+    """Long enough (more than 8 primitives) that its second call with the same types becomes a func.call."""
+    total = np.sum(x, axis=1)
+    r = total / x.shape[1]
+    r = r * 1.0
+    r = r + 0.0
+    r = r * 1.0
+    r = r + 0.0
+    r = r * 1.0
+    return r + 0.0
+
+
+def normalized_gram(x):
+    """The shape of np.cov + np.corrcoef that found it: the call's destination and a linalg op's init were one
+    tensor.empty (CSE), so one buffer held two live values."""
+    a = x - row_mean(x)[:, None]
+    b = x - row_mean(x)[:, None]   # a call
+    c = np.dot(b, b.T)
+    n = c.shape[0]
+    return a, c / np.take(c.reshape(-1), np.arange(n) * (n + 1))[None, :]
+
+
+def test_a_calls_destination_is_its_own_buffer():
+    x = RNG.standard_normal((3, 5))
+    assert emit(normalized_gram, x, stage="mlir").count("= call @row_mean") >= 1
+    check(normalized_gram, x)

@@ -742,3 +742,55 @@ def test_in_place_operators_follow_numpys_out_rules():
         add_wider_into(np.zeros(3), np.ones((2, 3)))
     check(add_wider_into, np.zeros((2, 3)), np.ones(3))
     check(add_wider_into, np.zeros((2, 3), np.float32), np.ones((1, 3), np.float16))
+
+
+# ---- a value written at a position only the kernel knows -----------------------------------------------------
+def write_at(cache, rows, start):
+    """A KV cache's write: the slice's length depends on `start`, a run-time value, so only the kernel can compare
+    it with the value's length."""
+    cache[:, start:start + rows.shape[1]] = rows
+    return cache[:, :start + rows.shape[1]].sum(axis=1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_a_slice_at_a_run_time_position_takes_a_value_of_run_time_length(dtype):
+    compiled = transpile(write_at)
+    rows = np.arange(2 * 3 * 4).reshape(2, 3, 4).astype(dtype)
+    for n, start in [(3, 0), (1, 3), (2, 4), (1, 9), (3, -4), (1, 12)]:   # (1, 12): broadcasts into nothing
+        ours, ref = np.zeros((2, 10, 4), dtype), np.zeros((2, 10, 4), dtype)
+        expected = write_at(ref, rows[:, :n], np.int64(start))
+        result = compiled(ours, rows[:, :n], np.int64(start))
+        assert result.dtype == expected.dtype and result.shape == expected.shape
+        np.testing.assert_array_equal(result, expected)
+        np.testing.assert_array_equal(ours, ref)
+
+
+@pytest.mark.parametrize("n, start", [(3, 8), (2, 10), (3, -2), (2, 12)])
+def test_a_value_longer_than_the_slice_at_a_run_time_position_raises_and_writes_nothing(n, start):
+    """NumPy raises ValueError (could not broadcast) before writing; the kernel writes nothing and raises it."""
+    cache, rows = np.zeros((2, 10, 4)), np.ones((2, n, 4))
+    with pytest.raises(ValueError, match="could not broadcast"):
+        write_at(cache.copy(), rows, np.int64(start))
+    with pytest.raises(ValueError, match="could not broadcast input array from shape"):
+        transpile(write_at)(cache, rows, np.int64(start))
+    assert not cache.any()
+
+
+def write_each_at(a, y, starts):
+    for i in range(len(starts)):
+        a[starts[i]:starts[i] + len(y)] = y * (i + 1)
+    return a
+
+
+def test_run_time_positions_checked_inside_a_loop():
+    y = np.array([1.0, 2.0])
+    for starts in ([0, 3, 5], [1, 8], [2, 9, 0]):
+        ours, ref = np.zeros(10), np.zeros(10)
+        try:
+            write_each_at(ref, y, np.array(starts))
+        except ValueError:
+            with pytest.raises(ValueError, match="could not broadcast"):
+                transpile(write_each_at)(ours, y, np.array(starts))
+            continue
+        np.testing.assert_array_equal(transpile(write_each_at)(ours, y, np.array(starts)), ref)
+        np.testing.assert_array_equal(ours, ref)

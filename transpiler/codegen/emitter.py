@@ -14,7 +14,9 @@ WRITTEN_ATTR = "transpiler.written_arguments"   # the kernel's last results: fin
 _INDEX_OPS = {"add": arith.addi, "sub": arith.subi, "mul": arith.muli, "floordiv": arith.floordivsi,
               "min": arith.minsi, "max": arith.maxsi,
               "wrap": lambda i, n: arith.select(arith.cmpi(arith.CmpIPredicate.slt, i, arith.constant(i.type, 0)),
-                                                arith.addi(i, n), i)}
+                                                arith.addi(i, n), i),
+              "same": lambda a, b: arith.select(arith.cmpi(arith.CmpIPredicate.eq, a, b), a,
+                                                arith.constant(a.type, 0))}
 
 
 def emitter(*prims):
@@ -63,9 +65,14 @@ class Emitter:
                 raise AssertionError(f"size {d} ({kind}) used before the value that defines it")
         return self.sizes[d]
 
-    def empty(self, v: Var) -> ir.Value:
-        """A destination tensor for `v` (uninitialized: callers fill or fully overwrite it)."""
+    def empty(self, v: Var, fresh: bool = False) -> ir.Value:
+        """A destination tensor for `v` (uninitialized: callers fill or fully overwrite it); `fresh`: one that CSE
+        cannot merge with another of the same shape."""
         sizes = [d if isinstance(d, int) else self.size(d) for d in (self.program.env.find(d) for d in v.shape)]
+        if fresh:
+            t = ir.RankedTensorType.get([d if isinstance(d, int) else ir.ShapedType.get_dynamic_size() for d in
+                                         (self.program.env.find(d) for d in v.shape)], storage_type(v.dtype))
+            return bufferization.alloc_tensor(t, [s for s in sizes if not isinstance(s, int)])
         return tensor.empty(sizes, storage_type(v.dtype))
 
     def cast_to(self, value: ir.Value, v: Var, declared_in: Program | None = None) -> ir.Value:
@@ -163,7 +170,9 @@ def lower_program(program: Program) -> ir.Module:
 def _call(em: Emitter, e):
     callee = e.params["_program"]
     operands = [em.cast_to(em[v], formal, callee) for v, formal in zip(e.inputs, callee.inputs)]
-    destinations = [em.cast_to(em.empty(v), formal, callee) for v, formal in zip(e.outputs, callee.outputs)]
+    # each call its own destinations: an alloc_tensor, unlike tensor.empty, is never merged with another call's by
+    # CSE (two calls writing one buffer: the second overwrote the first's result while it was still read)
+    destinations = [em.cast_to(em.empty(v, fresh=True), formal, callee) for v, formal in zip(e.outputs, callee.outputs)]
     result_types = [em.tensor_type_in(callee, v) for v in callee.outputs]
     call = func.CallOp(result_types, ir.FlatSymbolRefAttr.get(callee.name), operands + destinations)
     return list(call.results)

@@ -48,6 +48,13 @@ def _dim_size(em: Emitter, e):
     return [tensor.from_elements(em.tensor_type(out), [value])]
 
 
+@emitter("size_value")
+def _size_value(em: Emitter, e):
+    """A dim of the program as a 0-d int64 (the kernel compares sizes only it can compute)."""
+    value = arith.index_cast(ir.IntegerType.get_signless(64), em.size(e.params["dim"]))
+    return [tensor.from_elements(em.tensor_type(e.outputs[0]), [value])]
+
+
 def _reassociation(groups) -> ir.ArrayAttr:
     i64 = ir.IntegerType.get_signless(64)
     return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, i) for i in g]) for g in groups])

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym, derived, nonnegative, sym_text
+from ..types.shapes import Sym, derived, fmt_shape, nonnegative, sym_text
 from .builder import Builder
 from .elementwise import as_dim
 from .shape_ops import as_var, expand_dims, squeeze, transpose
@@ -91,16 +91,36 @@ def setitem(b: Builder, x: Var, index, value) -> Var:
     region = list(shape)
     for pos in new_axes:
         region.insert(pos, 1)
-    v = fit_value(b, value, x.dtype, tuple(region))
+    v = fit_value(b, value, x.dtype, tuple(region), kernel_checked=True)
     if new_axes:
         v = squeeze(b, v, tuple(new_axes))
     if all(s[0] == "all" for s in specs):
         return v
+    norm = _region_sized(b, norm, v.shape)
     return b.emit1("update_slice", [x, v, *extra], x.dtype, x.shape, specs=norm)
 
 
-def fit_value(b: Builder, value, dtype: np.dtype, shape: tuple) -> Var:
-    """`value` as stored into an array region of this dtype and shape (NumPy's setitem: unsafe cast, broadcast)."""
+def _region_sized(b: Builder, norm: tuple, sizes: tuple) -> tuple:
+    """The slice specs with each range's length taken from the value stored there: they differ where only the
+    kernel can compare them (fit_value), and then the value's (checked) size is the one written."""
+    sizes = iter(sizes)
+    out = []
+    for spec in norm:
+        if spec[0] in ("all", "range"):
+            d = next(sizes)
+            if spec[0] == "range" and b.env.find(d) is not b.env.find(spec[2]):
+                spec = ("range", spec[1], d, spec[3])
+        out.append(spec)
+    return tuple(out)
+
+
+def fit_value(b: Builder, value, dtype: np.dtype, shape: tuple, kernel_checked: bool = False) -> Var:
+    """`value` as stored into an array region of this dtype and shape (NumPy's setitem: unsafe cast, broadcast).
+
+    With `kernel_checked`, a size that only the kernel can compare with the region's (a slice `x[i:i + n]` with a
+    run-time i, written with an n-long value) is checked there: the call raises NumPy's ValueError, and the value is
+    cut to `same(region, value)` along that axis, which is 0 when they differ, so a mismatch writes nothing and
+    never out of bounds. The returned value's shape then has that size where the region has its own."""
     if isinstance(value, (list, tuple)) and contains_var(value):
         from .shape_ops import stack
         value = stack(b, value) if value else b.const(np.zeros((0,), dtype))
@@ -118,12 +138,39 @@ def fit_value(b: Builder, value, dtype: np.dtype, shape: tuple) -> Var:
     message = f"could not broadcast input array from shape {sym_text(v.shape)} into shape {sym_text(shape)}"
     if v.ndim > len(shape):
         raise UserError(message, ValueError)
-    for d, t in zip(v.shape[::-1], shape[::-1]):
-        if b.env.find(d) != 1:
+    shape = list(shape)
+    in_kernel = []      # (axis of shape, value's size, region's size)
+    for i, (d, t) in enumerate(zip(v.shape[::-1], shape[::-1])):
+        axis = len(shape) - 1 - i
+        if b.env.find(d) == 1:
+            continue
+        if kernel_checked and b.env.needs_kernel_check(d, t):
+            in_kernel.append((axis, d, t))
+            message = (f"could not broadcast input array from shape {fmt_shape(v.shape)} into shape "
+                       f"{fmt_shape(shape)} (sizes known only when the kernel runs)")
+        else:
             b.env.unify(d, t, message)
+    if in_kernel:
+        v = _cut_to_checked_sizes(b, v, shape, in_kernel, message)
     if tuple(b.env.find(d) for d in v.shape) == tuple(b.env.find(d) for d in shape):
         return v
     return b.emit1("copy", [v], dtype, tuple(shape))    # broadcast: an elementwise copy to the region's shape
+
+
+def _cut_to_checked_sizes(b: Builder, v: Var, shape: list, in_kernel: list, message: str) -> Var:
+    """fit_value's kernel check: flag the sizes that differ (ValueError after the call) and cut value and region
+    (`shape`, updated) to `same(region, value)` on those axes."""
+    differ = None
+    specs = [("all",)] * v.ndim
+    for axis, d, t in in_kernel:
+        sizes = [b.emit1("size_value", [], dtypes.INT64, (), dim=dim) for dim in (d, t)]
+        ne = b.emit1("ne", sizes, dtypes.BOOL, ())
+        differ = ne if differ is None else b.emit1("or", [differ, ne], dtypes.BOOL, ())
+        common = derived("same", t, d)
+        specs[axis - (len(shape) - v.ndim)] = ("range", 0, common, 1)
+        shape[axis] = common
+    b.check(differ, ValueError, message)
+    return b.emit1("slice", [v], v.dtype, tuple(shape[len(shape) - v.ndim:]), specs=tuple(specs))
 
 
 def is_mask(index) -> bool:

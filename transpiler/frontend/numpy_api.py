@@ -269,9 +269,11 @@ class Library:
         return current_interpreter.get().call(self.fn, list(args), kwargs)
 
 
-def library(fn, *numpy_objects, methods=()):
+def library(fn, *numpy_objects, methods=(), outlined=True):
     entry = Library(fn)
     outline.INLINE_FIRST.add(fn)
+    if not outlined:
+        outline.NEVER_OUTLINED.add(fn)
     for obj in numpy_objects:
         FUNCTIONS[obj] = entry
     for name in methods:
@@ -280,9 +282,9 @@ def library(fn, *numpy_objects, methods=()):
 
 def _register_stdlib():
     from ..stdlib import numeric
-    library(numeric.mean, np.mean, methods=("mean",))
-    library(numeric.var, np.var, methods=("var",))
-    library(numeric.std, np.std, methods=("std",))
+    library(numeric.mean, np.mean, methods=("mean",), outlined=False)
+    library(numeric.var, np.var, methods=("var",), outlined=False)
+    library(numeric.std, np.std, methods=("std",), outlined=False)
 
 
 _register_stdlib()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..program import Program, Var
-from ..runtime.signature import build_result, result_template
+from ..runtime.signature import build_result, is_structure_object, object_attributes, result_template
 from ..types.shapes import Sym, derived
 from .builder import Builder
 from .memory import var_leaves
@@ -43,8 +43,8 @@ def signature_key(fn, arguments: dict):
             return (type(v).__name__, tuple(key(x) for x in v))
         if isinstance(v, dict):
             return ("dict", tuple((k, key(x)) for k, x in v.items()))
-        if isinstance(v, np.ndarray):
-            raise _Inline
+        if isinstance(v, np.ndarray) or is_structure_object(v) and _holds_var(v, set()):
+            raise _Inline   # (an object whose arrays are run-time: the callee would read the caller's Vars)
         try:
             hash(v)
         except TypeError:
@@ -60,6 +60,10 @@ def signature_key(fn, arguments: dict):
 
 _MIN_OUTLINED_SIZE = 8      # primitives of the first call
 INLINE_FIRST: set = set()   # functions whose long source does not make them outlined from the first call
+# functions always inlined: stdlib's mean/var/std, a few primitives each, whose keepdims results must meet their
+# consumers inside one function: an outlined call's [n, 1] result cannot have its unit dim folded away, and
+# fusion then rewrites the matrix product downstream of it (layer_norm(x) @ w) into a plain loop nest, not BLAS
+NEVER_OUTLINED: set = set()
 _MIN_OUTLINED_SOURCE = 60   # AST nodes of the body
 _source_sizes: dict = {}
 
@@ -90,7 +94,7 @@ class Outliner:
         signature and outline the ones after it if that first call was big enough to be worth a function of its
         own. Small helpers stay inline, where they fuse with their neighbours. Library functions (stdlib's mean,
         var ...) are long only in argument handling that runs at compile time: their first call is always inline."""
-        if key is None:
+        if key is None or fn in NEVER_OUTLINED:
             return False
         if key in self.size:
             return self.size[key] >= _MIN_OUTLINED_SIZE
@@ -181,6 +185,22 @@ class Outliner:
             b.check(out, kind, message)
         # the callee's return value at the call site: its results are Vars here, taken as they are
         return build_result(entry.template, outs[:entry.n_results], leaves, leaf=lambda v, kind: v)
+
+
+def _holds_var(value, seen: set) -> bool:
+    """Whether a Python value (an object of a user's class, a container) holds a run-time value somewhere."""
+    if isinstance(value, Var):
+        return True
+    if id(value) in seen:
+        return False
+    seen.add(id(value))
+    if isinstance(value, (list, tuple)):
+        return any(_holds_var(v, seen) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_var(v, seen) for v in value.values())
+    if is_structure_object(value):
+        return any(_holds_var(v, seen) for v in object_attributes(value).values())
+    return False
 
 
 def _views_outside(memory, v, before: dict, inputs: list) -> bool:

@@ -98,7 +98,8 @@ def is_structure_object(value) -> bool:
     if isinstance(value, _NOT_STRUCTURE) or getattr(value, "py_func", None) is not None:   # (a compiled function)
         return False
     module = type(value).__module__ or ""
-    if module == "builtins" or module.split(".")[0] in ("numpy", "transpiler"):
+    if module == "builtins" or module.split(".")[0] in ("numpy", "transpiler") \
+            and not module.startswith("transpiler.stdlib."):   # the library's models are user code (gpt2.cached)
         return False
     return hasattr(value, "__dict__") or bool(_slots(type(value)))
 

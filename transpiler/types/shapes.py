@@ -20,7 +20,8 @@ from ..errors import UserError
 
 _OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "floordiv": operator.floordiv,
         "min": min, "max": max,
-        "wrap": lambda i, n: i + n if i < 0 else i}   # a Python index or slice bound: negative counts from the end
+        "wrap": lambda i, n: i + n if i < 0 else i,   # a Python index or slice bound: negative counts from the end
+        "same": lambda a, b: a if a == b else 0}      # two sizes checked equal in the kernel: 0 (nothing) if not
 
 
 @dataclass(eq=False)
@@ -79,7 +80,7 @@ def nonnegative(d: Dim) -> bool:
         return True
     if kind == "max":
         return any(nonnegative(o) for o in d.origin[1:])
-    return kind in ("add", "mul", "floordiv", "min") and all(nonnegative(o) for o in d.origin[1:])
+    return kind in ("add", "mul", "floordiv", "min", "same") and all(nonnegative(o) for o in d.origin[1:])
 
 
 def _rank(d: Dim) -> int:
@@ -165,6 +166,18 @@ class ShapeEnv:
         self.parent[a] = b
         self.guards.append((a, b, required_by(what, self.loc)))
         return b
+
+    def needs_kernel_check(self, a: Dim, b: Dim) -> bool:
+        """Whether `unify(a, b)` would fail only because a size is computed inside the kernel (a slice bound read
+        from an array): then only the kernel can compare them."""
+        a, b = self.find(a), self.find(b)
+        if a is b or a == b or self.same_expression(a, b) or isinstance(a, int) and isinstance(b, int):
+            return False
+        if is_checkable(a) and is_checkable(b):
+            return False
+        if not _same_form(a, b):
+            return True
+        return any(self.needs_kernel_check(x, y) for x, y in zip(a.origin[1:], b.origin[1:]))
 
     def same_expression(self, a: Dim, b: Dim) -> bool:
         """The same expression of the same sizes (two slices `x[:j]` and `y[:j]` with one run-time j)."""
