@@ -280,11 +280,51 @@ def library(fn, *numpy_objects, methods=(), outlined=True):
         METHODS[name] = entry
 
 
+def _view_like(fn, name):
+    """A library function whose result NumPy makes a (read-only) view of its argument, where ours is a copy: the
+    result is an alias of the argument, so that writing through it, or reading it after the argument was written,
+    is refused rather than stale."""
+    entry = Library(fn)
+    outline.INLINE_FIRST.add(fn)
+
+    def handler(b, a, *args, **kwargs):
+        result = entry(b, a, *args, **kwargs)
+        if isinstance(a, Var) and isinstance(result, Var) and result.ndim < a.ndim:
+            result = b.memory.unknown_alias(a, result, f"{name} of an array, which NumPy makes a read-only view "
+                                                       "(here a copy)")
+        return result
+    return handler
+
+
+def _raise_if(b, flag, kind, message):
+    """stdlib's raise_if on a run-time flag: a check the kernel makes, raised as kind(message) after the call."""
+    if flag.ndim:
+        flag = red.reduce(b, "any", flag, None, None, None, False, None, None)
+    b.check(flag, kind, message)
+
+
 def _register_stdlib():
     from ..stdlib import numeric
     library(numeric.mean, np.mean, methods=("mean",), outlined=False)
     library(numeric.var, np.var, methods=("var",), outlined=False)
     library(numeric.std, np.std, methods=("std",), outlined=False)
+    from ..stdlib import functions as fn
+    for name in ("roll", "diff", "tile", "repeat", "pad", "outer", "kron", "tensordot", "trace", "ptp"):
+        library(getattr(fn, name), getattr(np, name))
+    library(fn.cumsum, np.cumsum, methods=("cumsum",))
+    library(fn.cumprod, np.cumprod, methods=("cumprod",))
+    library(fn.round, np.round, np.around, methods=("round",))
+    library(fn.repeat, methods=("repeat",))
+    library(fn.trace, methods=("trace",))
+    for ufunc in ew.UFUNC_PRIMS:
+        if ufunc.nin == 2:
+            library(fn.ufunc_outer(ufunc), ufunc.outer)
+    for name in ("isclose", "allclose", "count_nonzero", "meshgrid", "linspace", "logspace", "average", "cov",
+                 "corrcoef"):
+        library(getattr(fn, name), getattr(np, name))
+    FUNCTIONS[fn.raise_if] = _raise_if
+    FUNCTIONS[np.diagonal] = METHODS["diagonal"] = _view_like(fn.diagonal, "np.diagonal")
+    FUNCTIONS[np.diag] = _view_like(fn.diag, "np.diag")
 
 
 _register_stdlib()

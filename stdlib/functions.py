@@ -1,0 +1,607 @@
+"""NumPy functions written over the compiler's primitives (slices, concatenate, broadcasting writes, reductions,
+gathers, run-time loops), following numpy/_core and numpy/lib's own implementations step by step so that dtypes
+(NEP 50), shapes, values and the order of float operations are NumPy's. Compiled, `np.roll(x, 1)` in user code runs
+this source; under plain NumPy these functions compute the same as NumPy's."""
+import numpy as np
+
+_NOVALUE = np._NoValue
+
+
+# ---- helpers ---------------------------------------------------------------------------------------------------
+def _axis(axis, ndim):
+    """An axis in [0, ndim) (NumPy's normalize_axis_index, with its AxisError)."""
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if axis < 0 else axis
+
+
+def _at(axis, index):
+    """The index tuple that picks `index` along `axis` and everything along the axes before it."""
+    return (slice(None),) * axis + (index,)
+
+
+_INT_TYPES = (int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+
+
+def _known(n):
+    """Whether an int is known while compiling (a run-time int, such as a dim or an int argument, is not)."""
+    return type(n) in _INT_TYPES
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _accumulation_dtype(dtype):
+    """The dtype np.add.accumulate / np.multiply.accumulate (and np.sum) compute in: small ints widen to the
+    platform's int, bools count as ints."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b" or dtype.kind == "i" and dtype.itemsize < 8:
+        return np.dtype(np.int64)
+    if dtype.kind == "u" and dtype.itemsize < 8:
+        return np.dtype(np.uint64)
+    return dtype
+
+
+# ---- data movement ---------------------------------------------------------------------------------------------
+def _roll_axes(a, shifts, axes):
+    """Each element moved forward by its axis's total shift (wrapping): result[i] = a[(i - shift) % n], a gather
+    (NumPy copies two slices; the values are the same)."""
+    result = a
+    for ax in range(a.ndim):
+        given = [sh for sh, axis in zip(shifts, axes) if axis == ax]
+        if not given:
+            continue
+        total = given[0]
+        for sh in given[1:]:
+            total = total + sh
+        n = a.shape[ax]
+        result = np.take(result, (np.arange(n) - total) % max(n, 1), axis=ax)
+    if result is a:
+        result = a.copy()
+    return result
+
+
+def roll(a, shift, axis=None):
+    a = np.asarray(a)
+    if axis is None:
+        return _roll_axes(a.ravel(), (shift,), (0,)).reshape(a.shape)
+    axes = tuple(_axis(ax, a.ndim) for ax in _as_tuple(axis))
+    shifts = _as_tuple(shift)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    elif len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)
+    elif len(shifts) != len(axes):
+        raise ValueError(f"shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is between "
+                         f"arg 0 with shape ({len(shifts)},) and arg 1 with shape ({len(axes)},).")
+    return _roll_axes(a, shifts, axes)
+
+
+def _edge_array(value, a, axis):
+    """prepend=/append= of np.diff: a scalar becomes a slab one element thick along `axis`."""
+    value = np.asarray(value)
+    if value.ndim == 0:
+        shape = a.shape[:axis] + (1,) + a.shape[axis + 1:]
+        return np.full(shape, value, dtype=value.dtype)
+    return value
+
+
+def diff(a, n=1, axis=-1, prepend=_NOVALUE, append=_NOVALUE):
+    if n == 0:
+        return a
+    if n < 0:
+        raise ValueError("order must be non-negative but got " + repr(n))
+    a = np.asarray(a)
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    axis = _axis(axis, a.ndim)
+    combined = [a]
+    if prepend is not _NOVALUE:
+        combined = [_edge_array(prepend, a, axis)] + combined
+    if append is not _NOVALUE:
+        combined = combined + [_edge_array(append, a, axis)]
+    if len(combined) > 1:
+        a = np.concatenate(combined, axis)
+    for _ in range(n):
+        upper, lower = a[_at(axis, slice(1, None))], a[_at(axis, slice(None, -1))]
+        a = np.not_equal(upper, lower) if a.dtype == np.bool_ else np.subtract(upper, lower)
+    return a
+
+
+def _accumulate(a, axis, dtype, out, multiply):
+    if out is not None:
+        raise TypeError("out= is not supported here")
+    a = np.asarray(a)
+    if axis is None:
+        a = a.ravel()
+        axis = 0
+    axis = _axis(axis, a.ndim)
+    result = a.astype(_accumulation_dtype(a.dtype) if dtype is None else dtype)
+    for i in range(1, result.shape[axis]):           # sequential, as NumPy accumulates: acc = acc op x[i]
+        if multiply:
+            result[_at(axis, i)] = result[_at(axis, i - 1)] * result[_at(axis, i)]
+        else:
+            result[_at(axis, i)] = result[_at(axis, i - 1)] + result[_at(axis, i)]
+    return result
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    return _accumulate(a, axis, dtype, out, False)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    return _accumulate(a, axis, dtype, out, True)
+
+
+def _interleave(x, counts, before):
+    """x with every axis i repeated counts[i] times: as a whole block (tile: the new axis `before` the old one)
+    or element by element (repeat: after it). One broadcasting write into a new array, then a reshape."""
+    shape, merged, expanded = (), (), ()
+    for i in range(x.ndim):
+        n, r = x.shape[i], counts[i]
+        shape = shape + ((r, n) if before else (n, r))
+        merged = merged + (n * r,)
+        expanded = expanded + ((None, slice(None)) if before else (slice(None), None))
+    result = np.empty(shape, dtype=x.dtype)
+    result[...] = x[expanded]
+    return result.reshape(merged)
+
+
+def tile(A, reps):
+    reps = _as_tuple(reps)
+    A = np.asarray(A)
+    if len(reps) < A.ndim:
+        reps = (1,) * (A.ndim - len(reps)) + reps
+    A = A.reshape((1,) * (len(reps) - A.ndim) + A.shape)
+    return _interleave(A, reps, True)
+
+
+def repeat(a, repeats, axis=None):
+    if isinstance(repeats, (list, tuple)) or np.ndim(repeats) != 0:
+        raise TypeError("np.repeat in compiled code: repeats must be one int (the same count for every element)")
+    a = np.asarray(a)
+    if axis is None:
+        a = a.ravel()
+        axis = 0
+    axis = _axis(axis, a.ndim)
+    return _interleave(a, tuple(repeats if i == axis else 1 for i in range(a.ndim)), False)
+
+
+def _pairs(values, ndim, name):
+    """pad_width / constant_values as one (before, after) pair per axis (NumPy's _as_pairs)."""
+    if not isinstance(values, (tuple, list)):
+        return ((values, values),) * ndim
+    if len(values) == 1 and not isinstance(values[0], (tuple, list)):
+        return ((values[0], values[0]),) * ndim
+    if len(values) == 2 and not isinstance(values[0], (tuple, list)) and not isinstance(values[1], (tuple, list)):
+        return ((values[0], values[1]),) * ndim
+    if len(values) == 1:
+        values = tuple(values) * ndim
+    if len(values) != ndim:
+        raise ValueError(f"operands could not be broadcast together with remapped shapes: {name} has {len(values)} "
+                         f"pairs for an array of dimension {ndim}")
+    pairs = ()
+    for v in values:
+        v = _as_tuple(v)
+        if len(v) == 1:
+            v = (v[0], v[0])
+        if len(v) != 2:
+            raise ValueError(f"{name}: each axis takes one value or a (before, after) pair")
+        pairs = pairs + ((v[0], v[1]),)
+    return pairs
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    if mode not in ("constant", "edge"):
+        known = ("empty", "linear_ramp", "maximum", "mean", "median", "minimum", "reflect", "symmetric", "wrap")
+        if mode in known or callable(mode):
+            raise TypeError(f"np.pad mode {mode!r} is not supported in compiled code (supported: 'constant', "
+                            f"'edge')")
+        raise ValueError(f"mode '{mode}' is not supported")
+    allowed = ("constant_values",) if mode == "constant" else ()
+    for key in kwargs:
+        if key not in allowed:
+            raise ValueError(f"unsupported keyword arguments for mode '{mode}': {set(kwargs) - set(allowed)}")
+    a = np.asarray(array)
+    widths = _pairs(pad_width, a.ndim, "pad_width")
+    for w in widths:
+        if _known(w[0]) and _known(w[1]) and (w[0] < 0 or w[1] < 0):
+            raise ValueError("index can't contain negative values")
+    shape = tuple(w[0] + n + w[1] for w, n in zip(widths, a.shape))
+    padded = np.empty(shape, dtype=a.dtype)
+    padded[tuple(slice(w[0], w[0] + n) for w, n in zip(widths, a.shape))] = a
+    values = _pairs(kwargs.get("constant_values", 0), a.ndim, "constant_values") if mode == "constant" else None
+    for axis in range(a.ndim):
+        before, after = widths[axis]
+        end = padded.shape[axis] - after
+        if mode == "constant":
+            left, right = values[axis]
+        else:
+            left = np.expand_dims(padded[_at(axis, before)], axis)
+            right = np.expand_dims(padded[_at(axis, end - 1)], axis)
+        padded[_at(axis, slice(None, before))] = left
+        padded[_at(axis, slice(end, None))] = right
+    return padded
+
+
+# ---- products ----------------------------------------------------------------------------------------------------
+def outer(a, b, out=None):
+    if out is not None:
+        raise TypeError("np.outer(): out= is not supported in compiled code")
+    a = np.asarray(a)
+    b = np.asarray(b)
+    return np.multiply(a.ravel()[:, None], b.ravel()[None, :])
+
+
+def ufunc_outer(ufunc):
+    """`np.add.outer` and the other binary ufuncs' outer: every pair, a.shape + b.shape."""
+    def outer(A, B, **kwargs):
+        if kwargs:
+            raise TypeError(f"np.{ufunc.__name__}.outer(): keyword arguments are not supported in compiled code")
+        A = np.asarray(A)
+        B = np.asarray(B)
+        return ufunc(A.reshape(A.shape + (1,) * B.ndim), B)
+    return outer
+
+
+def kron(a, b):
+    b = np.asarray(b)
+    a = np.asarray(a)
+    ndb, nda = b.ndim, a.ndim
+    nd = max(ndb, nda)
+    if nda == 0 or ndb == 0:
+        return np.multiply(a, b)
+    as_ = a.shape
+    bs = b.shape
+    if nda < nd:
+        as_ = (1,) * (nd - nda) + as_
+    if ndb < nd:
+        bs = (1,) * (nd - ndb) + bs
+    a_arr = np.expand_dims(a.reshape(as_), axis=tuple(range(1, nd * 2, 2)))
+    b_arr = np.expand_dims(b.reshape(bs), axis=tuple(range(0, nd * 2, 2)))
+    result = np.multiply(a_arr, b_arr)
+    return result.reshape(tuple(x * y for x, y in zip(as_, bs)))
+
+
+def tensordot(a, b, axes=2):
+    if isinstance(axes, (tuple, list)):
+        axes_a, axes_b = axes
+        axes_a = _as_tuple(axes_a)
+        axes_b = _as_tuple(axes_b)
+    else:
+        axes_a = tuple(range(-axes, 0))
+        axes_b = tuple(range(0, axes))
+    if len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b):
+        raise ValueError("duplicate axes are not allowed in tensordot")
+    a, b = np.asarray(a), np.asarray(b)
+    nda, ndb = a.ndim, b.ndim
+    if len(axes_a) != len(axes_b):
+        raise ValueError("shape-mismatch for sum")
+    axes_a = tuple(ax + nda if ax < 0 else ax for ax in axes_a)
+    axes_b = tuple(ax + ndb if ax < 0 else ax for ax in axes_b)
+    for ax, nd in [(ax, nda) for ax in axes_a] + [(ax, ndb) for ax in axes_b]:
+        if not 0 <= ax < nd:
+            raise IndexError("tuple index out of range")
+    for ax_a, ax_b in zip(axes_a, axes_b):
+        da, db = a.shape[ax_a], b.shape[ax_b]
+        if _known(da) and _known(db) and da != db:
+            raise ValueError("shape-mismatch for sum")
+    free_a = tuple(k for k in range(nda) if k not in axes_a)
+    free_b = tuple(k for k in range(ndb) if k not in axes_b)
+    n2 = 1
+    for ax in axes_a:
+        n2 = n2 * a.shape[ax]
+    m = 1
+    for ax in free_a:
+        m = m * a.shape[ax]
+    k = 1
+    for ax in free_b:
+        k = k * b.shape[ax]
+    at = a.transpose(free_a + axes_a).reshape((m, n2))
+    bt = b.transpose(axes_b + free_b).reshape((n2, k))
+    res = np.dot(at, bt)
+    return res.reshape(tuple(a.shape[ax] for ax in free_a) + tuple(b.shape[ax] for ax in free_b))
+
+
+# ---- diagonals ---------------------------------------------------------------------------------------------------
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    a = np.asarray(a)
+    if a.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    axis1, axis2 = _axis(axis1, a.ndim), _axis(axis2, a.ndim)
+    if axis1 == axis2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    rest = tuple(k for k in range(a.ndim) if k != axis1 and k != axis2)
+    x = a.transpose(rest + (axis1, axis2))
+    n1, n2 = a.shape[axis1], a.shape[axis2]
+    row, col = max(-offset, 0), max(offset, 0)
+    flat = x.reshape(tuple(a.shape[k] for k in rest) + (n1 * n2,))
+    # the rows and columns of the diagonal's elements, by slicing (so the compiler knows their common length)
+    rows, cols = np.arange(n1)[row:], np.arange(n2)[col:]
+    rows = rows[:cols.shape[0]]
+    cols = cols[:rows.shape[0]]
+    return np.take(flat, rows * n2 + cols, axis=-1)
+
+
+def diag(v, k=0):
+    v = np.asarray(v)
+    if v.ndim == 1:
+        # v along the k-th diagonal, zeros elsewhere: v padded to n and read by row (k >= 0) or column (k < 0)
+        n = v.shape[0] + abs(k)
+        padded = np.concatenate((v, np.zeros(abs(k), dtype=v.dtype)))
+        values = padded[:, None] if k >= 0 else padded[None, :]
+        return np.where(np.eye(n, k=k, dtype=np.bool_), values, np.zeros((1, 1), dtype=v.dtype))
+    if v.ndim == 2:
+        return diagonal(v, k)
+    raise ValueError("Input must be 1- or 2-d.")
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    if out is not None:
+        raise TypeError("np.trace(): out= is not supported in compiled code")
+    return np.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+# ---- statistics and rounding ---------------------------------------------------------------------------------------
+def ptp(a, axis=None, out=None, keepdims=False):
+    if out is not None:
+        raise TypeError("np.ptp(): out= is not supported in compiled code")
+    return np.subtract(np.max(a, axis=axis, keepdims=keepdims), np.min(a, axis=axis, keepdims=keepdims))
+
+
+def round(a, decimals=0, out=None):
+    """NumPy's PyArray_Round: ints are copied for decimals >= 0; floats are rint(a * 10**d) / 10**d (divided first
+    for a negative d); ints with a negative d go through float64 and are cast back."""
+    if out is not None:
+        raise TypeError("np.round(): out= is not supported in compiled code")
+    a = np.asarray(a)
+    integer = a.dtype.kind in "iu"
+    if decimals >= 0:
+        if integer:
+            return a.copy()
+        if decimals == 0:
+            return np.rint(a)
+        f = 10.0 ** decimals
+        if a.dtype == np.bool_:
+            raise TypeError("Cannot cast ufunc 'multiply' output from dtype('float64') to dtype('bool') with "
+                            "casting rule 'same_kind'")
+        return np.true_divide(np.rint(np.multiply(a, f)), f)
+    f = 10.0 ** -decimals
+    if a.dtype == np.bool_:
+        raise TypeError("Cannot cast ufunc 'divide' output from dtype('float64') to dtype('bool') with casting "
+                        "rule 'same_kind'")
+    result = np.multiply(np.rint(np.true_divide(a, f)), f)
+    return result.astype(a.dtype) if integer else result
+
+
+def raise_if(flag, kind, message):
+    """Raise kind(message) if any of `flag` is true. Compiled with a run-time flag it is a check the kernel makes
+    (raised when the call returns), so library code can validate data it only sees at run time."""
+    if np.any(flag):
+        raise kind(message)
+
+
+# ---- comparisons and counts ----------------------------------------------------------------------------------------
+def _weak(x):
+    """Whether x is a Python scalar (NEP 50's weak operand)."""
+    return isinstance(x, (int, float, complex)) and not isinstance(x, np.generic)
+
+
+def _default_dtype(x):
+    """The dtype NumPy gives a Python scalar made into an array."""
+    for kind, dtype in ((bool, np.bool_), (int, np.int64), (float, np.float64)):
+        if isinstance(x, kind):
+            return np.dtype(dtype)
+    return np.dtype(np.complex128)
+
+
+def _stand_in(x):
+    """A compile-time value with x's dtype and weakness, for np.result_type."""
+    if _weak(x):
+        return _default_dtype(x).type(0).item()
+    return np.asarray(x).dtype
+
+
+def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
+    x = a if _weak(a) else np.asarray(a)
+    y = b if _weak(b) else np.asarray(b)
+    if not _weak(y):
+        y = y.astype(np.result_type(_stand_in(y), 1.), copy=False)
+    elif isinstance(y, int):
+        y = float(y)
+    result = np.bitwise_or(np.bitwise_and(np.less_equal(abs(x - y), atol + rtol * abs(y)), np.isfinite(y)),
+                           x == y)
+    if equal_nan:
+        result = result | (np.isnan(x) & np.isnan(y))
+    return result[()]
+
+
+def allclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
+    return bool(np.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    a = np.asarray(a)
+    if axis is None and not keepdims:
+        return np.sum(a != 0, dtype=np.intp)
+    return np.sum(a.astype(np.bool_, copy=False), axis=axis, dtype=np.intp, keepdims=keepdims)
+
+
+# ---- grids and ranges ----------------------------------------------------------------------------------------------
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    ndim = len(xi)
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    if not copy:
+        raise TypeError("np.meshgrid(copy=False) is not supported in compiled code (its results are views)")
+    xs = [np.asarray(x).ravel() for x in xi]
+    sizes = [x.shape[0] for x in xs]
+    where = list(range(ndim))
+    if indexing == "xy" and ndim > 1:
+        where[0], where[1] = 1, 0
+    shape = [1] * ndim
+    for i in range(ndim):
+        shape[where[i]] = sizes[i]
+    output = ()
+    for i in range(ndim):
+        one = [1] * ndim
+        one[where[i]] = sizes[i]
+        x = xs[i].reshape(tuple(one))
+        if sparse:
+            output = output + (x.copy(),)
+        else:
+            full = np.empty(tuple(shape), dtype=x.dtype)
+            full[...] = x
+            output = output + (full,)
+    return output
+
+
+def _float_dtype(start, stop):
+    """linspace's dtype: NumPy's _array_converter(start, stop).result_type(ensure_inexact=True), where Python scalars
+    are weak only next to an array or a NumPy scalar."""
+    if _weak(start) and _weak(stop):
+        return np.result_type(_default_dtype(start), _default_dtype(stop), 0.0)
+    return np.result_type(_stand_in(start), _stand_in(stop), 0.0)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    if _known(num) and num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    div = (num - 1) if endpoint else num
+    dt = _float_dtype(start, stop)
+    if _weak(start) and _weak(stop):               # no array among them: Python scalars become arrays
+        start = np.asarray(start, dtype=_default_dtype(start))
+        stop = np.asarray(stop, dtype=_default_dtype(stop))
+    integer_dtype = dtype is not None and np.issubdtype(dtype, np.integer)
+    if dtype is None:
+        dtype = dt
+    delta = np.subtract(stop, start, dtype=dt)
+    y = np.arange(0, num, dtype=dt).reshape((-1,) + (1,) * np.ndim(delta))
+    step = np.nan
+    if div > 0:
+        step = delta / div
+        any_step_zero = step == 0 if np.ndim(delta) == 0 else np.any(step == 0)
+        if any_step_zero:
+            y = y / div
+            y = y * delta
+        else:
+            y = y * step
+    else:
+        y = y * delta
+    y = y + start
+    if endpoint and num > 1:
+        y[-1, ...] = stop
+    if axis != 0:
+        axis = _axis(axis, y.ndim)
+        y = y.transpose(tuple(range(1, axis + 1)) + (0,) + tuple(range(axis + 1, y.ndim)))   # np.moveaxis
+    if integer_dtype:
+        y = np.floor(y)
+    y = y.astype(dtype, copy=False)
+    if retstep:
+        return y, step
+    return y
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    if not isinstance(base, (float, int)) and np.ndim(base):
+        ndmax = max(np.ndim(start), np.ndim(stop), np.ndim(base))
+        start, stop, base = (np.asarray(x, dtype=_default_dtype(x)) if _weak(x) else np.asarray(x)
+                             for x in (start, stop, base))
+        start, stop, base = (x.reshape((1,) * (ndmax - x.ndim) + x.shape) for x in (start, stop, base))
+        base = np.expand_dims(base, axis=axis)
+    y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
+    if dtype is None:
+        return np.power(base, y)
+    return np.power(base, y).astype(dtype, copy=False)
+
+
+# ---- statistics --------------------------------------------------------------------------------------------------
+def average(a, axis=None, weights=None, returned=False, *, keepdims=_NOVALUE):
+    a = np.asarray(a)
+    if axis is not None:
+        axis = tuple(_axis(ax, a.ndim) for ax in _as_tuple(axis))
+    keep = False if keepdims is _NOVALUE else keepdims
+    if weights is None:
+        avg = np.mean(a, axis=axis, keepdims=keep)
+        count = 1
+        for ax in range(a.ndim) if axis is None else axis:
+            count = count * a.shape[ax]
+        scl = np.asarray(avg).dtype.type(count)
+    else:
+        wgt = np.asarray(weights)
+        if a.dtype.kind in "biu":
+            result_dtype = np.result_type(a.dtype, wgt.dtype, "f8")
+        else:
+            result_dtype = np.result_type(a.dtype, wgt.dtype)
+        if wgt.ndim != a.ndim or any(_known(m) and _known(n) and m != n for m, n in zip(wgt.shape, a.shape)):
+            if axis is None:
+                raise TypeError("Axis must be specified when shapes of a and weights differ.")
+            if wgt.ndim != len(axis) or any(_known(m) and _known(a.shape[ax]) and m != a.shape[ax]
+                                            for m, ax in zip(wgt.shape, axis)):
+                raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
+            wgt = wgt.transpose(tuple(int(k) for k in np.argsort(axis)))
+            wgt = wgt.reshape(tuple((s if ax in axis else 1) for ax, s in enumerate(a.shape)))
+        scl = wgt.sum(axis=axis, dtype=result_dtype, keepdims=keep)
+        raise_if(scl == 0.0, ZeroDivisionError, "Weights sum to zero, can't be normalized")
+        avg = np.multiply(a, wgt, dtype=result_dtype).sum(axis, keepdims=keep) / scl
+    if returned:
+        if np.shape(scl) != np.shape(avg):
+            full = np.empty(np.shape(avg), dtype=np.asarray(scl).dtype)
+            full[...] = scl
+            scl = full
+        return avg, scl
+    return avg
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("ddof must be integer")
+    if fweights is not None or aweights is not None:
+        raise TypeError("np.cov(): fweights= and aweights= are not supported in compiled code")
+    m = np.asarray(m)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if y is not None:
+        y = np.asarray(y)
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
+    if dtype is None:
+        dtype = np.result_type(_stand_in(m), np.float64) if y is None else \
+            np.result_type(_stand_in(m), _stand_in(y), np.float64)
+    X = m.astype(dtype)
+    if X.ndim < 2:
+        X = X.reshape((1,) * (2 - X.ndim) + X.shape)
+    if not rowvar and m.ndim != 1:
+        X = X.T
+    if y is not None:
+        y = y.astype(dtype)
+        if y.ndim < 2:
+            y = y.reshape((1,) * (2 - y.ndim) + y.shape)
+        if not rowvar and y.shape[0] != 1:
+            y = y.T
+        X = np.concatenate((X, y), axis=0)
+    if ddof is None:
+        ddof = 1 if bias == 0 else 0
+    fact = max(X.shape[1] - ddof, 0)
+    avg = (np.sum(X, axis=1) / np.intp(X.shape[1])).astype(X.dtype)   # np.mean's steps, inline (see docs)
+    X = X - avg[:, None]
+    c = np.dot(X, X.T)
+    c *= np.true_divide(1, fact)
+    return c.squeeze()
+
+
+def corrcoef(x, y=None, rowvar=True, bias=_NOVALUE, ddof=_NOVALUE, *, dtype=None):
+    if bias is not _NOVALUE or ddof is not _NOVALUE:
+        raise TypeError("np.corrcoef(): bias= and ddof= (deprecated, without effect) are not supported in compiled "
+                        "code")
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c
+    if c.ndim != 2:
+        raise ValueError("Input must be 1- or 2-d.")
+    d = diagonal(c)
+    stddev = np.sqrt(d)
+    c = c / stddev[:, None]                        # NumPy divides in place: the same values
+    c = c / stddev[None, :]
+    return np.clip(c, -1, 1)
