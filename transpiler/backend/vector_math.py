@@ -19,7 +19,7 @@ import math as pymath
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, math
 
 F = arith.CmpFPredicate
 F64 = np.dtype(np.float64)
@@ -94,24 +94,30 @@ def exp_f64(x: ir.Value) -> ir.Value:
     return arith.select(arith.cmpf(F.UNO, x, x), x, result)
 
 
+def _float_type(t: ir.Type) -> np.dtype | None:
+    return F64 if isinstance(t, ir.F64Type) else np.dtype(np.float32) if isinstance(t, ir.F32Type) else None
+
+
+# math op -> its expansion, given the operand and its dtype (float32 or float64)
+EXPANSIONS = {
+    "math.exp": lambda x, dt: exp_f64(x) if dt == F64 else exp_f32(x),
+    "math.tanh": lambda x, dt: tanh(x, dt),
+    "math.log": lambda x, dt: log(x, dt),
+}
+
+
 def expand(module: ir.Module) -> None:
-    """Replace scalar float32/float64 math.exp and math.tanh (float16 ones are float32 already, see scalar.py)."""
+    """Replace scalar float32/float64 math ops of EXPANSIONS (float16 ones are float32 already, see scalar.py)."""
     ops = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
     for op in ops:
-        if op.name not in ("math.exp", "math.tanh"):
+        if op.name not in EXPANSIONS:
             continue
-        t = op.results[0].type
-        dt = np.dtype(np.float64) if isinstance(t, ir.F64Type) else np.dtype(np.float32) \
-            if isinstance(t, ir.F32Type) else None
+        dt = _float_type(op.results[0].type)
         if dt is None:
             continue
         with ir.InsertionPoint(op), op.location:
-            x = op.operands[0]
-            if op.name == "math.tanh":
-                new = tanh(x, dt)
-            else:
-                new = exp_f64(x) if dt == F64 else exp_f32(x)
+            new = EXPANSIONS[op.name](op.operands[0], dt)
         op.results[0].replace_all_uses_with(new)
         op.erase()
 
@@ -152,3 +158,78 @@ def tanh(x: ir.Value, dt: np.dtype) -> ir.Value:
     signed = arith.bitcast(ir.F64Type.get(), arith.ori(arith.bitcast(i64, t), sign))
     result = signed if dt == F64 else arith.truncf(x.type, signed)
     return arith.select(arith.cmpf(F.UNO, x, x), x, result)
+
+
+def _horner(t: ir.Type, z: ir.Value, coefficients) -> ir.Value:
+    """c[0] + c[1] z + c[2] z**2 + ... by Horner's rule with multiply-adds, in t."""
+    poly = _float(t, coefficients[-1])
+    for c in coefficients[-2::-1]:
+        poly = _multiply_add(poly, z, _float(t, c))
+    return poly
+
+
+def _int_type(dt: np.dtype) -> ir.Type:
+    return ir.IntegerType.get_signless(8 * dt.itemsize)
+
+
+# log(1 + f) = 2 atanh(s) with s = f / (2 + f) is 2 s + s R(s**2), R(z) = z (2/3 + 2 z / 5 + ...). These are R(z) / z
+# fitted (weighted least squares refined toward minimax, in 50-digit arithmetic) on [0, 0.02944] (|s| <= 3 - 2
+# sqrt(2) for f in [sqrt(1/2) - 1, sqrt(2) - 1]); relative error 2**-51 (float64) and 2**-29 (float32), which the
+# factor z / 3 <= 0.0098 shrinks further in the result.
+_LOG_R64 = (0.66666666666666697016, 0.39999999999899116278, 0.28571428626133077878, 0.22222211111420684471,
+            0.18182890691142903871, 0.1533167328306211459, 0.14617008450538025955)
+_LOG_R32 = (0.66666666554039901096, 0.40000122129884288864, 0.28550793637806417372, 0.23331102632226127256)
+_LN2_HI_LOG32 = 0.693145751953125       # ln 2 in 16 bits: k * _LN2_HI_LOG32 is exact in float32 for |k| < 2**8
+_LN2_LO_LOG32 = 1.4286068202862268e-06  # ln 2 - _LN2_HI_LOG32
+
+
+# float32: log(1 + f) = f - f**2/2 + f**3 P(f) on [sqrt(1/2) - 1, sqrt(2) - 1], no division; P fitted like _LOG_R64
+# (relative error 2**-23.9 in P, at most 2**-27.7 of the result).
+_LOG_P32 = (0.3333333117160973, -0.24999993997629725, 0.20000715273249836, -0.16668057756477217, 0.14249303783276503,
+            -0.12420123152891732, 0.11677185387173588, -0.11514844869517878, 0.070374532358396493)
+
+
+def _log_split(x: ir.Value, dt: np.dtype):
+    """(k, f) with x = 2**k (1 + f), 1 + f in [sqrt(1/2), sqrt(2)), k an integer of x's width, for positive x (the
+    others give garbage that the caller replaces): read from the bits, subnormals scaled by 2**54 or 2**25 first."""
+    t, it = x.type, _int_type(dt)
+    mant, scale_bits = (52, 54) if dt == F64 else (23, 25)
+    subnormal = arith.cmpf(F.OLT, x, _float(t, float(np.finfo(dt).tiny)))
+    xs = arith.select(subnormal, arith.mulf(x, _float(t, 2.0 ** scale_bits)), x)
+    bits = arith.bitcast(it, xs)
+    sqrt_half = int(np.array(np.sqrt(0.5), dtype=dt).view(np.int64 if dt == F64 else np.int32))
+    k = arith.shrsi(arith.subi(bits, _int(it, sqrt_half)), _int(it, mant))
+    m = arith.bitcast(t, arith.subi(bits, arith.shli(k, _int(it, mant))))
+    k = arith.subi(k, arith.select(subnormal, _int(it, scale_bits), _int(it, 0)))
+    return k, arith.subf(m, _float(t, 1.0))
+
+
+def _log_special(x: ir.Value, result: ir.Value) -> ir.Value:
+    """NumPy's log outside (0, inf): log(+-0) = -inf, log(x < 0) = nan, log(inf) = inf, NaN propagates. One blend
+    for all: sqrt gives nan below 0 and keeps inf and NaN."""
+    t = x.type
+    inside = arith.andi(arith.cmpf(F.OGT, x, _float(t, 0.0)), arith.cmpf(F.OLT, x, _float(t, pymath.inf)))
+    special = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), _float(t, -pymath.inf), math.sqrt(x))
+    return arith.select(inside, result, special)
+
+
+def log(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """Natural log in x's own type, x = 2**k (1 + f) (_log_split). float64 in the arrangement of fdlibm's log that
+    keeps the large terms exact: with s = f / (2 + f) (one division, which vectorizes), log(x) = k ln2_hi -
+    ((f**2/2 - (s (f**2/2 + R(s**2)) + k ln2_lo)) - f). float32 without division: f - f**2/2 + f**3 P(f) + k ln 2."""
+    t = x.type
+    k, f = _log_split(x, dt)
+    kf = arith.sitofp(t, k)
+    if dt == F64:
+        hfsq = arith.mulf(arith.mulf(f, f), _f64(0.5))
+        s = arith.divf(f, arith.addf(f, _f64(2.0)))
+        z = arith.mulf(s, s)
+        r = arith.mulf(z, _horner(t, z, _LOG_R64))
+        inner = arith.addf(arith.mulf(s, arith.addf(hfsq, r)), arith.mulf(kf, _f64(_LN2_LO)))
+        result = arith.subf(arith.mulf(kf, _f64(_LN2_HI)), arith.subf(arith.subf(hfsq, inner), f))
+    else:
+        f2 = arith.mulf(f, f)
+        p = _multiply_add(f, _horner(t, f, _LOG_P32), _float(t, -0.5))       # -1/2 + f P(f)
+        y = _multiply_add(f2, p, f)                                           # f - f**2/2 + f**3 P(f)
+        result = _multiply_add(kf, _float(t, _LN2_HI_LOG32), _multiply_add(kf, _float(t, _LN2_LO_LOG32), y))
+    return _log_special(x, result)
