@@ -211,11 +211,12 @@ def _log_split(x: ir.Value, dt: np.dtype):
 
 
 def _log_special(x: ir.Value, result: ir.Value) -> ir.Value:
-    """NumPy's log outside (0, inf): log(+-0) = -inf, log(x < 0) = nan, log(inf) = inf, NaN propagates. One blend
-    for all: sqrt gives nan below 0 and keeps inf and NaN."""
+    """NumPy's log outside (0, inf): log(+-0) = -inf, log(x < 0) = nan, log(inf) = inf, NaN propagates. Selects
+    and comparisons only (no math op: vector_reductions vectorizes reductions over arith ops)."""
     t = x.type
     inside = arith.andi(arith.cmpf(F.OGT, x, _float(t, 0.0)), arith.cmpf(F.OLT, x, _float(t, pymath.inf)))
-    special = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), _float(t, -pymath.inf), math.sqrt(x))
+    special = arith.select(arith.cmpf(F.OLT, x, _float(t, 0.0)), _float(t, pymath.nan), x)    # inf, NaN: x
+    special = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), _float(t, -pymath.inf), special)
     return arith.select(inside, result, special)
 
 
