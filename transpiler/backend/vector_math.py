@@ -1,17 +1,22 @@
-"""exp and tanh as plain floating-point arithmetic, with no libm call, so the loops that use them vectorize.
+"""exp, tanh, log, sin and cos as plain floating-point arithmetic, with no libm call, so the loops that use them
+vectorize.
 
 A call to libm's `exp` or `tanh` in a loop body keeps LLVM's loop vectorizer out: the loop runs one element at a
-time. `expand` replaces each scalar `math.exp` / `math.tanh` on float32 or float64 by these, as a lowering step
-(pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show `math.exp`. These versions are branch-free
-polynomials (selects instead of branches), which LLVM vectorizes for the host's vector width. They follow the
-classic scheme of Cody and Waite: exp(x) = 2**n * exp(r) with n = round(x / ln 2) and |r| <= ln(2) / 2, exp(r)
-from its Taylor series, 2**n built from its bits.
+time. `expand` replaces each scalar `math.exp` / `math.tanh` / `math.log` / `math.sin` / `math.cos` on float32 or
+float64 by these, as a lowering step (pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show the math
+ops. These versions are branch-free polynomials (selects instead of branches), which LLVM vectorizes for the host's
+vector width. exp follows the classic scheme of Cody and Waite: exp(x) = 2**n * exp(r) with n = round(x / ln 2) and
+|r| <= ln(2) / 2, exp(r) from its Taylor series, 2**n built from its bits. log splits x into 2**k (1 + f) by its
+bits; sin and cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial. The
+polynomials' coefficients were fitted for this module (weighted least squares refined toward minimax, in 50-digit
+arithmetic with mpmath); the arrangements are the textbook ones (fdlibm's for float64 log).
 
 Accuracy (tests/test_vector_math.py, against a long-double reference): float64 exp within 1 ulp and tanh within 2
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own
 within 2); float32 tanh (and float16, which NumPy computes in float32) in float64, rounded once: correctly rounded
-but for rare double-rounding ties. NaN propagates; overflow gives inf, underflow 0 (through subnormals); tanh keeps
-the sign of -0.0.
+but for rare double-rounding ties. log within 1 ulp (float32 and float64). sin and cos within 2 ulp while |x| <=
+_TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow gives
+inf, underflow 0 (through subnormals); tanh and sin keep the sign of -0.0.
 """
 from __future__ import annotations
 
