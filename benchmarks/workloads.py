@@ -16,7 +16,7 @@ from transpiler.stdlib import nn
 from transpiler.stdlib.gpt2.model import gpt2
 from transpiler.stdlib.gpt2.weights import CONFIGS, random_params
 
-from . import loops
+from . import loops, vmath
 
 SCALES = ("full", "small")
 MS = 1e-3
@@ -65,6 +65,21 @@ def attention_args(scale, shared):
     q, k, v = (normal(seed, n, d) for seed in (6, 7, 8))
     mask = nn.causal_mask(n, np.float32)       # an input, computed once with NumPy
     return f"attention, one head {(n, d)}", (q, k, v, mask), {}
+
+
+# --- math (elementwise transcendentals, benchmarks/vmath.py) -----------------------------------------------------
+
+def haversine_args(scale, shared):
+    n = 10_000 if scale == "full" else 1000
+    r = rng(13)
+    lat1, lat2 = r.uniform(-90, 90, n), r.uniform(-90, 90, n)
+    lon1, lon2 = r.uniform(-180, 180, n), r.uniform(-180, 180, n)
+    return f"haversine n={n} float64", (lat1, lon1, lat2, lon2), {}
+
+
+def log_likelihood_args(scale, shared):
+    n = 100_000 if scale == "full" else 1000
+    return f"log_likelihood n={n} float64", (np.exp(rng(14).standard_normal(n)), 0.1, 1.3), {}
 
 
 # --- loops (imperative kernels, benchmarks/loops.py) ---------------------------------------------------------------
@@ -137,6 +152,8 @@ WORKLOADS = [
              ref={"numpy": 0.35 * MS, "jax": 0.091 * MS, "torch": 0.089 * MS}),
     Workload("attention", nn.attention, attention_args, bar=2,
              ref={"numpy": 0.58 * MS, "jax": 0.37 * MS, "torch": 0.34 * MS}),
+    Workload("haversine", vmath.haversine, haversine_args, bar=1, rtol=1e-12),
+    Workload("log_likelihood", vmath.log_likelihood, log_likelihood_args, bar=1, rtol=1e-12),
     Workload("recurrence", loops.recurrence, recurrence_args, bar=1, rtol=1e-12),
     Workload("nested_sum", loops.nested_sum, nested_sum_args, bar=1, rtol=1e-12),
     Workload("jacobi_2d", loops.jacobi_2d, jacobi_2d_args, bar=1, rtol=1e-12),
@@ -161,6 +178,7 @@ DECODE = "decode"
 
 NAMES = [w.name for w in WORKLOADS] + [FIRST_CALL, DECODE]
 GROUPS = {"kernels": ["gelu", "softmax", "layer_norm", "attention"],
+          "math": ["haversine", "log_likelihood"],
           "loops": ["recurrence", "nested_sum", "jacobi_2d", "lu", "floyd_warshall"],
           "gpt2": ["gpt2_t8", "gpt2_t64", "gpt2_t256", DECODE]}
 

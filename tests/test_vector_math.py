@@ -1,4 +1,4 @@
-"""exp and tanh as polynomials (backend/vector_math.py): ulp error against a float64/longdouble reference over the
+"""exp, tanh, log, sin and cos as polynomials (backend/vector_math.py): ulp error against a float64/longdouble reference over the
 whole range, every special value and the thresholds where the algorithm changes regime."""
 import numpy as np
 import pytest
@@ -71,7 +71,114 @@ def test_odd_sizes_and_strides():
     for n in (1, 7, 8, 9, 15, 17, 1000):
         x = rng.uniform(-30, 30, (n, 3))
         for arg in (x, x.T, x[::2], x.astype(np.float32)):
-            for fn, name in ((tanh_of, "tanh"), (exp_of, "exp")):
-                actual = transpile(fn)(arg)
+            for fn, name in ((tanh_of, "tanh"), (exp_of, "exp"), (log_of, "log"), (sin_of, "sin"), (cos_of, "cos")):
+                with np.errstate(invalid="ignore"):
+                    actual = transpile(fn)(arg)
+                    expected = reference(name, arg)
                 assert actual.shape == arg.shape and actual.dtype == arg.dtype
-                assert ulps(actual, reference(name, arg)).max() <= LIMIT[name, arg.dtype.name]
+                assert ulps(actual, expected).max() <= LIMIT[name, arg.dtype.name]
+
+
+def log_of(x):
+    return np.log(x)
+
+
+def sin_of(x):
+    return np.sin(x)
+
+
+def cos_of(x):
+    return np.cos(x)
+
+
+# docs/semantics.md: log within 1 ulp (float32 and float64); sin and cos within 2 ulp while |x| <= 2**28 (float64),
+# 2**17 (float32), libm's (within 1) beyond
+LIMIT.update({("log", "float64"): 1, ("log", "float32"): 1, ("log", "float16"): 1,
+              ("sin", "float64"): 2, ("sin", "float32"): 2, ("sin", "float16"): 1,
+              ("cos", "float64"): 2, ("cos", "float32"): 2, ("cos", "float16"): 1})
+TRIG_LIMIT = {"float64": 2.0 ** 28, "float32": 2.0 ** 17, "float16": 65504.0}
+
+
+def log_values(dtype):
+    """Every binade, from the smallest subnormal up, both signs and the special values; dense around 1."""
+    rng = np.random.default_rng(11)
+    info = np.finfo(dtype)
+    unsigned = np.uint64 if np.dtype(dtype).itemsize == 8 else np.uint32
+    if np.dtype(dtype).itemsize == 2:
+        every = np.arange(2 ** 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    else:
+        every = rng.integers(0, np.iinfo(unsigned).max, 200_000, dtype=unsigned, endpoint=True).view(dtype)
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, info.tiny, info.smallest_subnormal, info.max,
+             np.sqrt(0.5), np.sqrt(2.0), 2.0, 0.5, np.e, np.pi]
+    near_one = rng.uniform(0.5, 2.0, 100_000)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.concatenate([np.array(edges), every.astype(np.float64), near_one]).astype(dtype)
+
+
+def trig_values(dtype):
+    """Uniform in the fast range and near 0, every binade up to the fast range's limit, multiples of pi/2 (where
+    the reduction cancels most), and the special values. Bigger arguments are test_trig_big_arguments'."""
+    rng = np.random.default_rng(12)
+    limit = TRIG_LIMIT[dtype]
+    n = 100_000
+    spread = [rng.uniform(-4, 4, n), rng.uniform(-limit, limit, n), np.exp(rng.uniform(-40, np.log(limit), n)),
+              -np.exp(rng.uniform(-40, np.log(limit), n)), rng.integers(-limit / 2, limit / 2, n) * (np.pi / 2),
+              rng.integers(-1000, 1000, n) * np.pi]
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, np.pi, np.pi / 2, -np.pi / 2, 1e-30, -1e-30, limit, -limit]
+    with np.errstate(over="ignore"):
+        return np.concatenate([np.array(edges)] + spread).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("fn, name", [(log_of, "log"), (sin_of, "sin"), (cos_of, "cos")])
+def test_ulp_error_log_sin_cos(fn, name, dtype):
+    x = log_values(dtype) if name == "log" else trig_values(dtype)
+    with np.errstate(all="ignore"):
+        expected = reference(name, x)
+        actual = transpile(fn)(x)
+    assert actual.dtype == np.dtype(dtype)
+    error = ulps(actual, expected)
+    worst = int(np.argmax(error))
+    assert error.max() <= LIMIT[name, dtype], f"{name}({x[worst]!r}) = {actual[worst]!r}, exact {expected[worst]!r}"
+    numbers = ~np.isnan(expected)
+    assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))   # sin(-0.0) = -0.0
+    assert np.array_equal(np.isnan(actual), np.isnan(expected))     # log(-1), sin(inf)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_trig_big_arguments(dtype):
+    """One argument past the fast range sends the whole loop to libm's sin and cos: still NumPy's answer, in fused
+    loops and reductions alike; an infinite argument alone does not (the polynomials give its NaN)."""
+    rng = np.random.default_rng(13)
+    x = rng.uniform(-10, 10, (40, 50)).astype(dtype)
+    fused = transpile(lambda a: np.sin(a * 2) + np.cos(a) * a)
+    summed = transpile(lambda a: np.sum(np.sin(a), axis=-1))
+    for big in (None, 1e30, TRIG_LIMIT[dtype] * 4, np.inf):
+        y = x.copy()
+        if big is not None:
+            y[7, 9] = big
+            y[30, 1] = -big
+        with np.errstate(all="ignore"):
+            for compiled, plain in ((fused, lambda a: np.sin(a * 2) + np.cos(a) * a),
+                                    (summed, lambda a: np.sum(np.sin(a), axis=-1))):
+                got, want = compiled(y), plain(y)
+                assert np.array_equal(np.isnan(got), np.isnan(want))
+                assert np.allclose(got, want, rtol=1e-5 if dtype == "float32" else 1e-13, atol=1e-5, equal_nan=True)
+
+
+def test_trig_in_scalar_code_and_in_place():
+    """sin in a scalar loop body stays libm's; sin written over its own argument reads it before it writes."""
+    def loop(x):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += np.sin(x[i])
+        return s
+
+    def in_place(x):
+        x[:] = np.cos(x)
+        return x
+
+    x = np.random.default_rng(14).uniform(-5, 5, 1000)
+    x[3] = 1e20
+    assert transpile(loop)(x) == loop(x)
+    assert np.array_equal(transpile(in_place)(x.copy()), in_place(x.copy()))

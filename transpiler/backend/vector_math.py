@@ -1,17 +1,22 @@
-"""exp and tanh as plain floating-point arithmetic, with no libm call, so the loops that use them vectorize.
+"""exp, tanh, log, sin and cos as plain floating-point arithmetic, with no libm call, so the loops that use them
+vectorize.
 
 A call to libm's `exp` or `tanh` in a loop body keeps LLVM's loop vectorizer out: the loop runs one element at a
-time. `expand` replaces each scalar `math.exp` / `math.tanh` on float32 or float64 by these, as a lowering step
-(pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show `math.exp`. These versions are branch-free
-polynomials (selects instead of branches), which LLVM vectorizes for the host's vector width. They follow the
-classic scheme of Cody and Waite: exp(x) = 2**n * exp(r) with n = round(x / ln 2) and |r| <= ln(2) / 2, exp(r)
-from its Taylor series, 2**n built from its bits.
+time. `expand` replaces each scalar `math.exp` / `math.tanh` / `math.log` / `math.sin` / `math.cos` on float32 or
+float64 by these, as a lowering step (pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show the math
+ops. These versions are branch-free polynomials (selects instead of branches), which LLVM vectorizes for the host's
+vector width. exp follows the classic scheme of Cody and Waite: exp(x) = 2**n * exp(r) with n = round(x / ln 2) and
+|r| <= ln(2) / 2, exp(r) from its Taylor series, 2**n built from its bits. log splits x into 2**k (1 + f) by its
+bits; sin and cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial. The
+polynomials' coefficients were fitted for this module (weighted least squares refined toward minimax, in 50-digit
+arithmetic with mpmath); the arrangements are the textbook ones (fdlibm's for float64 log).
 
 Accuracy (tests/test_vector_math.py, against a long-double reference): float64 exp within 1 ulp and tanh within 2
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own
 within 2); float32 tanh (and float16, which NumPy computes in float32) in float64, rounded once: correctly rounded
-but for rare double-rounding ties. NaN propagates; overflow gives inf, underflow 0 (through subnormals); tanh keeps
-the sign of -0.0.
+but for rare double-rounding ties. log within 1 ulp (float32 and float64). sin and cos within 2 ulp while |x| <=
+_TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow gives
+inf, underflow 0 (through subnormals); tanh and sin keep the sign of -0.0.
 """
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ import math as pymath
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, linalg, llvm, math, memref, scf
 
 F = arith.CmpFPredicate
 F64 = np.dtype(np.float64)
@@ -94,24 +99,36 @@ def exp_f64(x: ir.Value) -> ir.Value:
     return arith.select(arith.cmpf(F.UNO, x, x), x, result)
 
 
+def _float_type(t: ir.Type) -> np.dtype | None:
+    return F64 if isinstance(t, ir.F64Type) else np.dtype(np.float32) if isinstance(t, ir.F32Type) else None
+
+
+# math op -> its expansion, given the operand and its dtype (float32 or float64)
+EXPANSIONS = {
+    "math.exp": lambda x, dt: exp_f64(x) if dt == F64 else exp_f32(x),
+    "math.tanh": lambda x, dt: tanh(x, dt),
+    "math.log": lambda x, dt: log(x, dt),
+    "math.sin": lambda x, dt: sin_cos(x, dt, cosine=False),
+    "math.cos": lambda x, dt: sin_cos(x, dt, cosine=True),
+}
+
+
 def expand(module: ir.Module) -> None:
-    """Replace scalar float32/float64 math.exp and math.tanh (float16 ones are float32 already, see scalar.py)."""
+    """Replace scalar float32/float64 math ops of EXPANSIONS (float16 ones are float32 already, see scalar.py).
+    sin and cos first get their big-argument versions (_version_big_arguments); their exact copies stay libm calls."""
+    _version_big_arguments(module)
     ops = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
     for op in ops:
-        if op.name not in ("math.exp", "math.tanh"):
+        if op.name not in EXPANSIONS or _EXACT in op.attributes:
             continue
-        t = op.results[0].type
-        dt = np.dtype(np.float64) if isinstance(t, ir.F64Type) else np.dtype(np.float32) \
-            if isinstance(t, ir.F32Type) else None
+        dt = _float_type(op.results[0].type)
         if dt is None:
             continue
+        if op.name in _REDUCED and op.parent.name != "linalg.generic":
+            continue   # scalar code (no vector loop to win) without a fast/exact version: libm
         with ir.InsertionPoint(op), op.location:
-            x = op.operands[0]
-            if op.name == "math.tanh":
-                new = tanh(x, dt)
-            else:
-                new = exp_f64(x) if dt == F64 else exp_f32(x)
+            new = EXPANSIONS[op.name](op.operands[0], dt)
         op.results[0].replace_all_uses_with(new)
         op.erase()
 
@@ -152,3 +169,219 @@ def tanh(x: ir.Value, dt: np.dtype) -> ir.Value:
     signed = arith.bitcast(ir.F64Type.get(), arith.ori(arith.bitcast(i64, t), sign))
     result = signed if dt == F64 else arith.truncf(x.type, signed)
     return arith.select(arith.cmpf(F.UNO, x, x), x, result)
+
+
+def _horner(t: ir.Type, z: ir.Value, coefficients) -> ir.Value:
+    """c[0] + c[1] z + c[2] z**2 + ... by Horner's rule with multiply-adds, in t."""
+    poly = _float(t, coefficients[-1])
+    for c in coefficients[-2::-1]:
+        poly = _multiply_add(poly, z, _float(t, c))
+    return poly
+
+
+def _int_type(dt: np.dtype) -> ir.Type:
+    return ir.IntegerType.get_signless(8 * dt.itemsize)
+
+
+# log(1 + f) = 2 atanh(s) with s = f / (2 + f) is 2 s + s R(s**2), R(z) = z (2/3 + 2 z / 5 + ...). These are R(z) / z
+# fitted (weighted least squares refined toward minimax, in 50-digit arithmetic) on [0, 0.02944] (|s| <= 3 - 2
+# sqrt(2) for f in [sqrt(1/2) - 1, sqrt(2) - 1]); relative error 2**-51 (float64) and 2**-29 (float32), which the
+# factor z / 3 <= 0.0098 shrinks further in the result.
+_LOG_R64 = (0.66666666666666697016, 0.39999999999899116278, 0.28571428626133077878, 0.22222211111420684471,
+            0.18182890691142903871, 0.1533167328306211459, 0.14617008450538025955)
+_LOG_R32 = (0.66666666554039901096, 0.40000122129884288864, 0.28550793637806417372, 0.23331102632226127256)
+_LN2_HI_LOG32 = 0.693145751953125       # ln 2 in 16 bits: k * _LN2_HI_LOG32 is exact in float32 for |k| < 2**8
+_LN2_LO_LOG32 = 1.4286068202862268e-06  # ln 2 - _LN2_HI_LOG32
+
+
+# float32: log(1 + f) = f - f**2/2 + f**3 P(f) on [sqrt(1/2) - 1, sqrt(2) - 1], no division; P fitted like _LOG_R64
+# (relative error 2**-23.9 in P, at most 2**-27.7 of the result).
+_LOG_P32 = (0.3333333117160973, -0.24999993997629725, 0.20000715273249836, -0.16668057756477217, 0.14249303783276503,
+            -0.12420123152891732, 0.11677185387173588, -0.11514844869517878, 0.070374532358396493)
+
+
+def _log_split(x: ir.Value, dt: np.dtype):
+    """(k, f) with x = 2**k (1 + f), 1 + f in [sqrt(1/2), sqrt(2)), k an integer of x's width, for positive x (the
+    others give garbage that the caller replaces): read from the bits, subnormals scaled by 2**54 or 2**25 first."""
+    t, it = x.type, _int_type(dt)
+    mant, scale_bits = (52, 54) if dt == F64 else (23, 25)
+    subnormal = arith.cmpf(F.OLT, x, _float(t, float(np.finfo(dt).tiny)))
+    xs = arith.select(subnormal, arith.mulf(x, _float(t, 2.0 ** scale_bits)), x)
+    bits = arith.bitcast(it, xs)
+    sqrt_half = int(np.array(np.sqrt(0.5), dtype=dt).view(np.int64 if dt == F64 else np.int32))
+    k = arith.shrsi(arith.subi(bits, _int(it, sqrt_half)), _int(it, mant))
+    m = arith.bitcast(t, arith.subi(bits, arith.shli(k, _int(it, mant))))
+    k = arith.subi(k, arith.select(subnormal, _int(it, scale_bits), _int(it, 0)))
+    return k, arith.subf(m, _float(t, 1.0))
+
+
+def _log_special(x: ir.Value, result: ir.Value) -> ir.Value:
+    """NumPy's log outside (0, inf): log(+-0) = -inf, log(x < 0) = nan, log(inf) = inf, NaN propagates. Selects
+    and comparisons only (no math op: vector_reductions vectorizes reductions over arith ops)."""
+    t = x.type
+    inside = arith.andi(arith.cmpf(F.OGT, x, _float(t, 0.0)), arith.cmpf(F.OLT, x, _float(t, pymath.inf)))
+    special = arith.select(arith.cmpf(F.OLT, x, _float(t, 0.0)), _float(t, pymath.nan), x)    # inf, NaN: x
+    special = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), _float(t, -pymath.inf), special)
+    return arith.select(inside, result, special)
+
+
+def log(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """Natural log in x's own type, x = 2**k (1 + f) (_log_split). float64 in the arrangement of fdlibm's log that
+    keeps the large terms exact: with s = f / (2 + f) (one division, which vectorizes), log(x) = k ln2_hi -
+    ((f**2/2 - (s (f**2/2 + R(s**2)) + k ln2_lo)) - f). float32 without division: f - f**2/2 + f**3 P(f) + k ln 2."""
+    t = x.type
+    k, f = _log_split(x, dt)
+    kf = arith.sitofp(t, k)
+    if dt == F64:
+        hfsq = arith.mulf(arith.mulf(f, f), _f64(0.5))
+        s = arith.divf(f, arith.addf(f, _f64(2.0)))
+        z = arith.mulf(s, s)
+        r = arith.mulf(z, _horner(t, z, _LOG_R64))
+        inner = arith.addf(arith.mulf(s, arith.addf(hfsq, r)), arith.mulf(kf, _f64(_LN2_LO)))
+        result = arith.subf(arith.mulf(kf, _f64(_LN2_HI)), arith.subf(arith.subf(hfsq, inner), f))
+    else:
+        f2 = arith.mulf(f, f)
+        p = _multiply_add(f, _horner(t, f, _LOG_P32), _float(t, -0.5))       # -1/2 + f P(f)
+        y = _multiply_add(f2, p, f)                                           # f - f**2/2 + f**3 P(f)
+        result = _multiply_add(kf, _float(t, _LN2_HI_LOG32), _multiply_add(kf, _float(t, _LN2_LO_LOG32), y))
+    return _log_special(x, result)
+
+
+# sin and cos: Cody-Waite reduction by multiples of pi (or odd multiples of pi/2), accurate while |x| <= _TRIG_LIMIT.
+# Beyond it (rare) the exact libm version of the whole loop runs instead (_version_big_arguments).
+_TRIG_LIMIT = {F64: 2.0 ** 28, np.dtype(np.float32): 2.0 ** 17}
+# pi as a sum of float64 (float32) parts, each the rounding of what the previous ones leave (159 and 96 bits).
+_PI_PARTS = {F64: (3.141592653589793, 1.2246467991473532e-16, -2.9947698097183397e-33),
+             np.dtype(np.float32): (3.1415927410125732, -8.742277657347586e-08, -3.4302490200117637e-15,
+                                    2.11259979644063e-23)}
+# sin(r) = r + r**3 S(r**2) for |r| <= pi/2 (slightly beyond: the rounded quotient may be off by one): S fitted
+# like _LOG_R64 on r**2 in [0, (1.0005 pi/2)**2]; relative error 2**-58.7 (float64), 2**-32.4 (float32).
+_SIN_S = {F64: (-0.16666666666666666631, 0.0083333333333333149371, -0.00019841269841254363438,
+                2.7557319219013148034e-6, -2.5052107599409601916e-8, 1.6058976254170213932e-10,
+                -7.6439387097298593777e-13, 2.7310743321279029603e-15),
+          np.dtype(np.float32): (-0.16666666663706692812, 0.0083333327459663184626, -0.00019841081890456029675,
+                                 2.7536156488311069243e-6, -2.4073874948261363302e-8)}
+_EXACT = "transpiler.exact"          # marks the libm copies of sin/cos: not expanded
+_REDUCED = ("math.sin", "math.cos")
+
+
+def _fma(a: ir.Value, b: ir.Value, c: ir.Value) -> ir.Value:
+    """a * b + c rounded once, always (the reduction's exactness needs it): LLVM's fma intrinsic, which vectorizes
+    (math.fma would become a libm call)."""
+    return llvm.intr_fma(a, b, c)
+
+
+def sin_cos(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
+    """sin(x) = (-1)**n sin(x - n pi) with n = rint(x / pi); cos(x) = (-1)**(n + 1) sin(x - (n + 1/2) pi) with
+    n = rint(x / pi - 1/2). The reduction subtracts q * pi part by part with fused multiply-adds: the first is exact
+    (q pi_0 and x are both multiples of a power of two at most the result's ulp), the others are rounded once each.
+    n's parity is read from the bits of the rounded quotient (x / pi + 1.5 * 2**52 holds n in its low bits). NaN and
+    +-inf give NaN through the arithmetic; sin keeps the sign of -0.0."""
+    t, it = x.type, _int_type(dt)
+    width = 8 * dt.itemsize
+    shifter = _float(t, 1.5 * 2.0 ** (52 if dt == F64 else 23))
+    quotient = arith.mulf(x, _float(t, 1 / pymath.pi))
+    if cosine:
+        quotient = arith.subf(quotient, _float(t, 0.5))
+    shifted = arith.addf(quotient, shifter)
+    n = arith.subf(shifted, shifter)
+    odd = arith.andi(arith.bitcast(it, shifted), _int(it, 1))
+    q = arith.addf(n, _float(t, 0.5)) if cosine else n
+    neg_q = arith.negf(q)
+    r = x
+    for part in _PI_PARTS[dt]:
+        r = _fma(neg_q, _float(t, part), r)
+    z = arith.mulf(r, r)
+    sine = _multiply_add(arith.mulf(r, z), _horner(t, z, _SIN_S[dt]), r)
+    sine = arith.maximumf(arith.minimumf(sine, _float(t, 1.0)), _float(t, -1.0))   # rounding never leaves [-1, 1]
+    flip = arith.xori(odd, _int(it, 1)) if cosine else odd
+    result = arith.bitcast(t, arith.xori(arith.bitcast(it, sine), arith.shli(flip, _int(it, width - 1))))
+    if not cosine:
+        result = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), x, result)
+    return result
+
+
+def _version_big_arguments(module: ir.Module) -> None:
+    """Each linalg.generic with float32/float64 sin or cos becomes `if any |argument| > _TRIG_LIMIT: the loop with
+    libm's sin/cos, else: the loop with the polynomials`, decided by a reduction over the arguments first (the
+    arguments' computation cloned into it: it reads the same inputs). Branching around the whole loop keeps the
+    fast loop free of calls (a per-element branch to libm stops LLVM from vectorizing it). An argument computed from
+    the loop's own outputs (a running value) has no cheap test in advance: that loop keeps libm's calls."""
+    generics = []
+    module.operation.walk(lambda op: generics.append(op) or ir.WalkResult.ADVANCE
+                          if op.name == "linalg.generic" else ir.WalkResult.ADVANCE)
+    for generic in generics:
+        body = generic.regions[0].blocks[0]
+        trig = [op for op in body.operations if op.name in _REDUCED and _float_type(op.results[0].type) is not None]
+        if not trig:
+            continue
+        n_inputs = len(generic.opview.inputs)
+        sliced = _argument_slice(body, [op.operands[0] for op in trig], n_inputs)
+        if sliced is None:
+            for op in trig:
+                op.attributes[_EXACT] = ir.UnitAttr.get()
+            continue
+        with ir.InsertionPoint(generic), generic.location:
+            _version(generic, body, trig, sliced, n_inputs)
+
+
+def _argument_slice(body: ir.Block, arguments, n_inputs: int):
+    """The ops of `body` that the arguments are computed from, in order, or None when one reads an output."""
+    needed, stack = set(), list(arguments)
+    while stack:
+        v = stack.pop()
+        if isinstance(v.owner, ir.Block):
+            if v.owner == body and ir.BlockArgument(v).arg_number >= n_inputs:
+                return None
+            continue
+        op = v.owner.operation
+        if op.block != body or op in needed:
+            continue
+        if op.regions or op.name not in _SLICEABLE and not op.name.startswith(("arith.", "math.")):
+            return None
+        needed.add(op)
+        stack.extend(op.operands)
+    return [op.operation for op in body.operations if op.operation in needed]
+
+
+_SLICEABLE = ("linalg.index", "memref.load", "llvm.intr.fma")
+
+
+def _version(generic, body: ir.Block, trig, sliced, n_inputs: int) -> None:
+    i8 = ir.IntegerType.get_signless(8)
+    flag = memref.alloca(ir.MemRefType.get([], i8), [], [])
+    memref.store(_int(i8, 0), flag, [])
+    op = generic.opview
+    rank = len(op.iterator_types)
+    inputs = list(op.inputs)
+    maps = [op.indexing_maps[i] for i in range(n_inputs)] + [ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, []))]
+    check = linalg.GenericOp([], inputs, [flag], ir.ArrayAttr.get(maps),
+                             ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<reduction>")] * rank))
+    block = check.regions[0].blocks.append(*[a.type for a in body.arguments][:n_inputs], i8)
+    mapping = {body.arguments[i]: block.arguments[i] for i in range(n_inputs)}
+    with ir.InsertionPoint(block):
+        for old in sliced:
+            new = old.clone()
+            for i, v in enumerate(old.operands):
+                new.operands[i] = mapping.get(v, v)
+            for a, b in zip(old.results, new.results):
+                mapping[a] = b
+        big = None
+        for t_op in trig:
+            a = mapping.get(t_op.operands[0], t_op.operands[0])
+            t = a.type
+            magnitude = math.absf(a)
+            out = arith.andi(arith.cmpf(F.OGT, magnitude, _float(t, _TRIG_LIMIT[_float_type(t)])),
+                             arith.cmpf(F.ONE, magnitude, _float(t, pymath.inf)))
+            big = out if big is None else arith.ori(big, out)
+        linalg.YieldOp([arith.ori(block.arguments[n_inputs], arith.extui(i8, big))])
+    any_big = arith.cmpi(arith.CmpIPredicate.ne, memref.load(flag, []), _int(i8, 0))
+    branch = scf.IfOp(any_big, [], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        exact = generic.clone()
+        exact.walk(lambda o: o.attributes.__setitem__(_EXACT, ir.UnitAttr.get()) or ir.WalkResult.ADVANCE
+                   if o.name in _REDUCED else ir.WalkResult.ADVANCE)
+        scf.YieldOp([])
+    with ir.InsertionPoint(branch.else_block):
+        scf.YieldOp([])
+    generic.move_before(branch.else_block.operations[0])

@@ -114,8 +114,9 @@ def _vectorizable(op, loop) -> bool:
             return True
         memref_type = ir.MemRefType(op.operands[0].type)
         return indices[-1] == iv and iv not in indices[:-1] and memref_type.get_strides_and_offset()[0][-1] == 1
-    if not (op.name.startswith("arith.") or op.name == "math.absf") or len(op.regions):
-        return False   # other math ops on vectors would become a libm call per lane
+    if not (op.name.startswith("arith.") or op.name in ("math.absf", "llvm.intr.fma")) or len(op.regions):
+        return False   # other math ops on vectors would become a libm call per lane (vector_math's expansions
+        # use only arith ops and fma)
     return iv not in list(op.operands)
 
 
