@@ -127,8 +127,6 @@ def test_diagonals(dtype):
     same_over(lambda x: (np.diagonal(x), np.diagonal(x, 3), np.diag(x, -1)), (sample(dtype, (2, 0)),))
 
 
-@pytest.mark.xfail(reason="compiler bug: a float64 sum of a gather (np.take(x, i).sum()) fails in the vector "
-                          "reductions rewrite ('vector.load' op operand #1 must be variadic of index)", strict=True)
 def test_trace_float64():
     same_over(lambda x: np.trace(x), (sample("float64", (3, 4)),))
 

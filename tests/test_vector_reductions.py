@@ -104,3 +104,15 @@ def test_the_llvm_stage_has_vector_reductions():
     assert f"vector<{lanes}xf64>" in text and "llvm.intr.vector.reduce.fmaximum" in text
     text = emit(row_sum, np.ones((4, 8)), stage="llvm")
     assert f"vector<{lanes}xf64>" in text
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_sum_of_gathered_elements_is_not_read_as_contiguous_lanes(dtype):
+    """x[ids].sum(): the loads' addresses come from ids, so the lanes are not x[i:i + lanes]. The vector rewrite
+    used to build a load at a vector of addresses (an internal compiler error)."""
+    def gathered_sum(x, ids):
+        return np.take(x, ids).sum()
+
+    x = np.arange(200, dtype=dtype) * dtype(0.5)
+    ids = np.random.default_rng(0).integers(0, 200, 137)
+    assert transpile(gathered_sum)(x, ids) == gathered_sum(x, ids)

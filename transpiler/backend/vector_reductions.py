@@ -56,7 +56,11 @@ def _vectorize(loop) -> bool:
     element = loop.inner_iter_args[0].type
     lanes = VECTOR_BYTES * 8 // element.width
     body = list(loop.body.operations)
-    if not all(_vectorizable(op, loop) for op in body[:-1]):
+    varying = {loop.induction_variable, *loop.inner_iter_args}   # values that change along the loop
+    for op in body[:-1]:
+        if any(v in varying for v in op.operation.operands):
+            varying.update(op.operation.results)
+    if not all(_vectorizable(op, loop, varying) for op in body[:-1]):
         return False
     with ir.InsertionPoint(loop), loop.location:
         index = ir.IndexType.get()
@@ -105,13 +109,15 @@ def _reduction_kinds(loop):
     return ["sum" if m else "error" for m in marked]
 
 
-def _vectorizable(op, loop) -> bool:
+def _vectorizable(op, loop, varying: set) -> bool:
     op = op.operation
     iv = loop.induction_variable
     if op.name == "memref.load":
         indices = list(op.operands)[1:]
-        if iv not in indices:
+        if not any(i in varying for i in indices):
             return True
+        if any(i in varying and i != iv for i in indices):
+            return False      # an address computed along the loop (a gather: x[ids[i]]): no contiguous load
         memref_type = ir.MemRefType(op.operands[0].type)
         return indices[-1] == iv and iv not in indices[:-1] and memref_type.get_strides_and_offset()[0][-1] == 1
     if not (op.name.startswith("arith.") or op.name in ("math.absf", "llvm.intr.fma")) or len(op.regions):
