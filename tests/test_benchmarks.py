@@ -78,7 +78,7 @@ def test_compare():
 
 def test_select_and_format():
     assert harness.workloads.select("softmax,gelu") == ["gelu", "softmax"]
-    assert harness.workloads.select("gpt2") == ["gpt2_t8", "gpt2_t64", "gpt2_t256"]
+    assert harness.workloads.select("gpt2") == ["gpt2_t8", "gpt2_t64", "gpt2_t256", "decode"]
     with pytest.raises(ValueError, match="unknown workload"):
         harness.workloads.select("nope")
     assert report.fmt_time(0.00071) == "0.710 ms" and report.fmt_time(1.92) == "1.92 s"
@@ -95,3 +95,17 @@ def test_loaded_mode_times_both_modes_and_names_the_cpu(tmp_path, capsys):
         assert set(r["median_s"]) == {"numpy", "threads", "one thread"} and all(v > 0 for v in r["median_s"].values())
     table = capsys.readouterr().out
     assert harness.cpu_model() in table and "| decay (100000,) float64 |" in table
+
+
+def test_decode_measures_generation_against_its_three_references():
+    """benchmarks/decode.py at the small scale: the compiled class-based GPT-2's decode steps, timed, with the ids
+    of its first steps equal to the NumPy run's, and the three table rows."""
+    from benchmarks import decode
+    d = decode.measure("small", numpy_steps=2, log=lambda message: None)
+    assert d["ids_match_numpy"] and d["ours"]["n"] == decode.NEW_TOKENS - 1
+    assert d["numpy_recompute"]["lengths"] == [decode.PROMPT_T, decode.PROMPT_T + 32, decode.PROMPT_T + 63]
+    assert d["bandwidth"]["bytes_per_token"] > 0 and d["bandwidth"]["read_bytes_per_s"] > 0
+    assert all(d[k] > 0 for k in ("vs_numpy_cached", "vs_recompute", "of_bandwidth_limit"))
+    rows = report.decode_rows(d)
+    assert len(rows) == 3 and all(len(row) == len(report.HEADER) for row in rows)
+    assert "tokens/s" in rows[0][2] and "(full scale)" in rows[1][4]
