@@ -200,8 +200,8 @@ def test_demo_check_names_first_differing_id(monkeypatch, capsys):
         logits = gpt2(inputs, **kwargs)
         return logits if len(inputs) == len(PROMPT_IDS) else np.roll(logits, 1, axis=-1)
 
-    monkeypatch.setattr(demo, "compiled_forward", lambda ids, params, n_head: (off_by_one_from_the_second_step, "fake"))
-    assert demo.main([PROMPT, "--tokens", "3", "--check"]) == 1
+    monkeypatch.setattr(demo, "compiled_forward", lambda ids, params, n_head: off_by_one_from_the_second_step)
+    assert demo.main([PROMPT, "--tokens", "3", "--check", "--no-cache"]) == 1
     expected = generate(PROMPT_IDS, random_params(TINY, seed=0), TINY["n_head"], 2)
-    assert (f"check failed at new token 1 (sequence position 11): fake gave {expected[1] + 1}, NumPy gave "
+    assert (f"check failed at new token 1 (sequence position 11): compiled gave {expected[1] + 1}, NumPy gave "
             f"{expected[1]}") in capsys.readouterr().err
