@@ -21,9 +21,9 @@ DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
 
 
 @pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("TRANSPILER_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path / "cache"
+def cache_dir(fresh_kernel_cache):
+    """Every test here starts from an empty cache of its own (conftest.py: the rule for tests about the cache)."""
+    return fresh_kernel_cache
 
 
 def kernel_of(compiled, *args, **kwargs):
