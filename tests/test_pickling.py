@@ -44,7 +44,7 @@ def test_decorated_function_pickles_by_name():
     data = pickle.dumps(k.rownorm)
     assert b"tests.kernels_for_pickling" in data and len(data) < 100   # a name, no kernel
     assert pickle.loads(data) is k.rownorm
-    np.testing.assert_allclose(pickle.loads(data)(x), np.sqrt((x * x).sum(axis=-1)))
+    np.testing.assert_allclose(pickle.loads(data)(x), np.sqrt((x * x).sum(axis=-1)), rtol=1e-12)
     again = pickle.loads(pickle.dumps(k.scaled_softmax))
     assert again is k.scaled_softmax and again._options() == {**OPTIONS, "opt_level": 2, "max_specializations": 5}
 
@@ -116,7 +116,7 @@ def test_multiprocessing_fork_after_threaded_kernel():
         products = pool.starmap(k.matmul_tanh, [(a, b), (b, a)])
         compilations = pool.map(k.options_of, [k.rownorm, k.matmul_tanh])
     for got, arg in zip(results, xs):
-        np.testing.assert_allclose(got, np.sqrt((arg * arg).sum(axis=-1)))
+        np.testing.assert_allclose(got, np.sqrt((arg * arg).sum(axis=-1)), rtol=1e-12)
     for got, (left, right) in zip(products, [(a, b), (b, a)]):
         np.testing.assert_allclose(got, np.tanh(left @ right), rtol=1e-5, atol=1e-6)
     assert [c for _, c in compilations] == [k.rownorm.compilations, k.matmul_tanh.compilations]
@@ -134,7 +134,7 @@ def test_multiprocessing_spawn_loads_from_disk_cache(fresh_kernel_cache):
         options, compilations = pool.apply(k.options_of, (compiled,))
         mapped = pool.map(compiled, xs)
     for (got, origin), arg in zip(results, xs):
-        np.testing.assert_allclose(got, np.sqrt((arg * arg).sum(axis=-1)))
+        np.testing.assert_allclose(got, np.sqrt((arg * arg).sum(axis=-1)), rtol=1e-12)
         assert origin == "disk cache"
     assert options == OPTIONS and compilations == 0  # a fresh process: options kept, nothing compiled before a call
     for got, arg in zip(mapped, xs):
@@ -220,5 +220,5 @@ def test_dask_map_blocks_on_worker_processes():
         norms = blocks.map_blocks(k.rownorm, drop_axis=1, dtype=np.float64, meta=np.empty((0,)))
         shifted = blocks.map_blocks(scaled, dtype=np.float64, meta=np.empty((0, 0)))
         got_norms, got_shifted = da.compute(norms, shifted)
-    np.testing.assert_allclose(got_norms, np.sqrt((x * x).sum(axis=-1)))
+    np.testing.assert_allclose(got_norms, np.sqrt((x * x).sum(axis=-1)), rtol=1e-12)
     np.testing.assert_array_equal(got_shifted, x * scale - 1.0)
