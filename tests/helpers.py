@@ -58,3 +58,25 @@ def check(fn, *args, rtol=None, atol=None, **kwargs):
     assert_same(list(got_args), list(ref_args), rtol, atol)
     assert_same(got_kwargs, ref_kwargs, rtol, atol)
     return actual
+
+
+def aliasing_mismatch(ours, numpys, names=None, skip=()) -> str | None:
+    """Where two values of the compiled run (results and arguments, in any order) are the same array object or share
+    memory (`np.shares_memory`) while the corresponding two values of NumPy's run do not, or the other way round; None
+    if they alias exactly as NumPy's do. `names` labels the positions in the message; `skip` holds pairs of positions
+    (i, j), i < j, left out. Identity is compared where NumPy's value is an array (a scalar's is not observable)."""
+    names = names or [str(i) for i in range(len(ours))]
+    for i, (x, ref_x) in enumerate(zip(ours, numpys)):
+        for j in range(i + 1, len(ours)):
+            if (i, j) in skip:
+                continue
+            y, ref_y = ours[j], numpys[j]
+            if isinstance(ref_x, np.ndarray) or isinstance(ref_y, np.ndarray):
+                if (x is y) != (ref_x is ref_y):
+                    return (f"{names[i]} and {names[j]}: {'' if x is y else 'not '}the same object, NumPy's "
+                            f"{'are' if ref_x is ref_y else 'are not'}")
+            shared, ref_shared = np.shares_memory(x, y), np.shares_memory(ref_x, ref_y)
+            if shared != ref_shared:
+                return (f"{names[i]} and {names[j]}: {'share' if shared else 'do not share'} memory, NumPy's "
+                        f"{'do' if ref_shared else 'do not'}")
+    return None

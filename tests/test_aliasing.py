@@ -144,3 +144,36 @@ def test_views_of_a_list_arguments_array():
     got, expected = transpile(f)([1.0, 2.0, 3.0]), f([1.0, 2.0, 3.0])
     for g, e in zip(got, expected):
         np.testing.assert_array_equal(g, e)
+
+
+IDENTITY_VIEWS = {
+    "1-d .T": lambda x: x.T,
+    "1-d np.transpose": lambda x: np.transpose(x),
+    "swapaxes(0, 0)": lambda x: np.swapaxes(x, 0, 0),
+    "1-d reshape(-1)": lambda x: x.reshape(-1),
+    "squeeze of nothing": lambda x: np.squeeze(x),
+}
+
+
+@pytest.mark.xfail(strict=True, reason="KNOWN BUG: a view op that changes no dim (shape_ops.transpose/reshape/squeeze "
+                   "return their operand) gives back the argument object itself; NumPy returns a new view of it. "
+                   "test_fuzz.compare_aliasing lets this case through (identity_view): remove that when this passes")
+@pytest.mark.parametrize("name", list(IDENTITY_VIEWS))
+def test_an_identity_view_is_a_new_object(name):
+    fn = IDENTITY_VIEWS[name]
+    x, y = np.arange(4.0), np.arange(4.0)
+    expected, got = fn(x), transpile(fn)(y)
+    assert expected is not x and np.shares_memory(expected, x)
+    np.testing.assert_array_equal(got, expected)
+    assert np.shares_memory(got, y)
+    assert got is not y
+
+
+def test_a_2d_identity_view_is_a_new_object():
+    """x.T.T of a 2-d x goes through two real transposes: a new view, as in NumPy."""
+    def fn(x):
+        return x.T.T
+
+    x = np.arange(6.0).reshape(2, 3)
+    got = transpile(fn)(x)
+    assert got is not x and np.shares_memory(got, x)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import transpiler
-from helpers import assert_same
+from helpers import assert_same, tolerance
 from transpiler import emit, transpile
 
 
@@ -64,7 +64,7 @@ def test_thread_safe_compile_and_call():
             dt = [np.float32, np.float64][i % 2]
             for _ in range(20):
                 x = rng.standard_normal(17 + i).astype(dt)
-                np.testing.assert_allclose(f(x, 2.0), np.tanh(x) * 2.0, rtol=1e-6)
+                np.testing.assert_allclose(f(x, 2.0), np.tanh(x) * 2.0, rtol=tolerance(dt), atol=tolerance(dt))
         except Exception as e:  # pragma: no cover - reported below
             errors.append(e)
     threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]

@@ -1,8 +1,10 @@
 """Claims of docs/guarantees.md and docs/semantics.md that no other test checked (#20 item 8): a run-time size of 1
 does not broadcast; results that would alias an input are copies; NumPy products in other threads run
 single-threaded while a kernel that calls OpenBLAS runs; floor/ceil/trunc/rint bit for bit with signed zeros;
-`x ** k` as products; the disk cache for float16."""
+`x ** k` as products; the disk cache for float16. And docs/guarantees.md itself: every claim (table row, bullet)
+names the test that checks it, as `file.py::test_name`, and every test it names exists (issue #14)."""
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -198,3 +200,55 @@ def test_the_disk_cache_works_for_float16(tmp_path):
         tol = 2e-3 if want.dtype == np.float16 else 2e-6
         np.testing.assert_allclose(b.astype(np.float64), want.astype(np.float64), rtol=tol,
                                    atol=tol * np.abs(want.astype(np.float64)).max())
+
+
+# ---- guarantees.md itself: every claim names a test, and every test it names exists -------------------------------
+GUARANTEES = os.path.join(ROOT, "docs", "guarantees.md")
+REFERENCE = re.compile(r"`(?:tests/)?(test_\w+\.py)::(test_\w+)`")
+
+
+def _claims(text: str) -> list:
+    """The table rows and bullets of guarantees.md (a bullet with its continuation lines), from the suite table to
+    the end of "Writes, views and aliasing": each one is a claim, and must name the test that checks it."""
+    start, end = text.index("| suite |"), text.index("## Running the long fuzz run")
+    claims, current = [], None
+    for line in text[start:end].splitlines():
+        if line.startswith("|"):
+            if current:
+                claims.append(current)
+            current = None
+            if not re.match(r"\|\s*-", line) and not re.match(r"\| (suite|what|promise) \|", line):
+                claims.append(line)
+        elif re.match(r"\s*- ", line):
+            if current:
+                claims.append(current)
+            current = line
+        elif current and line.strip() and not line.startswith("#"):
+            current += " " + line.strip()
+        elif current:
+            claims.append(current)
+            current = None
+    return claims + ([current] if current else [])
+
+
+def test_every_test_named_in_guarantees_exists():
+    """Each `file.py::test_name` in docs/guarantees.md is a test function defined in tests/file.py (a renamed or
+    deleted test fails here), and no reference leaves out its file."""
+    text = open(GUARANTEES).read()
+    refs = REFERENCE.findall(text)
+    assert len(refs) > 100
+    missing = []
+    for file, name in sorted(set(refs)):
+        path = os.path.join(ROOT, "tests", file)
+        source = open(path).read() if os.path.exists(path) else ""
+        if not re.search(rf"^def {name}\(", source, re.MULTILINE):
+            missing.append(f"{file}::{name}")
+    assert not missing, f"docs/guarantees.md names tests that do not exist: {missing}"
+    assert not re.search(r"`::test_", text), "a test reference without its file"
+
+
+def test_every_claim_in_guarantees_names_its_test():
+    claims = _claims(open(GUARANTEES).read())
+    assert len(claims) > 40
+    unnamed = [c[:100] for c in claims if not REFERENCE.search(c)]
+    assert not unnamed, f"claims in docs/guarantees.md that name no test: {unnamed}"

@@ -66,3 +66,21 @@ def test_compiling_prints_no_numpy_warning_for_what_it_folds():
         warnings.simplefilter("error")
         result = transpile(f)(np.ones(2))
     assert np.all(np.isnan(result))          # 1 + inf - inf, as NumPy computes it
+
+
+def test_the_default_state_gives_numpys_values_and_no_warning():
+    """The one documented difference (guarantees.md, floating-point events): under the default state (warn) and under
+    `ignore`, the kernel runs, gives NumPy's inf and nan, and issues no RuntimeWarning where NumPy warns. When the
+    kernel learns to warn, this test fails and the documentation changes with it."""
+    x, y = np.array([1.0, 0.0, -1.0, 2.0]), np.array([0.0, 0.0, 0.0, 4.0])
+    compiled = transpile(ratio)
+    with np.errstate(all="ignore"):
+        expected = ratio(x, y)
+        compiled(x, y)                                                   # compiled outside the watch
+    with pytest.warns(RuntimeWarning):
+        ratio(x, y)                                                      # NumPy warns
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                                   # any warning fails the test
+        np.testing.assert_array_equal(compiled(x, y), expected)
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(compiled(x, y), expected)

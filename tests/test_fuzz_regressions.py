@@ -262,3 +262,22 @@ def test_half_power_is_sqrt_only_where_numpy_takes_sqrt(dtype):
         check(lambda a: a ** 0.5, a)
         check(lambda a, s: np.power(a, s), a, 0.5)
         check(lambda a, s: a ** s, a, 0.5)
+
+
+def rows_of(x):
+    return x.reshape(x.shape[0], -1)
+
+
+def test_reshape_with_minus_one_and_a_static_zero_dim_is_a_value_error():
+    """Found by the fuzzer (static_shapes=True, x of shape (0, 4)): `x.reshape(x.shape[0], -1)` divided the size by
+    the other dims' product, 0, while compiling: an internal compiler error (ZeroDivisionError). NumPy cannot infer
+    -1 there and raises ValueError."""
+    x = np.zeros((0, 4))
+    with pytest.raises(ValueError):
+        rows_of(x)
+    for static in (True, False):
+        with pytest.raises(ValueError) as info:
+            transpile(rows_of, static_shapes=static)(x)
+        assert "internal compiler error" not in str(info.value)
+    np.testing.assert_array_equal(transpile(rows_of, static_shapes=True)(np.ones((2, 3))), np.ones((2, 3)),
+                                  strict=True)

@@ -14,8 +14,7 @@ def scale(x, k):
     return x * k      # k is a Python int: it specializes (one kernel per value)
 
 
-def test_specializations_are_bounded_least_recently_used_first(monkeypatch, tmp_path):
-    monkeypatch.setenv("TRANSPILER_CACHE_DIR", str(tmp_path))
+def test_specializations_are_bounded_least_recently_used_first(fresh_kernel_cache):
     f = transpile(scale, max_specializations=3)
     x = np.arange(3.0)
     for k in (1, 2, 3):
@@ -29,20 +28,20 @@ def test_specializations_are_bounded_least_recently_used_first(monkeypatch, tmp_
     assert f.compilations == 5
 
 
-def test_the_disk_cache_is_bounded_least_recently_used_first(monkeypatch, tmp_path):
-    monkeypatch.setenv("TRANSPILER_CACHE_DIR", str(tmp_path))
+def test_the_disk_cache_is_bounded_least_recently_used_first(monkeypatch, fresh_kernel_cache):
+    cache = fresh_kernel_cache
     x = np.arange(3.0)
     for k in (1, 2, 3):
         transpile(scale)(x, k)
-    paths = sorted(glob.glob(str(tmp_path / "*.kernel")), key=os.path.getmtime)
+    paths = sorted(glob.glob(str(cache / "*.kernel")), key=os.path.getmtime)
     assert len(paths) == 3
     sizes = [os.path.getsize(p) for p in paths]
     os.utime(paths[0])            # the oldest entry is used again: the second oldest goes first
-    removed = disk_cache.evict(str(tmp_path), sum(sizes) - 1)
+    removed = disk_cache.evict(str(cache), sum(sizes) - 1)
     assert removed == 1 and not os.path.exists(paths[1]) and os.path.exists(paths[0])
     monkeypatch.setenv("TRANSPILER_CACHE_MAX_MB", "0")
     transpile(scale)(x, 5)        # every store trims the cache to the limit
-    assert glob.glob(str(tmp_path / "*.kernel")) == []
+    assert glob.glob(str(cache / "*.kernel")) == []
 
 
 def test_new_options_for_a_compiled_function_are_honoured():

@@ -177,8 +177,7 @@ def test_check_finds_type_errors_the_static_scan_cannot():
 
 
 # ---- the compilation log and progress ------------------------------------------------------------------------------
-def test_each_compilation_is_logged_with_signature_source_and_stage_times(caplog, tmp_path, monkeypatch):
-    monkeypatch.setenv("TRANSPILER_CACHE_DIR", str(tmp_path))
+def test_each_compilation_is_logged_with_signature_source_and_stage_times(caplog, fresh_kernel_cache):
     caplog.set_level(logging.INFO, logger="transpiler")
 
     def scale(x, a):

@@ -93,6 +93,8 @@ def reshape(b: Builder, a, shape, order="C") -> Var:
     if unknown is not None:
         if isinstance(known, Sym):    # NumPy cannot infer -1 when the other dims multiply to 0
             b.env.require_nonzero(known, f"cannot reshape array of size {total} into shape with -1 and a zero dim")
+        elif known == 0:              # known while compiling (static shapes, a literal 0)
+            raise UserError(f"cannot reshape array of size {total} into shape with -1 and a zero dim", ValueError)
         dims[unknown] = derived("floordiv", total, known)
     shown = ", ".join("-1" if d is None else str(d) for d in dims)
     b.env.unify(product(dims, b), total, f"cannot reshape array of size {total} into shape ({shown})")
