@@ -70,9 +70,7 @@ class Emitter:
         cannot merge with another of the same shape."""
         sizes = [d if isinstance(d, int) else self.size(d) for d in (self.program.env.find(d) for d in v.shape)]
         if fresh:
-            t = ir.RankedTensorType.get([d if isinstance(d, int) else ir.ShapedType.get_dynamic_size() for d in
-                                         (self.program.env.find(d) for d in v.shape)], storage_type(v.dtype))
-            return bufferization.alloc_tensor(t, [s for s in sizes if not isinstance(s, int)])
+            return bufferization.alloc_tensor(self.tensor_type(v), [s for s in sizes if not isinstance(s, int)])
         return tensor.empty(sizes, storage_type(v.dtype))
 
     def cast_to(self, value: ir.Value, v: Var, declared_in: Program | None = None) -> ir.Value:

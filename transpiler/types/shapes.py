@@ -150,9 +150,9 @@ class ShapeEnv:
             return a
         if isinstance(a, int) and isinstance(b, int):
             raise UserError(what, ValueError)
+        if self.needs_kernel_check(a, b):
+            raise UserError(f"{what}: cannot check that the run-time sizes {a} and {b} are equal", ValueError)
         if not (is_checkable(a) and is_checkable(b)):
-            if not _same_form(a, b):
-                raise UserError(f"{what}: cannot check that the run-time sizes {a} and {b} are equal", ValueError)
             # the same expression over sizes that may differ (x[i, :j] and x[:j, i]: x.shape[1] and x.shape[0]):
             # equal operands are sufficient, and those that follow from the arguments are checked before the call
             for x, y in zip(a.origin[1:], b.origin[1:]):
@@ -168,8 +168,8 @@ class ShapeEnv:
         return b
 
     def needs_kernel_check(self, a: Dim, b: Dim) -> bool:
-        """Whether `unify(a, b)` would fail only because a size is computed inside the kernel (a slice bound read
-        from an array): then only the kernel can compare them."""
+        """Whether only the kernel can compare a and b: a size computed inside it (a slice bound read from an
+        array) meets another expression. `unify` refuses such a pair; a setitem checks it in the kernel."""
         a, b = self.find(a), self.find(b)
         if a is b or a == b or self.same_expression(a, b) or isinstance(a, int) and isinstance(b, int):
             return False
