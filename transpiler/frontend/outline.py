@@ -15,10 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..program import Program, Var
-from ..runtime.signature import build_result, is_structure_object, object_attributes, result_template
+from ..runtime.signature import build_result, is_structure_object, result_template
 from ..types.shapes import Sym, derived
 from .builder import Builder
 from .memory import var_leaves
+from .values import contains_var
 
 
 @dataclass
@@ -43,7 +44,7 @@ def signature_key(fn, arguments: dict):
             return (type(v).__name__, tuple(key(x) for x in v))
         if isinstance(v, dict):
             return ("dict", tuple((k, key(x)) for k, x in v.items()))
-        if isinstance(v, np.ndarray) or is_structure_object(v) and _holds_var(v, set()):
+        if isinstance(v, np.ndarray) or is_structure_object(v) and contains_var(v, objects=True):
             raise _Inline   # (an object whose arrays are run-time: the callee would read the caller's Vars)
         try:
             hash(v)
@@ -185,22 +186,6 @@ class Outliner:
             b.check(out, kind, message)
         # the callee's return value at the call site: its results are Vars here, taken as they are
         return build_result(entry.template, outs[:entry.n_results], leaves, leaf=lambda v, kind: v)
-
-
-def _holds_var(value, seen: set) -> bool:
-    """Whether a Python value (an object of a user's class, a container) holds a run-time value somewhere."""
-    if isinstance(value, Var):
-        return True
-    if id(value) in seen:
-        return False
-    seen.add(id(value))
-    if isinstance(value, (list, tuple)):
-        return any(_holds_var(v, seen) for v in value)
-    if isinstance(value, dict):
-        return any(_holds_var(v, seen) for v in value.values())
-    if is_structure_object(value):
-        return any(_holds_var(v, seen) for v in object_attributes(value).values())
-    return False
 
 
 def _views_outside(memory, v, before: dict, inputs: list) -> bool:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import UserError
 from ..program import Var
+from ..runtime.signature import is_structure_object, object_attributes
 
 # The interpreter that is compiling right now: Python operators on Vars (called from builtins such as `sum`)
 # route their work through it.
@@ -133,11 +134,20 @@ PY_OPERATORS = {
 }
 
 
-def contains_var(value) -> bool:
+def contains_var(value, objects: bool = False, _seen: set | None = None) -> bool:
+    """Whether a Python value holds a run-time value, through lists, tuples and dicts; with `objects`, also through
+    the attributes of objects of the user's classes (which may refer to one another in a cycle)."""
     if isinstance(value, Var):
         return True
+    if objects:
+        _seen = set() if _seen is None else _seen
+        if id(value) in _seen:
+            return False
+        _seen.add(id(value))
     if isinstance(value, (list, tuple)):
-        return any(contains_var(v) for v in value)
+        return any(contains_var(v, objects, _seen) for v in value)
     if isinstance(value, dict):
-        return any(contains_var(v) for v in value.values())
+        return any(contains_var(v, objects, _seen) for v in value.values())
+    if objects and is_structure_object(value):
+        return any(contains_var(v, objects, _seen) for v in object_attributes(value).values())
     return False
