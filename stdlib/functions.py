@@ -28,6 +28,13 @@ def _known(n):
     return type(n) in _INT_TYPES
 
 
+def _flat_or_axis(a, axis):
+    """(a, axis) as the accumulating functions read them: axis None means the flattened array's only axis."""
+    if axis is None:
+        return a.ravel(), 0
+    return a, _axis(axis, a.ndim)
+
+
 def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
@@ -112,11 +119,7 @@ def diff(a, n=1, axis=-1, prepend=_NOVALUE, append=_NOVALUE):
 def _accumulate(a, axis, dtype, out, multiply):
     if out is not None:
         raise TypeError("out= is not supported here")
-    a = np.asarray(a)
-    if axis is None:
-        a = a.ravel()
-        axis = 0
-    axis = _axis(axis, a.ndim)
+    a, axis = _flat_or_axis(np.asarray(a), axis)
     result = a.astype(_accumulation_dtype(a.dtype) if dtype is None else dtype)
     for i in range(1, result.shape[axis]):           # sequential, as NumPy accumulates: acc = acc op x[i]
         if multiply:
@@ -160,11 +163,7 @@ def tile(A, reps):
 def repeat(a, repeats, axis=None):
     if isinstance(repeats, (list, tuple)) or np.ndim(repeats) != 0:
         raise TypeError("np.repeat in compiled code: repeats must be one int (the same count for every element)")
-    a = np.asarray(a)
-    if axis is None:
-        a = a.ravel()
-        axis = 0
-    axis = _axis(axis, a.ndim)
+    a, axis = _flat_or_axis(np.asarray(a), axis)
     return _interleave(a, tuple(repeats if i == axis else 1 for i in range(a.ndim)), False)
 
 

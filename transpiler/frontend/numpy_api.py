@@ -309,13 +309,11 @@ def _register_stdlib():
     library(numeric.var, np.var, methods=("var",), outlined=False)
     library(numeric.std, np.std, methods=("std",), outlined=False)
     from ..stdlib import functions as fn
-    for name in ("roll", "diff", "tile", "repeat", "pad", "outer", "kron", "tensordot", "trace", "ptp"):
+    for name in ("roll", "diff", "tile", "pad", "outer", "kron", "tensordot", "ptp"):
         library(getattr(fn, name), getattr(np, name))
-    library(fn.cumsum, np.cumsum, methods=("cumsum",))
-    library(fn.cumprod, np.cumprod, methods=("cumprod",))
+    for name in ("cumsum", "cumprod", "repeat", "trace"):     # also methods of arrays
+        library(getattr(fn, name), getattr(np, name), methods=(name,))
     library(fn.round, np.round, np.around, methods=("round",))
-    library(fn.repeat, methods=("repeat",))
-    library(fn.trace, methods=("trace",))
     for ufunc in ew.UFUNC_PRIMS:
         if ufunc.nin == 2:
             library(fn.ufunc_outer(ufunc), ufunc.outer)
