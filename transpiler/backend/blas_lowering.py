@@ -22,6 +22,7 @@ with AVX-512; docs/guarantees.md states the rule).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 
 from mlir import ir
@@ -210,37 +211,38 @@ def _chunked_gemv(gemv, chunks, m, k, item, wide, a, b, c) -> None:
     """c[:, 0] = a @ b[:, 0], rows of a in chunks (aligned as gemm's are: a row's sum is the one a single call
     computes). A transposed a is a (k, m) row-major matrix, multiplied transposed."""
     (pa, ta, lda, sa0), (pb, tb, ldb), (pc, ldc, sc0) = a, b, c
-    index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
-    zero, one = _index(0), _index(1)
+    i32 = ir.IntegerType.get_signless(32)
     no_trans = arith.cmpi(arith.CmpIPredicate.eq, ta, arith.constant(i32, NO_TRANS))
-    incx = arith.select(arith.cmpi(arith.CmpIPredicate.eq, tb, arith.constant(i32, NO_TRANS)), ldb, one)
-    loop = scf.ParallelOp([], [zero], [chunks], [one], [])
-    body = loop.regions[0].blocks.append(index)
-    with ir.InsertionPoint(body):
-        i = body.arguments[0]
-        start, end = (_chunk_bound(m, j, chunks) for j in (i, arith.addi(i, one)))
-        size = arith.subi(end, start)
+    incx = arith.select(arith.cmpi(arith.CmpIPredicate.eq, tb, arith.constant(i32, NO_TRANS)), ldb, _index(1))
+    with _over_chunks(chunks, m) as (start, size):
         rows, cols = arith.select(no_trans, size, k), arith.select(no_trans, k, size)
         func.CallOp([], ir.FlatSymbolRefAttr.get(gemv), [
             arith.constant(i32, ROW_MAJOR), ta, rows, cols, arith.constant(wide, ir.FloatAttr.get(wide, 1.0)),
             arith.addi(pa, arith.muli(arith.muli(start, sa0), item)), lda, pb, incx,
             arith.constant(wide, ir.FloatAttr.get(wide, 0.0)), arith.addi(pc, arith.muli(arith.muli(start, sc0), item)),
             ldc])
+
+
+@contextlib.contextmanager
+def _over_chunks(chunks, extent):
+    """The body of a parallel loop over `chunks` pieces of [0, extent) (_chunk_bound's): yields each piece's start
+    and size, the insertion point inside the loop."""
+    one = _index(1)
+    loop = scf.ParallelOp([], [_index(0)], [chunks], [one], [])
+    body = loop.regions[0].blocks.append(ir.IndexType.get())
+    with ir.InsertionPoint(body):
+        i = body.arguments[0]
+        start, end = (_chunk_bound(extent, j, chunks) for j in (i, arith.addi(i, one)))
+        yield start, arith.subi(end, start)
         scf.ReduceOp([], 0)
 
 
 def _chunked_gemm_loop(gemm, chunks, m, n, k, item, wide, a, b, c) -> None:
     (pa, ta, lda, sa0), (pb, tb, ldb, sb1), (pc, ldc, sc0) = a, b, c
-    index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
+    i32 = ir.IntegerType.get_signless(32)
     zero, one = _index(0), _index(1)
     split_n = arith.cmpi(arith.CmpIPredicate.ugt, n, m)      # split the larger output dim
-    extent = arith.select(split_n, n, m)
-    loop = scf.ParallelOp([], [zero], [chunks], [one], [])
-    body = loop.regions[0].blocks.append(index)
-    with ir.InsertionPoint(body):
-        i = body.arguments[0]
-        start, end = (_chunk_bound(extent, j, chunks) for j in (i, arith.addi(i, one)))
-        size = arith.subi(end, start)
+    with _over_chunks(chunks, arith.select(split_n, n, m)) as (start, size):
         shift_a = arith.select(split_n, zero, arith.muli(arith.muli(start, sa0), item))
         shift_b = arith.select(split_n, arith.muli(arith.muli(start, sb1), item), zero)
         shift_c = arith.muli(arith.muli(start, arith.select(split_n, one, sc0)), item)
@@ -250,7 +252,6 @@ def _chunked_gemm_loop(gemm, chunks, m, n, k, item, wide, a, b, c) -> None:
             arith.constant(i32, ROW_MAJOR), ta, tb, rows, cols, k, arith.constant(wide, unit),
             arith.addi(pa, shift_a), lda, arith.addi(pb, shift_b), ldb,
             arith.constant(wide, ir.FloatAttr.get(wide, 0.0)), arith.addi(pc, shift_c), ldc])
-        scf.ReduceOp([], 0)
 
 
 def usable_cores() -> int:
