@@ -61,41 +61,32 @@ def read_bandwidth(n_bytes: int = 1 << 29, repeats: int = 7) -> float:
     return n_bytes / min(times)
 
 
-def compiled_generation(params, n_head, ids) -> dict:
-    forward = transpile(cached.GPT2.__call__)
-    scratch = cached.GPT2(params, n_head)
-    start = time.perf_counter()
-    forward(scratch, np.array(ids), np.int64(0))     # the prompt's kernel (any length >= 2, any position)
-    forward(scratch, np.array(ids[:1]), np.int64(len(ids)))  # the one-token kernel
-    compile_s = time.perf_counter() - start
-    model = cached.GPT2(params, n_head)
-    steps = cached.generate(model, ids, NEW_TOKENS, forward=partial(forward, model))
+def timed_generation(model, ids, n_new: int, forward) -> dict:
+    """Greedy generation of n_new ids, the prompt's call (prefill) and each decode step timed apart."""
+    steps = cached.generate(model, ids, n_new, forward=forward)
     start = time.perf_counter()
     new_ids = [next(steps)]
     prefill_s = time.perf_counter() - start
     step_s = []
-    while True:
-        start = time.perf_counter()
-        try:
-            new_ids.append(next(steps))
-        except StopIteration:
-            break
-        step_s.append(time.perf_counter() - start)
-    return {"compile_s": compile_s, "prefill_s": prefill_s, "step_s": step_s, "ids": new_ids}
-
-
-def numpy_cached_generation(params, n_head, ids, n_steps: int) -> dict:
-    model = cached.GPT2(params, n_head)
-    steps = cached.generate(model, ids, n_steps + 1)
-    start = time.perf_counter()
-    new_ids = [next(steps)]
-    prefill_s = time.perf_counter() - start
-    step_s = []
-    for _ in range(n_steps):
+    for _ in range(n_new - 1):
         start = time.perf_counter()
         new_ids.append(next(steps))
         step_s.append(time.perf_counter() - start)
     return {"prefill_s": prefill_s, "step_s": step_s, "ids": new_ids}
+
+
+def compiled_generation(params, n_head, ids) -> dict:
+    forward = transpile(cached.GPT2.__call__)
+    start = time.perf_counter()
+    cached.warm_up(forward, params, n_head)
+    compile_s = time.perf_counter() - start
+    model = cached.GPT2(params, n_head)
+    return {"compile_s": compile_s, **timed_generation(model, ids, NEW_TOKENS, partial(forward, model))}
+
+
+def numpy_cached_generation(params, n_head, ids, n_steps: int) -> dict:
+    model = cached.GPT2(params, n_head)
+    return timed_generation(model, ids, n_steps + 1, model)
 
 
 def numpy_recompute_per_token(params, n_head, ids, n_vocab) -> dict:

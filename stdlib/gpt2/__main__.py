@@ -13,8 +13,6 @@ import sys
 import time
 from functools import partial
 
-import numpy as np
-
 from transpiler import transpile
 
 from . import cached
@@ -57,14 +55,11 @@ def compiled_forward(ids, params, n_head):
 
 
 def compiled_cached_model(params, n_head):
-    """The compiled GPT2.__call__, compiled for the prompt's call and for a one-token step (a length-1 dim is its
-    own specialization) on a scratch model first, so that tokens/s counts generation only. Its kernels serve any
-    GPT2 object of the same config: the model's arrays are kernel inputs."""
+    """The compiled GPT2.__call__, compiled first (cached.warm_up) so that tokens/s counts generation only. Its
+    kernels serve any GPT2 object of the same config: the model's arrays are kernel inputs."""
     forward = transpile(cached.GPT2.__call__)
-    scratch = cached.GPT2(params, n_head)
     start = time.perf_counter()
-    forward(scratch, np.zeros(2, np.int64), np.int64(0))  # every prompt length >= 2, every position: one kernel
-    forward(scratch, np.zeros(1, np.int64), np.int64(2))  # one token: the other kernel
+    cached.warm_up(forward, params, n_head)
     print(f"compiled in {time.perf_counter() - start:.1f} s")
     model = cached.GPT2(params, n_head)
     return model, partial(forward, model)

@@ -118,3 +118,12 @@ def generate(model, ids, n_tokens_to_generate, forward=None):
         if step + 1 < n_tokens_to_generate:  # the last id needs no logits after it
             logits = forward(np.array([next_id]), np.int64(position))
             position += 1
+
+
+def warm_up(forward, params, n_head):
+    """Call `forward` (a compiled GPT2.__call__) on a scratch model for a prompt and for one token: the two kernels
+    a generation uses (a length-1 dim is its own specialization), for every prompt length >= 2 and every position.
+    Timing a generation after this counts no compilation."""
+    scratch = GPT2(params, n_head)
+    forward(scratch, np.zeros(2, np.int64), np.int64(0))
+    forward(scratch, np.zeros(1, np.int64), np.int64(2))
