@@ -75,7 +75,12 @@ module attributes {transform.with_named_sequence} {
     %generic = transform.structured.generalize %ops : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
-
+  transform.named_sequence @respecialize(%root: !transform.any_op {transform.readonly}) {
+    %ops = transform.structured.match ops{["linalg.generic"]} attributes{transpiler.matrix_product} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %named = transform.structured.specialize %ops : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
 }
 """
 
@@ -95,7 +100,58 @@ def _script_hash() -> str:
 
 
 def optimize(module: ir.Module) -> ir.Module:
-    return run(module, pipeline_text(OPTIMIZE))
+    run(module, pipeline_text(OPTIMIZE))
+    # Fusion folds reshapes into the ops that consume them by giving those ops more loops, matrix products
+    # included: a product whose operand comes from a keepdims result it cannot fold ([n, 1], returned by a call)
+    # becomes a linalg.generic with a unit loop, which would run as a plain loop nest instead of BLAS. With the unit
+    # loops folded away, such generics are named matrix products again.
+    with module.context, ir.Location.unknown():
+        if not _float_products(module):
+            return module
+    run(module, pipeline_text([RESPECIALIZE_PREPARE]))
+    with module.context, ir.Location.unknown():
+        products = [op for op in _float_products(module) if _is_matmul_form(op)]
+        for op in products:
+            op.attributes[_PRODUCT_MARK] = ir.UnitAttr.get()
+    if products:
+        run(module, pipeline_text([RESPECIALIZE]))
+    return module
+
+
+RESPECIALIZE_PREPARE = "func.func(linalg-fold-unit-extent-dims, canonicalize, cse)"
+RESPECIALIZE = "transform-interpreter{entry-point=respecialize}"   # the script is loaded by OPTIMIZE's GENERALIZE
+_PRODUCT_MARK = "transpiler.matrix_product"
+_PRODUCT_BODY = {"arith.extf", "arith.mulf", "arith.addf", "linalg.yield"}
+
+
+def _float_products(module: ir.Module) -> list:
+    """The linalg.generics that are a float product-sum over one reduction loop (a multiply-add of two operands,
+    widened or not): a matrix product rewritten by fusion, or one that codegen emits as a generic (broadcast
+    batches); _is_matmul_form tells the 2-D matrix products among them."""
+    ops = []
+    module.operation.walk(lambda op: (op.name == "linalg.generic" and ops.append(op)) or ir.WalkResult.ADVANCE)
+    products = []
+    for op in ops:
+        generic = op.opview
+        iterators = [str(t) for t in generic.iterator_types]
+        body = [o.operation.name for o in generic.regions[0].blocks[0].operations]
+        if len(generic.inputs) == 2 and len(generic.outputs) == 1 and iterators.count(_REDUCTION) == 1 \
+                and set(body) <= _PRODUCT_BODY and body.count("arith.mulf") == 1 and body.count("arith.addf") == 1:
+            products.append(op)
+    return products
+
+
+_REDUCTION = "#linalg.iterator_type<reduction>"
+
+
+def _is_matmul_form(op) -> bool:
+    """Loops (m, n, k) with operands read at (m, k) and (k, n), either of them transposed, and the result written at
+    (m, n): the forms of linalg.matmul (with its indexing maps), which the transform's specialize turns into the
+    named op. It refuses other contractions (a batch of matrix-vector products, say)."""
+    maps = [str(m) for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    form = "affine_map<(d0, d1, d2) -> ({})>"
+    return maps[0] in (form.format("d0, d2"), form.format("d2, d0")) and \
+        maps[1] in (form.format("d2, d1"), form.format("d1, d2")) and maps[2] == form.format("d0, d1")
 
 
 def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:

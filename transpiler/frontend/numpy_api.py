@@ -269,11 +269,9 @@ class Library:
         return current_interpreter.get().call(self.fn, list(args), kwargs)
 
 
-def library(fn, *numpy_objects, methods=(), outlined=True):
+def library(fn, *numpy_objects, methods=()):
     entry = Library(fn)
     outline.INLINE_FIRST.add(fn)
-    if not outlined:
-        outline.NEVER_OUTLINED.add(fn)
     for obj in numpy_objects:
         FUNCTIONS[obj] = entry
     for name in methods:
@@ -305,9 +303,9 @@ def _raise_if(b, flag, kind, message):
 
 def _register_stdlib():
     from ..stdlib import numeric
-    library(numeric.mean, np.mean, methods=("mean",), outlined=False)
-    library(numeric.var, np.var, methods=("var",), outlined=False)
-    library(numeric.std, np.std, methods=("std",), outlined=False)
+    library(numeric.mean, np.mean, methods=("mean",))
+    library(numeric.var, np.var, methods=("var",))
+    library(numeric.std, np.std, methods=("std",))
     from ..stdlib import functions as fn
     for name in ("roll", "diff", "tile", "pad", "outer", "kron", "tensordot", "ptp"):
         library(getattr(fn, name), getattr(np, name))

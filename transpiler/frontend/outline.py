@@ -61,10 +61,6 @@ def signature_key(fn, arguments: dict):
 
 _MIN_OUTLINED_SIZE = 8      # primitives of the first call
 INLINE_FIRST: set = set()   # functions whose long source does not make them outlined from the first call
-# functions always inlined: stdlib's mean/var/std, a few primitives each, whose keepdims results must meet their
-# consumers inside one function: an outlined call's [n, 1] result cannot have its unit dim folded away, and
-# fusion then rewrites the matrix product downstream of it (layer_norm(x) @ w) into a plain loop nest, not BLAS
-NEVER_OUTLINED: set = set()
 _MIN_OUTLINED_SOURCE = 60   # AST nodes of the body
 _source_sizes: dict = {}
 
@@ -95,7 +91,7 @@ class Outliner:
         signature and outline the ones after it if that first call was big enough to be worth a function of its
         own. Small helpers stay inline, where they fuse with their neighbours. Library functions (stdlib's mean,
         var ...) are long only in argument handling that runs at compile time: their first call is always inline."""
-        if key is None or fn in NEVER_OUTLINED:
+        if key is None:
             return False
         if key in self.size:
             return self.size[key] >= _MIN_OUTLINED_SIZE
