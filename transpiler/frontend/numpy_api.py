@@ -269,9 +269,13 @@ class Library:
         return current_interpreter.get().call(self.fn, list(args), kwargs)
 
 
-def library(fn, *numpy_objects, methods=()):
-    entry = Library(fn)
+def _library_entry(fn) -> Library:
     outline.INLINE_FIRST.add(fn)
+    return Library(fn)
+
+
+def library(fn, *numpy_objects, methods=()):
+    entry = _library_entry(fn)
     for obj in numpy_objects:
         FUNCTIONS[obj] = entry
     for name in methods:
@@ -282,8 +286,7 @@ def _view_like(fn, name):
     """A library function whose result NumPy makes a (read-only) view of its argument, where ours is a copy: the
     result is an alias of the argument, so that writing through it, or reading it after the argument was written,
     is refused rather than stale."""
-    entry = Library(fn)
-    outline.INLINE_FIRST.add(fn)
+    entry = _library_entry(fn)
 
     def handler(b, a, *args, **kwargs):
         result = entry(b, a, *args, **kwargs)
