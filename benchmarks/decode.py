@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -148,8 +149,10 @@ def main(argv=None) -> int:
     parser.add_argument("--scale", choices=["full", "small"], default="full")
     parser.add_argument("--numpy-steps", type=int, default=8, metavar="N")
     options = parser.parse_args(argv)
+    from .harness import cpu_model
     from .report import decode_rows
     result = measure(options.scale, options.numpy_steps, log=lambda m: print(m, file=sys.stderr, flush=True))
+    print(f"{cpu_model()}, {os.cpu_count()} CPUs")
     for row in decode_rows(result):
         print("| " + " | ".join(row) + " |")
     print(json.dumps(result))
