@@ -63,6 +63,8 @@ def _reassociation(groups) -> ir.ArrayAttr:
 @emitter("transpose")
 def _transpose(em: Emitter, e):
     x, out = e.inputs[0], e.outputs[0]
+    if tuple(e.params["perm"]) == tuple(range(x.ndim)):
+        return [em[x]]       # a view that changes nothing (shape_ops.same_view): the same tensor
     return [linalg.transpose(em[x], outs=[em.empty(out)], permutation=list(e.params["perm"])).results[0]]
 
 

@@ -15,7 +15,7 @@ from ..types import dtypes
 from ..types.shapes import Sym, derived, fmt_shape, nonnegative, sym_text
 from .builder import Builder
 from .elementwise import as_dim
-from .shape_ops import as_var, expand_dims, squeeze, transpose
+from .shape_ops import as_var, expand_dims, same_view, squeeze, transpose
 from .values import RuntimeRange, contains_var
 
 
@@ -61,6 +61,8 @@ def getitem(b: Builder, x: Var, index):
         return b.emit1("copy", [x], x.dtype, (), scalar=not items) if x.scalar == bool(items) else x
     specs, new_axes, advanced = parse_index(b, x, index)
     result = _basic(b, x, specs)
+    if result is x and not advanced and not new_axes:
+        result = same_view(b, x)         # x[...], x[:, ...]: a new view of x, as in NumPy
     if advanced:
         ax, _, idx = advanced[0]
         dropped = sum(1 for s in specs[:ax] if s[0] == "index")

@@ -55,8 +55,17 @@ def transpose(b: Builder, a, axes=None) -> Var:
         if sorted(perm) != list(range(x.ndim)):
             raise UserError("axes don't match array", ValueError)
     if perm == tuple(range(x.ndim)):
-        return x
+        return same_view(b, x)
     return b.emit1("transpose", [x], x.dtype, tuple(x.shape[p] for p in perm), perm=perm)
+
+
+def same_view(b: Builder, x: Var) -> Var:
+    """A view op that changes nothing (`x.T` of a 1-d x, `x.reshape(x.shape)`, `x[...]`): in NumPy a new view of
+    x, not x itself, so a returned one is a new array object that shares x's memory. An identity transpose, which
+    codegen passes through. Scalars stay themselves (a NumPy scalar's .T is itself)."""
+    if x.scalar or x.weak:
+        return x
+    return b.emit1("transpose", [x], x.dtype, x.shape, perm=tuple(range(x.ndim)))
 
 
 def transpose_method(b: Builder, x, *axes):
@@ -100,7 +109,7 @@ def reshape(b: Builder, a, shape, order="C") -> Var:
     b.env.unify(product(dims, b), total, f"cannot reshape array of size {total} into shape ({shown})")
     dims = tuple(dims)
     if tuple(b.env.find(d) for d in dims) == tuple(b.env.find(d) for d in x.shape):
-        return x
+        return same_view(b, x)
     return b.emit1("reshape", [x], x.dtype, dims)
 
 
@@ -140,7 +149,7 @@ def squeeze(b: Builder, a, axis=None) -> Var:
         if any(b.env.find(x.shape[ax]) != 1 for ax in axes):
             raise UserError("cannot select an axis to squeeze out which has size not equal to one", ValueError)
     if not axes:
-        return x
+        return x        # NumPy's squeeze with nothing to squeeze returns the array itself
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
     return b.emit1("squeeze", [x], x.dtype, shape, axes=axes)
 
