@@ -125,9 +125,10 @@ _PRODUCT_BODY = {"arith.extf", "arith.mulf", "arith.addf", "linalg.yield"}
 
 
 def _float_products(module: ir.Module) -> list:
-    """The linalg.generics that are a float product-sum over one reduction loop (a multiply-add of two operands,
-    widened or not): a matrix product rewritten by fusion, or one that codegen emits as a generic (broadcast
-    batches); _is_matmul_form tells the 2-D matrix products among them."""
+    """The linalg.generics that are a float32/float64 product-sum over one reduction loop (a multiply-add of two
+    operands, widened or not; float16 products are NumPy's, see matmul_lowering): a matrix product rewritten by
+    fusion, or one that codegen emits as a generic (broadcast batches); _is_matmul_form tells the 2-D matrix
+    products among them."""
     ops = []
     module.operation.walk(lambda op: (op.name == "linalg.generic" and ops.append(op)) or ir.WalkResult.ADVANCE)
     products = []
@@ -135,7 +136,9 @@ def _float_products(module: ir.Module) -> list:
         generic = op.opview
         iterators = [str(t) for t in generic.iterator_types]
         body = [o.operation.name for o in generic.regions[0].blocks[0].operations]
+        types = [ir.ShapedType(v.type).element_type for v in op.operands]
         if len(generic.inputs) == 2 and len(generic.outputs) == 1 and iterators.count(_REDUCTION) == 1 \
+                and all(isinstance(t, (ir.F32Type, ir.F64Type)) for t in types) \
                 and set(body) <= _PRODUCT_BODY and body.count("arith.mulf") == 1 and body.count("arith.addf") == 1:
             products.append(op)
     return products

@@ -1,12 +1,16 @@
 """Matrix products: linalg.matmul for 2-D, linalg.batch_matmul for equal 3-D batches, otherwise a linalg.generic
 contraction whose maps broadcast the batch dims; always over a zero-filled init. Operands of another dtype than
-the result are widened element by element inside the contraction, never converted as whole arrays."""
+the result are widened element by element inside the contraction, never converted as whole arrays; a float16
+contraction sums in float32, as NumPy's does."""
 from __future__ import annotations
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import linalg
 
+from ..program import Var
 from . import scalar
+from .elementwise import elementwise
 from .emitter import Emitter, emitter
 
 
@@ -23,7 +27,19 @@ def _matmul(em: Emitter, e):
     if named_ok and x.ndim == y.ndim == 3 and env.find(x.shape[0]) is env.find(y.shape[0]) \
             and env.find(x.shape[0]) != 1:
         return [linalg.batch_matmul(em[x], em[y], outs=[init])]
+    if out.dtype == np.float16:
+        return [_float16_contraction(em, x, y, out)]
     return [_contraction(em, x, y, out, init)]
+
+
+def _float16_contraction(em: Emitter, x, y, out) -> ir.Value:
+    """NumPy's float16 products sum in float32 and round once (a float16 sum rounded at every step differs by a
+    float16 ulp or more): the contraction into a float32 accumulator, then one conversion."""
+    f32 = np.dtype(np.float32)
+    wide = Var(f32, out.shape)        # codegen's own value: the accumulator's type and shape
+    init = linalg.fill(scalar.const_stored(f32, 0), outs=[em.empty(wide)])
+    total = _contraction(em, x, y, wide, init)
+    return elementwise(em, [wide], out, lambda a: scalar.convert(a[0], f32, out.dtype), values=[total])
 
 
 def _matmul_2d(em: Emitter, x, y, init) -> ir.Value:
