@@ -574,10 +574,10 @@ def perturbed_runs(fn, args, count: int = 3):
 
 
 def output_scales(source: str, args) -> list:
-    """For each returned value, the largest finite magnitude among the intermediate values it is computed from (its
-    own included; NumPy run, statement by statement): the size of the rounding errors it can carry. Inputs do not
-    count (they are exact), nor do values it does not depend on, so one huge input or an unrelated large value
-    leaves the other results' tolerances tight."""
+    """For each returned value, the largest finite magnitude among the intermediate values (float or integer) it is
+    computed from (its own included; NumPy run, statement by statement): the size of the rounding errors it can
+    carry. Inputs do not count (they are exact), nor do values it does not depend on, so one huge input or an
+    unrelated large value leaves the other results' tolerances tight."""
     import ast
     lines = source.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("def prog("))
@@ -602,7 +602,9 @@ def output_scales(source: str, args) -> list:
         target = tree.targets[0].id
         v = np.asarray(env[target])
         own = 0.0
-        if v.dtype.kind == "f" and v.size:
+        # integers count too: exact themselves, but a float result computed from them (a mean of int64 values near
+        # 2**63) carries rounding errors of their size
+        if v.dtype.kind in "fiu" and v.size:
             finite = np.abs(v[np.isfinite(v)].astype(np.float64))
             own = float(finite.max()) if finite.size else 0.0
         reach[target] = max([own] + [reach.get(n, 0.0) for n in used])
