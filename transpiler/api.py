@@ -11,7 +11,7 @@ import numpy as np
 
 from . import compile_log, driver, pickling
 from .errors import CompileError
-from .runtime import allocation, errstate
+from .runtime import allocation, errstate, numpy_calls
 from .runtime.signature import build_result, flatten
 from .tracebacks import user_frames
 
@@ -207,6 +207,8 @@ def raise_failed_checks(program, results) -> None:
     flags = results[len(results) - len(program.checks):] if program.checks else []
     for value, (_, kind, message) in zip(flags, program.checks):
         if value[()]:
+            if kind is numpy_calls.CallFailed:     # NumPy raised in a call from the kernel: that exception
+                raise numpy_calls.take_error()
             raise kind(message)
 
 

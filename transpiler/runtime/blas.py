@@ -22,7 +22,7 @@ import threading
 import numpy as np
 
 from ..backend.blas_lowering import BLAS_SYMBOLS
-from . import openmp
+from . import numpy_calls, openmp
 from .memref import descriptor_type
 
 _ELEMENT = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
@@ -31,8 +31,10 @@ _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_vo
 
 
 def library_functions(llvm_module_text: str) -> list:
-    """Names of the matmul library functions the lowered module calls (NumPy's matmul or OpenBLAS's gemm)."""
+    """Names of the library functions the lowered module calls (NumPy's matmul, OpenBLAS's gemm, the NumPy
+    functions of numpy_calls.py)."""
     names = set(re.findall(r"@(linalg_(?:batch_)?matmul(?:_view(?:sx)+(?:f16|f32|f64)){3})\b", llvm_module_text))
+    names.update(re.findall(r"@_mlir_ciface_(npcall_\w+)\b", llvm_module_text))
     names.update(name for name in BLAS_SYMBOLS if f"@{name}(" in llvm_module_text)
     return sorted(names)
 
@@ -45,7 +47,7 @@ def bind(names: list) -> tuple[dict, list]:
         if name in BLAS_SYMBOLS:
             symbols[name] = _openblas().gemm[name]
         else:
-            cb = callback(name)
+            cb = numpy_calls.callback(name) if numpy_calls.is_call(name) else callback(name)
             keepalive.append(cb)
             symbols["_mlir_ciface_" + name] = ctypes.cast(cb, ctypes.c_void_p).value
     return symbols, keepalive
@@ -132,7 +134,7 @@ def callback(name: str):
         operands.append((rank, np.dtype(_ELEMENT[part[2 * rank:]])))
 
     def product(pa, pb, pc):
-        a, b, c = (_view(p, rank, dt) for p, (rank, dt) in zip((pa, pb, pc), operands))
+        a, b, c = (view(p, rank, dt) for p, (rank, dt) in zip((pa, pb, pc), operands))
         # A mixed product: convert the narrow operand ourselves, keeping its layout (order="K"). NumPy's matmul
         # converts a transposed operand (x @ wte.T) into C order, a gather that took 160 of its 364 ms at
         # (256, 768) @ (768, 50257); the converted view goes to BLAS transposed instead (exact conversion, the
@@ -157,11 +159,12 @@ def callback(name: str):
 INTERRUPTED = threading.Event()   # a Ctrl-C arrived while a callback ran: raised after the kernel returns
 
 
-def _view(ptr: int, rank: int, dtype: np.dtype) -> np.ndarray:
+def view(ptr: int, rank: int, dtype: np.dtype) -> np.ndarray:
+    """The memref descriptor at `ptr` as a NumPy array over the same memory (no copy)."""
     d = ctypes.cast(ptr, ctypes.POINTER(descriptor_type(rank))).contents
     item = dtype.itemsize
-    shape = tuple(d.sizes)
-    strides = tuple(s * item for s in d.strides)
+    shape = tuple(d.sizes) if rank else ()
+    strides = tuple(s * item for s in d.strides) if rank else ()
     data = (d.aligned or 0) + d.offset * item
     holder = type("View", (), {})()
     holder.__array_interface__ = {"data": (data, False), "shape": shape, "strides": strides, "typestr": dtype.str,

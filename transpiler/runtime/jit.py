@@ -10,7 +10,7 @@ import threading
 import mlir
 from mlir.execution_engine import ExecutionEngine
 
-from . import blas, objects, openmp
+from . import blas, numpy_calls, objects, openmp
 from .memref import Frame, adopt_results
 
 def runtime_libraries() -> list:
@@ -87,6 +87,7 @@ class Kernel:
         self._keepalive = keepalive   # the engine / linked object and the callbacks the machine code calls
         self.library_functions = library_functions
         self.calls_openblas = blas.uses_openblas(library_functions)
+        self.calls_numpy = any(map(numpy_calls.is_call, library_functions))
         self.out_dtypes = out_dtypes
         self.out_ranks = out_ranks
         self.frame = Frame(out_ranks)
@@ -128,6 +129,8 @@ class Kernel:
 
     def _call(self, arrays: list) -> list:
         openmp.before_kernel()
+        if self.calls_numpy:
+            numpy_calls.clear()     # a failure kept from an earlier call whose other check was raised first
         descriptors, inputs = self.frame.call(self.fn, arrays)
         results = adopt_results(descriptors, self.out_dtypes, inputs) if descriptors else []
         if blas.INTERRUPTED.is_set():    # a Ctrl-C during a NumPy callback: the kernel finished, now raise it

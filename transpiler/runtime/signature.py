@@ -270,6 +270,8 @@ def result_template(value, inputs: list, outputs: list):
                 return ("out", i, _kind(value))
         outputs.append(value)
         return ("out", len(outputs) - 1, _kind(value))
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):     # a NamedTuple (np.linalg's EighResult ...)
+        return ("namedtuple", type(value), [result_template(v, inputs, outputs) for v in value])
     if isinstance(value, (list, tuple)):
         return ("list" if isinstance(value, list) else "tuple",
                 [result_template(v, inputs, outputs) for v in value])
@@ -301,6 +303,8 @@ def build_result(template, results: list, originals: list, leaf=None):
     if tag in ("list", "tuple"):
         items = [build_result(t, results, originals, leaf) for t in template[1]]
         return items if tag == "list" else tuple(items)
+    if tag == "namedtuple":
+        return template[1](*(build_result(t, results, originals, leaf) for t in template[2]))
     if tag == "dict":
         return {k: build_result(t, results, originals, leaf) for k, t in template[1]}
     value = template[1]

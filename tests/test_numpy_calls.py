@@ -1,0 +1,229 @@
+"""Functions the kernel calls NumPy itself for (runtime/numpy_calls.py): sorting and searching, order statistics,
+histograms and np.linalg. Their results are NumPy's own, so they are compared exactly: values, dtypes, shapes,
+result types (a namedtuple such as EighResult), and the exceptions NumPy raises."""
+import numpy as np
+import pytest
+
+from transpiler import transpile
+from transpiler.errors import CompileError
+
+from helpers import check
+from test_disk_cache import compiled_then_loaded
+
+RNG_SEED = 2611
+RNG = np.random.default_rng(RNG_SEED)
+
+
+def exact(fn, *args):
+    return check(fn, *args, rtol=0, atol=0)
+
+
+def _data(shape, dtype):
+    if np.dtype(dtype).kind == "f":
+        x = RNG.standard_normal(shape).astype(dtype)
+        if x.size > 3:
+            x.flat[1] = x.flat[3]      # ties: the order of equal keys matters for argsort
+        return x
+    return RNG.integers(-5, 6, shape).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int8", "uint16"])
+@pytest.mark.parametrize("shape, axis", [((7,), -1), ((4, 5), 0), ((4, 5), 1), ((3, 1, 4), -1), ((3, 4), None),
+                                         ((0,), -1), ((1, 1), 0)])
+def test_sort_and_argsort_along_axes(dtype, shape, axis):
+    x = _data(shape, dtype)
+    exact(lambda x: np.sort(x, axis=axis), x)
+    exact(lambda x: np.argsort(x, axis=axis), x)
+    exact(lambda x: np.argsort(x, axis=axis, kind="stable") + 1, x)
+    exact(lambda x: x.argsort(axis=axis, stable=True), x)
+
+
+def test_sort_puts_nans_last_and_sorts_results_of_the_kernel():
+    x = np.array([3.0, np.nan, -np.inf, 1.0, np.nan, -0.0, 0.0, np.inf])
+    exact(lambda x: np.sort(x * 2), x)
+    exact(lambda x: np.argsort(-x, kind="stable"), x)
+
+
+def test_sort_method_sorts_the_argument_in_place():
+    def f(x):
+        x.sort()
+        return x[0] + x[-1]
+    exact(f, _data((9,), "float64"))
+
+    def g(x):
+        v = x[1]            # a view: sorted with its base
+        v.sort(axis=0)
+        return x.sum(0)
+    exact(g, _data((3, 5, 2), "int32"))
+
+
+@pytest.mark.parametrize("kth", [0, 3, (1, 4), -1])
+def test_partition_and_argpartition(kth):
+    x = _data((3, 6), "float64")
+    exact(lambda x: np.partition(x, kth), x)
+    exact(lambda x: np.argpartition(x, kth, axis=-1), x)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted(side):
+    a = np.array([0.0, 1.0, 1.0, 2.5, 4.0])
+    v = np.array([[-1.0, 1.0], [2.5, 9.0]])
+    exact(lambda a, v: np.searchsorted(a, v, side=side), a, v)
+    exact(lambda a, v: a.searchsorted(v[0, 1], side), a, v)     # a NumPy scalar in, an int64 scalar out
+    exact(lambda a, v: np.searchsorted(a, 2.0), a, v)            # a Python float
+    order = np.array([4, 0, 2, 1, 3])
+    exact(lambda a, s, v: np.searchsorted(a, v, sorter=s), a[order], np.argsort(a[order]), v)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])
+@pytest.mark.parametrize("axis, keepdims", [(None, False), (0, False), (-1, True), ((0, 1), False)])
+def test_median_percentile_quantile(dtype, axis, keepdims):
+    x = _data((4, 6), dtype)
+    exact(lambda x: np.median(x, axis=axis, keepdims=keepdims), x)
+    exact(lambda x: np.percentile(x, 30.0, axis=axis, keepdims=keepdims), x)
+    exact(lambda x: np.percentile(x, [10, 50, 95], axis=axis, keepdims=keepdims, method="nearest"), x)
+    exact(lambda x, q: np.quantile(x, q, axis=axis, keepdims=keepdims), x, np.array([0.25, 0.75]))
+    exact(lambda x, q: np.quantile(x, q[0], axis, None, False, "midpoint"), x, np.array([0.4]))
+
+
+def test_order_statistics_of_nan_and_of_a_computed_array():
+    x = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]])
+    exact(lambda x: np.median(x, axis=1), x)
+    exact(lambda x: np.percentile(np.exp(x) - 1, 50), x)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_histogram(dtype):
+    x = (_data((50,), "float64") * 3).astype(dtype)
+    exact(lambda x: np.histogram(x), x)
+    exact(lambda x: np.histogram(x, bins=7, range=(-2, 2)), x)
+    exact(lambda x, e: np.histogram(x, bins=e), x, np.array([-3.0, -1.0, 0.0, 0.5, 4.0]))
+    exact(lambda x, w: np.histogram(x, 5, weights=w, density=True), x, RNG.random(50))
+    exact(lambda x, n: np.histogram(x, bins=n[0])[0].sum(), x, np.array([4]))    # a run-time number of bins
+
+
+def test_histogram_of_an_azimuthal_integration():
+    """The textbook radial profile: distances of every pixel to a centre, binned, weighted by the image."""
+    def radial_profile(image, centre, nbins):
+        ys, xs = np.meshgrid(np.arange(image.shape[0]), np.arange(image.shape[1]), indexing="ij")
+        r = np.sqrt((ys - centre[0]) ** 2 + (xs - centre[1]) ** 2)
+        total, edges = np.histogram(r, bins=nbins, weights=image)
+        count, _ = np.histogram(r, bins=nbins)
+        return total / np.maximum(count, 1), edges
+    check(radial_profile, RNG.random((20, 24)), np.array([9.5, 11.0]), 12)
+
+
+def _spd(n, dtype="float64", batch=()):
+    a = RNG.standard_normal(batch + (n, n))
+    return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+@pytest.mark.parametrize("batch", [(), (3,), (2, 1)])
+def test_square_matrix_functions(dtype, batch):
+    a = _spd(4, dtype, batch) if dtype != "int64" else RNG.integers(-3, 4, batch + (4, 4)) + 9 * np.eye(4, dtype=int)
+    la = np.linalg
+    for fn in (la.inv, la.det, la.slogdet, la.cholesky, la.eigh, la.eigvalsh, la.svd, la.pinv, la.matrix_rank,
+               la.cond, la.qr):
+        exact(lambda a: fn(a), a)
+    exact(lambda a: la.cholesky(a, upper=True), a)
+    exact(lambda a: la.eigh(a, UPLO="U").eigenvectors, a)
+    exact(lambda a: la.svd(a, full_matrices=False, compute_uv=False), a)
+    exact(lambda a: la.matrix_power(a, 3), a)
+    if dtype != "int64":
+        exact(lambda a: la.matrix_power(a, -2), a)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (1, 4)])
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+def test_qr_and_svd_of_rectangular_matrices(shape, mode):
+    a = RNG.standard_normal(shape)
+    exact(lambda a: np.linalg.qr(a, mode=mode), a)
+    exact(lambda a: np.linalg.svd(a, full_matrices=mode == "complete"), a)
+    exact(lambda a: np.linalg.pinv(a), a)
+
+
+@pytest.mark.parametrize("bshape", [(4,), (4, 2), (3, 4, 1)])
+def test_solve_shapes_as_numpy_2(bshape):
+    exact(lambda a, b: np.linalg.solve(a, b), _spd(4, batch=(3,)), RNG.standard_normal(bshape))
+    exact(lambda a, b: np.linalg.solve(a, b), _spd(4), RNG.standard_normal(bshape))
+
+
+@pytest.mark.parametrize("ord", [None, 1, 2, np.inf, -np.inf, "fro", "nuc", 0, 3])
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 1)])
+def test_norm(ord, axis):
+    x = RNG.standard_normal((4, 5)).astype(np.float32)
+    try:
+        np.linalg.norm(x, ord, axis)
+    except (ValueError, np.linalg.LinAlgError):
+        return     # a combination NumPy refuses (a matrix ord on one axis ...): see test_errors_are_numpys
+    exact(lambda x: np.linalg.norm(x, ord, axis), x)
+    exact(lambda x: np.linalg.norm(x, ord=ord, axis=axis, keepdims=True), x)
+
+
+def test_linear_algebra_in_a_loop_and_with_run_time_sizes():
+    def newton_steps(a, x0, steps):
+        x = x0
+        for _ in range(steps):
+            x = x - np.linalg.solve(a, a @ x - 1.0)
+        return x, np.linalg.norm(a @ x - 1.0)
+    check(newton_steps, _spd(5), np.zeros(5), 3, rtol=1e-12, atol=1e-12)
+    f = transpile(lambda a: (np.linalg.det(a), np.sort(a, axis=None)))
+    for n in (2, 3, 6):        # one specialization for every size
+        a = RNG.standard_normal((n, n))
+        got, want = f(a), (np.linalg.det(a), np.sort(a, axis=None))
+        assert got[0] == want[0] and np.array_equal(got[1], want[1])
+
+
+def test_errors_are_numpys():
+    singular = np.ones((3, 3))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        transpile(lambda a: np.linalg.inv(a) + 1)(singular)
+    with pytest.raises(np.linalg.LinAlgError, match="positive definite"):
+        transpile(lambda a: np.linalg.cholesky(a))(-np.eye(2))
+    with pytest.raises(np.linalg.LinAlgError, match="square"):
+        transpile(lambda a: np.linalg.inv(a))(np.ones((2, 3)))          # a run-time shape: NumPy's own check
+    with pytest.raises(CompileError, match="at least two-dimensional"):
+        transpile(lambda a: np.linalg.det(a))(np.ones(3))
+    with pytest.raises(CompileError, match="float16"):
+        transpile(lambda a: np.linalg.inv(a))(np.eye(2, dtype=np.float16))
+    with pytest.raises(CompileError, match="lstsq"):
+        transpile(lambda a, b: np.linalg.lstsq(a, b))(np.eye(2), np.ones(2))
+    with pytest.raises(CompileError, match="bins"):
+        transpile(lambda x: np.histogram(x, bins="auto"))(np.ones(3))
+    with pytest.raises(ValueError, match="Invalid norm order"):
+        transpile(lambda x: np.linalg.norm(x, "fro", 0))(np.ones((2, 2)))
+    # a failed call leaves no error behind: the next call of the same kernel succeeds
+    inv = transpile(lambda a: np.linalg.inv(a))
+    with pytest.raises(np.linalg.LinAlgError):
+        inv(singular)
+    np.testing.assert_array_equal(inv(2 * np.eye(3)), 0.5 * np.eye(3))
+
+
+def test_calls_survive_the_disk_cache(fresh_kernel_cache):
+    a = _spd(3)
+    first, second = compiled_then_loaded(lambda a: (np.linalg.eigh(a), np.sort(a, 0)), a)
+    want = (np.linalg.eigh(a), np.sort(a, 0))
+    for got in (first, second):
+        assert type(got[0]) is type(want[0])
+        for g, w in zip((*got[0], got[1]), (*want[0], want[1])):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_calls_in_run_time_loops_and_in_outlined_functions():
+    def smallest_gaps(x):
+        out = np.zeros(x.shape[0])
+        for i in range(x.shape[0]):           # a run-time loop: one call per row
+            s = np.sort(x[i])
+            out[i] = np.min(s[1:] - s[:-1])
+        return out
+
+    def det_of(a):
+        return np.linalg.det(a)
+
+    def two_dets(a, b):       # det_of called twice with one signature: outlined, the call in its body
+        return det_of(a) - det_of(b)
+    exact(smallest_gaps, RNG.standard_normal((5, 8)))
+    exact(two_dets, _spd(3), _spd(3))
+    mlir = transpile(smallest_gaps).emit(RNG.standard_normal((5, 8)), stage="mlir")
+    assert "scf.for" in mlir and "call @npcall_sort_" in mlir

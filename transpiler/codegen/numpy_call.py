@@ -1,0 +1,56 @@
+"""`numpy_call`: a call from the kernel into a NumPy function (runtime/numpy_calls.py), on buffers.
+
+The inputs are passed as the buffers of their tensors (`bufferization.to_buffer`, read-only: no copy), with any
+strides; each result is a new buffer that NumPy fills, made a tensor again by `bufferization.to_tensor` (restrict:
+nothing else refers to it). The call returns 0, or 1 when NumPy raised: the last result, a check flag."""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, bufferization, func, memref, tensor
+
+from .emitter import Emitter, emitter
+
+@emitter("numpy_call")
+def _numpy_call(em: Emitter, e):
+    name = e.params["symbol"]
+    dyn = ir.ShapedType.get_dynamic_size()
+    buffers, results = [], []
+    for v in e.inputs:
+        t = ir.RankedTensorType(em[v].type)
+        layout = ir.StridedLayoutAttr.get(dyn, [dyn] * t.rank)
+        buffers.append(bufferization.to_buffer(ir.MemRefType.get(t.shape, t.element_type, layout), em[v],
+                                               read_only=True))
+    for v in e.outputs[:-1]:
+        t = em.tensor_type(v)
+        sizes = [em.size(d) for d, n in zip(v.shape, t.shape) if n == dyn]
+        results.append(memref.alloc(ir.MemRefType.get(t.shape, t.element_type), sizes, []))
+    # one declaration per name, whatever static sizes a call site knows: every operand fully dynamic
+    operands = [memref.cast(_dynamic(m.type), m) for m in buffers + results]
+    i64 = ir.IntegerType.get_signless(64)
+    _declare(name, [o.type for o in operands], i64)
+    status = func.call([i64], ir.FlatSymbolRefAttr.get(name), operands)
+    failed = arith.extui(ir.IntegerType.get_signless(8),
+                         arith.cmpi(arith.CmpIPredicate.ne, status, arith.constant(i64, 0)))
+    tensors = [bufferization.to_tensor(em.tensor_type(v), m, restrict=True, writable=True)
+               for v, m in zip(e.outputs, results)]
+    return tensors + [tensor.from_elements(em.tensor_type(e.outputs[-1]), [failed])]
+
+
+def _dynamic(t) -> ir.MemRefType:
+    m = ir.MemRefType(t)
+    dyn = ir.ShapedType.get_dynamic_size()
+    return ir.MemRefType.get([dyn] * m.rank, m.element_type, ir.StridedLayoutAttr.get(dyn, [dyn] * m.rank))
+
+
+def _declare(name: str, arg_types: list, result_type) -> None:
+    """The external function, declared once at the top of the module (C interface: descriptors by pointer)."""
+    op = ir.InsertionPoint.current.block.owner.operation
+    while op.name != "builtin.module":
+        op = op.parent.operation
+    body = op.regions[0].blocks[0]
+    if any(o.operation.name == "func.func" and ir.StringAttr(o.operation.attributes["sym_name"]).value == name
+           for o in body.operations):
+        return
+    with ir.InsertionPoint.at_block_begin(body):
+        f = func.FuncOp(name, (arg_types, [result_type]), visibility="private")
+        f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
