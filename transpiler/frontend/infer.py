@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import CompileError, UserError, compile_error
 from ..program import Loc, Var
 from ..types import dtypes
-from . import indexing, loop_exits, numpy_api, numpy_calls  # noqa: F401  (numpy_calls registers handlers)
+from . import indexing, loop_exits, numpy_api, numpy_calls, python_math  # noqa: F401  (they register handlers)
 from .memory import Memory, Ref
 from ..types.shapes import derived
 from ..runtime.globals_guard import LENGTH, MAX_COMPARED_BYTES

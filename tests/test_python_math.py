@@ -1,0 +1,96 @@
+"""The math module on run-time scalars: Python floats and ints out, and CPython's exceptions (ValueError('math domain
+error'), OverflowError('math range error'), the float -> int conversion errors) raised at the call."""
+import math
+import sys
+
+import numpy as np
+import pytest
+
+from transpiler import transpile
+from transpiler.errors import CompileError
+
+VALUES = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, 1e-310, 3.7, -12.25, 710.0, -800.0, 1e300, np.inf, -np.inf, np.nan]
+UNARY = ["exp", "expm1", "sinh", "cosh", "log", "log2", "log10", "log1p", "sqrt", "sin", "cos", "tan", "asin", "acos",
+         "atan", "tanh", "asinh", "acosh", "atanh", "fabs", "floor", "ceil", "trunc", "isnan", "isinf", "isfinite",
+         "degrees", "radians"] + (["exp2", "cbrt"] if sys.version_info >= (3, 11) else [])
+# our exp, log, sin, cos, tanh are the kernels' vectorized polynomials (docs/semantics.md: within 1-2 ulp), the
+# others libm's, as CPython's
+ULPS = 4
+
+
+def outcome(fn, *args):
+    try:
+        return fn(*args)
+    except (ValueError, OverflowError, ZeroDivisionError) as error:
+        return type(error), str(error).splitlines()[0]     # (ours add the line that required the check)
+
+
+def assert_same_outcome(got, want):
+    if isinstance(want, tuple):
+        assert got == want
+        return
+    assert type(got) is type(want), (got, want)
+    if isinstance(want, float) and not math.isnan(want) and not math.isinf(want):
+        assert abs(got - want) <= ULPS * math.ulp(want) or got == want, (got, want)
+    else:
+        assert got == want or (math.isnan(got) and math.isnan(want)), (got, want)
+
+
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_functions_on_special_values(name):
+    fn = getattr(math, name)
+    compiled = transpile(lambda x, i: fn(x[i]))
+    x = np.array(VALUES)
+    for i, v in enumerate(VALUES):
+        if name in ("floor", "ceil", "trunc") and math.isfinite(v) and abs(v) >= 2.0 ** 63:
+            continue      # an int beyond int64: test_floor_beyond_int64_is_an_overflow_error
+        assert_same_outcome(outcome(compiled, x, np.int64(i)), outcome(fn, v))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8", "bool"])
+def test_arguments_become_python_floats(dtype):
+    x = np.array([3, 1, 0], dtype)
+    for fn in (math.sqrt, math.exp, math.floor, math.isfinite):
+        got, want = transpile(lambda x: fn(x[0]))(x), fn(x[0])
+        assert type(got) is type(want) and got == pytest.approx(want, rel=1e-15)
+
+
+@pytest.mark.parametrize("x, y", [(2.0, 10.0), (0.0, -1.0), (0.0, 0.0), (-8.0, 1 / 3), (10.0, 400.0), (-2.0, 3.0),
+                                  (np.inf, -1.0), (np.nan, 0.0), (1.0, np.nan), (-0.0, -3.0), (1.5, 2.0)])
+def test_pow_atan2_log_base(x, y):
+    pair = np.array([x, y])
+    for fn in (math.pow, math.atan2, math.log):
+        assert_same_outcome(outcome(transpile(lambda p: fn(p[0], p[1])), pair), outcome(fn, x, y))
+    assert_same_outcome(outcome(transpile(lambda p: math.log(p[0], 10)), pair), outcome(math.log, x, 10))
+
+
+@pytest.mark.parametrize("a, c", [(1.0, 1.0 + 1e-10), (1.0, 1.001), (np.inf, np.inf), (np.inf, 1e308), (0.0, 1e-300),
+                                  (np.nan, np.nan)])
+def test_isclose(a, c):
+    pair = np.array([a, c])
+    assert transpile(lambda p: math.isclose(p[0], p[1]))(pair) == math.isclose(a, c)
+    assert transpile(lambda p: math.isclose(p[0], p[1], abs_tol=1e-6))(pair) == math.isclose(a, c, abs_tol=1e-6)
+
+
+def test_floor_beyond_int64_is_an_overflow_error():
+    with pytest.raises(OverflowError, match="int64"):
+        transpile(lambda x: math.floor(x[0]))(np.array([1e300]))
+
+
+def test_haversine_in_a_scalar_loop():
+    def haversine(lat1, lon1, lat2, lon2):
+        out = np.empty(len(lat1))
+        for i in range(len(lat1)):
+            dlat = math.radians(lat2[i] - lat1[i])
+            dlon = math.radians(lon2[i] - lon1[i])
+            a = (math.sin(dlat / 2) ** 2
+                 + math.cos(math.radians(lat1[i])) * math.cos(math.radians(lat2[i])) * math.sin(dlon / 2) ** 2)
+            out[i] = 6371.0 * 2 * math.atan2(math.sqrt(a), math.sqrt(1 - a))
+        return out
+    coords = np.random.default_rng(5).uniform(-80, 80, (4, 100))
+    np.testing.assert_allclose(transpile(haversine)(*coords), haversine(*coords), rtol=1e-13)
+
+
+def test_functions_without_a_ufunc_are_refused_by_name():
+    with pytest.raises(CompileError, match=r"math.erf\(\) is not supported"):
+        transpile(lambda x: math.erf(x[0]))(np.ones(1))
