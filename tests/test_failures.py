@@ -92,3 +92,25 @@ def test_an_allocation_too_large_is_numpys_error_not_a_crash():
     with pytest.raises(ValueError, match="array is too big"):
         transpile(cube)(np.ones(3_000_000, np.int8))
     np.testing.assert_array_equal(transpile(outer)(np.arange(3)), outer(np.arange(3)))
+
+
+def zeros_of(k, dtype):
+    return np.zeros(k[0], dtype).sum()
+
+
+def test_a_size_computed_from_the_data_is_checked_in_the_kernel():
+    """np.zeros(k) for a k read from an array: a negative k is NumPy's ValueError, one beyond this machine's memory
+    its MemoryError, raised at the call; the kernel allocates nothing for either (it crashed with SIGSEGV)."""
+    for dtype in (np.int8, np.float64):
+        f = transpile(zeros_of)
+        assert f(np.array([5]), dtype) == 0
+        with pytest.raises(MemoryError, match="this machine's memory"):
+            f(np.array([10**14]), dtype)
+        with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+            f(np.array([-3]), dtype)
+        assert f(np.array([0]), dtype) == 0
+    grid = transpile(lambda n: np.arange(n[0]).sum() + np.eye(n[1]).sum())
+    assert grid(np.array([4, 3])) == 9
+    with pytest.raises(MemoryError):
+        grid(np.array([10**15, 2]))
+    assert grid(np.array([-5, 0])) == 0          # NumPy's arange of a negative stop is empty

@@ -16,6 +16,8 @@ _INDEX_OPS = {"add": arith.addi, "sub": arith.subi, "mul": arith.muli, "floordiv
               "wrap": lambda i, n: arith.select(arith.cmpi(arith.CmpIPredicate.slt, i, arith.constant(i.type, 0)),
                                                 arith.addi(i, n), i),
               "same": lambda a, b: arith.select(arith.cmpi(arith.CmpIPredicate.eq, a, b), a,
+                                                arith.constant(a.type, 0)),
+              "upto": lambda a, b: arith.select(arith.cmpi(arith.CmpIPredicate.sle, a, b), a,
                                                 arith.constant(a.type, 0))}
 
 

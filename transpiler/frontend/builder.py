@@ -8,7 +8,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Eqn, Loc, Program, Var
 from ..types import dtypes
-from ..types.shapes import ShapeEnv, required_by
+from ..types.shapes import _OPS as _DIM_OPS, ShapeEnv, Sym, required_by
 from .memory import VIEW_PRIMS
 
 
@@ -18,6 +18,7 @@ class Builder:
         self._loc: Loc | None = None
         self.eqns: list = program.eqns      # where primitives go: the program, or a region being recorded
         self.memory = None                  # frontend/memory.py: buffers and views (set by the interpreter)
+        self._data_sized_checked: dict = {}  # id(eqns) -> (eqns, shapes checked there): see _check_data_sized
 
     @contextlib.contextmanager
     def recording(self):
@@ -52,10 +53,34 @@ class Builder:
         if self.memory is not None:
             self.memory.check_current(inputs)   # never compute with a version of an array that was overwritten
         results = [Var(np.dtype(dt), tuple(shape), weak=weak, scalar=scalar and len(shape) == 0) for dt, shape in outs]
+        if prim not in VIEW_PRIMS and prim != "size_value":
+            for v in results:
+                self._check_data_sized(v)
         self.eqns.append(Eqn(prim, list(inputs), results, params, self.loc))
         if self.memory is not None and prim in VIEW_PRIMS:
             self.memory.record_view(prim, inputs, results[0], params)
         return results
+
+    def _check_data_sized(self, v: Var) -> None:
+        """An array with a size computed from the data (shape_ops.kernel_size) whose bytes exceed this machine's
+        memory: NumPy's MemoryError at the call (each of its dims alone was checked; their product is checked here,
+        once per shape in each block, before the first array of that shape)."""
+        from ..runtime.allocation import memory_limit
+        dims = [self.env.find(d) for d in v.shape]
+        if not any(_data_sized(d) for d in dims) or len(dims) == 1 and v.dtype.itemsize == 1:
+            return
+        seen = self._data_sized_checked.setdefault(id(self.eqns), (self.eqns, set()))[1]
+        key = (tuple(map(str, dims)), v.dtype.itemsize)
+        if key in seen:
+            return
+        seen.add(key)
+        nbytes = self.const(np.float64(v.dtype.itemsize))
+        for d in dims:
+            size = self.emit1("size_value", [], dtypes.INT64, (), dim=d)
+            nbytes = self.emit1("mul", [nbytes, self.convert(size, dtypes.FLOAT64)], dtypes.FLOAT64, ())
+        too_big = self.emit1("gt", [nbytes, self.const(np.float64(memory_limit()))], dtypes.BOOL, ())
+        self.check(too_big, MemoryError, f"Unable to allocate an array of shape {tuple(map(str, dims))} and data "
+                                         f"type {v.dtype}: more than this machine's memory")
 
     def emit1(self, prim: str, inputs: list, dtype, shape, /, **kw) -> Var:
         return self.emit(prim, inputs, [(dtype, shape)], **kw)[0]
@@ -112,3 +137,9 @@ def coerce(b: Builder, value, dtype: np.dtype) -> Var:
     if is_weak(value):
         return b.const(dtypes.weak_to_dtype(value, dtype))
     return b.const(np.asarray(value).astype(dtype))
+
+
+def _data_sized(d) -> bool:
+    """Whether a dim depends on a size computed from the data (an `upto` of shape_ops.limited)."""
+    return isinstance(d, Sym) and (d.origin[0] == "upto" or d.origin[0] in _DIM_OPS
+                                   and any(_data_sized(o) for o in d.origin[1:]))

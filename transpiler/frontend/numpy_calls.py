@@ -188,7 +188,7 @@ def _histogram(b, a, bins=10, range=None, density=None, weights=None):
         raise UserError("np.histogram(bins=str): the number of bins depends on the data; give an int or the edges",
                         TypeError)
     if isinstance(bins, Var) and bins.ndim == 0 or isinstance(bins, int):
-        n = so.as_size(bins, "bins")
+        n = so.as_size(bins, "bins", b)
         probe_bins = 1
     else:
         bins = _array(b, bins)

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym, broadcast, derived
+from ..types.shapes import Sym, broadcast, derived, is_checkable
 from .builder import Builder, as_operand, coerce
 from .elementwise import as_dim
 
@@ -22,8 +22,9 @@ def as_var(b: Builder, a) -> Var:
     return a if isinstance(a, Var) else b.const(np.asarray(a))
 
 
-def as_size(value, what: str = "size"):
-    """A size given by the program: an int, or a run-time int (a dim, or a value computed in the kernel)."""
+def as_size(value, what: str = "size", b: Builder | None = None):
+    """A size given by the program: an int, or a run-time int (a dim, or a value computed in the kernel). With a
+    builder, a value computed in the kernel is an array size, checked there (`kernel_size`)."""
     if isinstance(value, Sym):
         return value
     d = as_dim(value)
@@ -32,8 +33,33 @@ def as_size(value, what: str = "size"):
             raise UserError(f"negative dimensions are not allowed ({what} {d})", ValueError)
         return d
     if isinstance(value, Var) and value.ndim == 0 and value.dtype.kind in "iu":
-        return Sym(f"int({value})", ("var", value))
+        from .indexing import run_time_int
+        return kernel_size(b, value) if b is not None else run_time_int(value)
     raise UserError(f"{what} must be an integer, got {type(value).__name__}", TypeError)
+
+
+def kernel_size(b: Builder, value: Var):
+    """An array size only the kernel knows (`np.zeros(k)` for a `k` read from an array): a negative one is NumPy's
+    ValueError, raised at the call, and the kernel allocates nothing for it (clamped to 0)."""
+    from .indexing import run_time_int
+    b.check(b.emit1("lt", [value, b.const(np.zeros((), value.dtype))], dtypes.BOOL, ()), ValueError,
+            "negative dimensions are not allowed")
+    return limited(b, derived("max", run_time_int(value), 0))
+
+
+def limited(b: Builder, d):
+    """A dim computed in the kernel, as the kernel allocates it: one larger than this machine's memory (where
+    `malloc` would fail, and a failed allocation cannot unwind) is NumPy's MemoryError, raised at the call, and the
+    kernel allocates nothing for it."""
+    from ..runtime.allocation import memory_limit
+    if is_checkable(d):      # follows from the arguments' shapes: checked before the call (runtime/allocation.py)
+        return d
+    limit = memory_limit() // 8     # elements of up to 8 bytes: any array of such a length fits
+    size = b.emit1("size_value", [], dtypes.INT64, (), dim=d)
+    b.check(b.emit1("gt", [size, b.const(np.int64(limit))], dtypes.BOOL, ()), MemoryError,
+            f"Unable to allocate an array with a dimension of more than {limit} elements, this machine's memory in "
+            "8-byte items (a size computed from the data)")
+    return derived("upto", d, limit)
 
 
 def normalize_axis(axis, ndim: int) -> int:
@@ -282,7 +308,7 @@ def atleast_2d(b: Builder, a) -> Var:
 # ---- constructors with run-time sizes ------------------------------------------------------------------------
 def shape_of(b: Builder, shape) -> tuple:
     shape = shape if isinstance(shape, (tuple, list)) else (shape,)
-    return tuple(as_size(s) for s in shape)
+    return tuple(as_size(s, "size", b) for s in shape)
 
 
 def full(b: Builder, shape, fill_value, dtype=None) -> Var:
@@ -331,18 +357,18 @@ def arange(b: Builder, *args, dtype=None):
     if length is None:
         raise UserError("np.arange with a run-time stop needs a positive step", TypeError)
     out_dt = dtypes.check_supported(dtype) if dtype is not None else np.asarray(np.arange(start, start + step)).dtype
-    return b.emit1("arange", [], out_dt, (length,), start=start, step=step)
+    return b.emit1("arange", [], out_dt, (limited(b, length),), start=start, step=step)
 
 
 def tri(b: Builder, N, M=None, k=0, dtype=float):
-    n = as_size(N)
-    m = n if M is None else as_size(M)
+    n = as_size(N, "N", b)
+    m = n if M is None else as_size(M, "M", b)
     return b.emit1("tri", [], dtypes.check_supported(dtype), (n, m), k=int(k), mode="tri")
 
 
 def eye(b: Builder, N, M=None, k=0, dtype=float):
-    n = as_size(N)
-    m = n if M is None else as_size(M)
+    n = as_size(N, "N", b)
+    m = n if M is None else as_size(M, "M", b)
     return b.emit1("tri", [], dtypes.check_supported(dtype), (n, m), k=int(k), mode="eye")
 
 
