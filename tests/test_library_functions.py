@@ -251,3 +251,14 @@ def test_run_time_errors():
     with pytest.raises(ZeroDivisionError, match="Weights sum to zero"):
         transpile(fn)(x, np.array([1.0, -1.0]))
     same_over(fn, (x, np.array([1.0, 2.0])))
+
+
+def test_ndarray_constructor_makes_a_new_array():
+    def fill(x):
+        out = np.ndarray((len(x), 2), dtype=np.float32)
+        out[:, 0] = x
+        out[:, 1] = 2 * x
+        return out
+    np.testing.assert_array_equal(transpile(fill)(np.arange(3.0)), fill(np.arange(3.0)))
+    with pytest.raises(CompileError, match="buffer="):
+        transpile(lambda x: np.ndarray((2,), buffer=x))(np.ones(2))

@@ -23,7 +23,7 @@ METHODS: dict = {}
 ATTRIBUTES: dict = {}
 # NumPy functions that allocate a new array: called in compiled code they make a run-time array even when every
 # argument is known at compile time (the program may write into it)
-ALLOCATORS = frozenset({np.zeros, np.ones, np.empty, np.full})
+ALLOCATORS = frozenset({np.zeros, np.ones, np.empty, np.full, np.ndarray})
 
 
 def function(*objects):
@@ -321,6 +321,8 @@ def _register_stdlib():
     for name in ("isclose", "allclose", "count_nonzero", "meshgrid", "linspace", "logspace", "average", "cov",
                  "corrcoef"):
         library(getattr(fn, name), getattr(np, name))
+    from ..stdlib import einsum
+    library(einsum.einsum, np.einsum)
     FUNCTIONS[fn.raise_if] = _raise_if
     FUNCTIONS[np.diagonal] = METHODS["diagonal"] = _view_like(fn.diagonal, "np.diagonal")
     FUNCTIONS[np.diag] = _view_like(fn.diag, "np.diag")
@@ -362,6 +364,15 @@ def _ravel(b, a, order="C"):
     flat = new_copy(b, so.reshape(b, x, (-1,), order))
     return b.memory.unknown_alias(x, flat, "np.ravel of an array that may not be contiguous, which NumPy makes a "
                                            "view or a copy depending on its strides")
+
+
+def _ndarray(b, shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
+    """np.ndarray(shape, dtype): a new array, like np.empty (its contents are unspecified: here zeros)."""
+    from . import shape_ops as so
+    if buffer is not None or strides is not None:
+        raise UserError("np.ndarray(buffer=, strides=) is not supported: make the array with np.empty and copy "
+                        "into it", TypeError)
+    return so.zeros(b, shape, dtype)
 
 
 def _flip(b, m, axis=None):
@@ -427,6 +438,7 @@ def _register_shape_ops():
     for fn, handler in [(np.zeros, so.zeros), (np.ones, so.ones), (np.empty, so.zeros), (np.full, so.full),
                         (np.arange, so.arange), (np.tri, so.tri), (np.eye, so.eye)]:
         function(fn)(handler)
+    function(np.ndarray)(_ndarray)
     function(np.zeros_like, np.empty_like)(so.like(0))
     function(np.ones_like)(so.like(1))
     function(np.full_like)(so.like(None))

@@ -1,0 +1,67 @@
+"""np.einsum (stdlib/einsum.py): products, transpositions, diagonals and reductions against NumPy's einsum, with
+its dtypes (int8 stays int8 and wraps), scalars for 0-d results, views for transpositions, and random subscripts."""
+import numpy as np
+import pytest
+
+from transpiler import transpile
+from transpiler.errors import CompileError
+
+from helpers import check
+
+RNG_SEED = 7
+RNG = np.random.default_rng(RNG_SEED)
+
+CASES = [("ij,jk->ik", (3, 4), (4, 5)), ("ij,jk", (3, 4), (4, 5)), ("ij->ji", (3, 4)), ("ii->i", (4, 4)),
+         ("ii", (4, 4)), ("ij->", (3, 4)), ("ij->j", (3, 4)), ("i,i->", (4,), (4,)), ("i,i", (4,), (4,)),
+         ("i,j->ij", (3,), (4,)), ("bij,jk->bik", (2, 3, 4), (4, 5)), ("...ij,jk->...ik", (2, 3, 4), (4, 5)),
+         ("...ij,...jk", (2, 1, 3, 4), (5, 4, 2)), ("bij->b", (2, 3, 4)), ("ij,ij->i", (3, 4), (3, 4)),
+         ("ij,j->i", (3, 4), (4,)), ("i,ij,jk->k", (3,), (3, 4), (4, 5)), ("ijk->kji", (2, 3, 4)),
+         ("bhqd,bhkd->bhqk", (2, 3, 5, 4), (2, 3, 6, 4)), ("iij->j", (3, 3, 2)), ("ij,kl->ijkl", (2, 3), (1, 2)),
+         ("i,i,i->", (5,), (5,), (5,)), ("ba,cb->ac", (4, 3), (2, 4))]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int8"])
+def test_einsum_matches_numpy(case, dtype):
+    subscripts, *shapes = case
+    ops = [(RNG.standard_normal(s) * (1 if dtype[0] == "f" else 60)).astype(dtype) for s in shapes]
+    check(lambda *o: np.einsum(subscripts, *o), *ops, rtol=1e-5 if dtype == "float32" else None)
+
+
+def test_mixed_dtypes_promote_as_numpy():
+    check(lambda a, b: np.einsum("ij,j->i", a, b), RNG.random((3, 4)).astype(np.float32), RNG.random(4))
+    check(lambda a, b: np.einsum("i,i", a, b), np.arange(4, dtype=np.int16), np.arange(4, dtype=np.int64))
+
+
+def test_a_transposition_is_a_view_and_out_is_written():
+    a = RNG.random((3, 4))
+    t = transpile(lambda a: np.einsum("ij->ji", a))(a)
+    assert np.shares_memory(t, a)
+
+    def into(a, b, out):
+        np.einsum("ij,jk->ik", a, b, out=out)
+        return out.sum()
+    check(into, a, RNG.random((4, 2)), np.zeros((3, 2)))
+
+
+def test_random_subscripts():
+    letters = "abcdef"
+    for _ in range(25):
+        size = {c: int(RNG.integers(1, 4)) for c in letters}
+        terms = []
+        for _ in range(int(RNG.integers(1, 4))):
+            terms.append("".join(RNG.choice(list(letters), int(RNG.integers(0, 4)))))
+        used = sorted(set("".join(terms)))
+        output = "".join(c for c in used if RNG.random() < 0.5)
+        subscripts = ",".join(terms) + "->" + output
+        ops = [RNG.standard_normal(tuple(size[c] for c in t)) for t in terms]
+        check(lambda *o: np.einsum(subscripts, *o), *ops)
+
+
+def test_bad_subscripts_are_numpys_errors():
+    with pytest.raises(CompileError, match="fewer operands"):
+        transpile(lambda a: np.einsum("ij,jk", a))(np.ones((2, 2)))
+    with pytest.raises(CompileError, match="too many subscripts"):
+        transpile(lambda a: np.einsum("ijk", a))(np.ones((2, 2)))
+    with pytest.raises(CompileError, match="never appeared"):
+        transpile(lambda a: np.einsum("ij->k", a))(np.ones((2, 2)))
