@@ -244,6 +244,71 @@ def ufunc_outer(ufunc):
     return outer
 
 
+_REDUCTIONS = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum: np.min,
+               np.logical_and: np.all, np.logical_or: np.any}
+
+
+def _fold(ufunc, a, axis, dtype):
+    """acc = ufunc(acc, a[i]) along one axis, from a[0]: NumPy's order for a reduction that is not a sum."""
+    n = a.shape[axis]
+    if ufunc.identity is None:
+        raise_if(n == 0, ValueError, f"zero-size array to reduction operation {ufunc.__name__} which has no identity")
+    acc = a[_at(axis, 0)].astype(dtype)
+    for i in range(1, n):
+        acc = ufunc(acc, a[_at(axis, i)]).astype(dtype)
+    return acc
+
+
+def _probe(a):
+    """A small array of a's dtype and rank, known at compile time (np.arange folds; np.ones would be run time)."""
+    return (np.arange(2 ** a.ndim).reshape((2,) * a.ndim) + 1).astype(a.dtype)
+
+
+def ufunc_reduce(ufunc):
+    """`np.add.reduce` and the other binary ufuncs' reduce (axis 0 by default): the reductions that exist as
+    functions (sum, prod, max, min, all, any) are those; the others fold left to right, as NumPy does."""
+    def reduce(array, axis=0, dtype=None, out=None, keepdims=False, initial=_NOVALUE, where=True):
+        if out is not None or initial is not _NOVALUE or where is not True:
+            raise TypeError(f"np.{ufunc.__name__}.reduce(): out=, initial= and where= are not supported in compiled "
+                            "code")
+        if ufunc is np.power or ufunc is np.arctan2:
+            raise TypeError(f"np.{ufunc.__name__}.reduce() is not supported: NumPy's own result along a contiguous "
+                            "axis is not the left-to-right fold; write the loop")
+        a = np.asarray(array)
+        # NumPy's dtype rules and errors (a comparison's reduce, a reduction that cannot be reordered over several
+        # axes), read off a reduce of a tiny array of the same dtype
+        result_dtype = ufunc.reduce(_probe(a), axis=axis, dtype=dtype).dtype
+        if ufunc in _REDUCTIONS:
+            if ufunc is np.add or ufunc is np.multiply:
+                return _REDUCTIONS[ufunc](a, axis=axis, dtype=dtype, keepdims=keepdims)
+            return _REDUCTIONS[ufunc](a, axis=axis, keepdims=keepdims).astype(result_dtype, copy=False)
+        axes = tuple(range(a.ndim)) if axis is None else tuple(_axis(ax, a.ndim) for ax in _as_tuple(axis))
+        result = a
+        for ax in sorted(axes, reverse=True):     # several axes: only for reorderable ufuncs (exact in any order)
+            result = _fold(ufunc, result, ax, result_dtype)
+        if keepdims:
+            result = np.expand_dims(result, tuple(sorted(axes)))
+        return result
+    return reduce
+
+
+def ufunc_accumulate(ufunc):
+    """`np.add.accumulate` and the other binary ufuncs' accumulate (axis 0 by default), sequential as NumPy's:
+    out[i] = ufunc(out[i - 1], a[i])."""
+    def accumulate(array, axis=0, dtype=None, out=None):
+        if out is not None:
+            raise TypeError(f"np.{ufunc.__name__}.accumulate(): out= is not supported in compiled code")
+        a = np.asarray(array)
+        if a.ndim == 0:
+            raise TypeError("cannot accumulate on a scalar")
+        axis = _axis(axis, a.ndim)
+        result = a.astype(ufunc.accumulate(_probe(a), axis=axis, dtype=dtype).dtype)
+        for i in range(1, result.shape[axis]):
+            result[_at(axis, i)] = ufunc(result[_at(axis, i - 1)], a[_at(axis, i)])
+        return result
+    return accumulate
+
+
 def kron(a, b):
     b = np.asarray(b)
     a = np.asarray(a)

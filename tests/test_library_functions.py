@@ -262,3 +262,32 @@ def test_ndarray_constructor_makes_a_new_array():
     np.testing.assert_array_equal(transpile(fill)(np.arange(3.0)), fill(np.arange(3.0)))
     with pytest.raises(CompileError, match="buffer="):
         transpile(lambda x: np.ndarray((2,), buffer=x))(np.ones(2))
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.multiply, np.maximum, np.fmin, np.logical_and, np.logical_xor,
+                                   np.subtract, np.true_divide, np.bitwise_or, np.remainder])
+@pytest.mark.parametrize("dtype", ["float64", "int8", "bool"])
+def test_ufunc_reduce_and_accumulate(ufunc, dtype):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((3, 4)) * 4
+    x = x > 0 if dtype == "bool" else x.astype(dtype)
+    x[0, 0] = 1 if dtype != "bool" else x[0, 0]
+    for call in (lambda a: ufunc.reduce(a), lambda a: ufunc.reduce(a, axis=-1, keepdims=True),
+                 lambda a: ufunc.reduce(a, axis=None), lambda a: ufunc.accumulate(a, axis=1),
+                 lambda a: ufunc.accumulate(a)):
+        with np.errstate(all="ignore"):
+            try:
+                want = call(x)
+            except (TypeError, ValueError) as error:
+                with pytest.raises(type(error)):
+                    transpile(call)(x)
+                continue
+        assert_same(transpile(call)(x), want)
+
+
+def test_ufunc_reduce_of_an_empty_axis_and_the_refused_forms():
+    assert_same(transpile(lambda a: np.add.reduce(a))(np.zeros((0, 3))), np.zeros(3))
+    with pytest.raises(ValueError, match="no identity"):
+        transpile(lambda a: np.subtract.reduce(a))(np.zeros((0, 3)))
+    with pytest.raises(CompileError, match="left-to-right fold"):
+        transpile(lambda a: np.power.reduce(a, axis=1))(np.ones((2, 3)))

@@ -318,6 +318,8 @@ def _register_stdlib():
     for ufunc in ew.UFUNC_PRIMS:
         if ufunc.nin == 2:
             library(fn.ufunc_outer(ufunc), ufunc.outer)
+            library(fn.ufunc_reduce(ufunc), ufunc.reduce)
+            library(fn.ufunc_accumulate(ufunc), ufunc.accumulate)
     for name in ("isclose", "allclose", "count_nonzero", "meshgrid", "linspace", "logspace", "average", "cov",
                  "corrcoef"):
         library(getattr(fn, name), getattr(np, name))
