@@ -227,3 +227,33 @@ def test_calls_in_run_time_loops_and_in_outlined_functions():
     exact(two_dets, _spd(3), _spd(3))
     mlir = transpile(smallest_gaps).emit(RNG.standard_normal((5, 8)), stage="mlir")
     assert "scf.for" in mlir and "call @npcall_sort_" in mlir
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int8", "uint16", "bool"])
+def test_bincount_sizes_its_result_from_the_data(dtype):
+    x = RNG.integers(0, 9, 40).astype(dtype)
+    exact(lambda x: np.bincount(x), x)
+    exact(lambda x: np.bincount(x, minlength=20), x)
+    exact(lambda x, w: np.bincount(x, weights=w), x, RNG.random(40).astype(np.float32))
+    exact(lambda x: np.bincount(x[:0], minlength=3), x)
+    exact(lambda x: np.bincount(x * 1).argmax(), x)        # of a computed array
+
+
+def test_bincount_errors_are_numpys():
+    with pytest.raises(ValueError, match="no negative elements"):
+        transpile(lambda x: np.bincount(x))(np.array([1, -2]))
+    with pytest.raises(CompileError, match="Cannot cast"):
+        transpile(lambda x: np.bincount(x))(np.array([1.5]))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "bool"])
+@pytest.mark.parametrize("shape", [(12,), (3, 4), (0,), (1,)])
+def test_unique(dtype, shape):
+    x = RNG.integers(-3, 3, shape).astype(dtype)
+    if dtype[0] == "f" and x.size > 4:
+        x.flat[[1, 3]] = np.nan
+        x.flat[2] = -0.0
+    exact(lambda x: np.unique(x), x)
+    exact(lambda x: np.unique(x, return_index=True, return_inverse=True, return_counts=True), x)
+    exact(lambda x: np.unique(x, equal_nan=False, return_counts=True), x)
+    exact(lambda x: np.unique(x * 2).sum(), x)

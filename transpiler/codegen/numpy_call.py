@@ -15,11 +15,16 @@ def _numpy_call(em: Emitter, e):
     name = e.params["symbol"]
     dyn = ir.ShapedType.get_dynamic_size()
     buffers, results = [], []
+    # Each call site's to_buffer ops are its own: one-shot bufferization reads the tensor at the to_buffer, and may
+    # reuse its buffer once the tensor is dead, so CSE must not merge the to_buffer of a later call into an
+    # earlier one (the later call read a buffer that had been overwritten in between)
+    site = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _next_site(em))
     for v in e.inputs:
         t = ir.RankedTensorType(em[v].type)
         layout = ir.StridedLayoutAttr.get(dyn, [dyn] * t.rank)
-        buffers.append(bufferization.to_buffer(ir.MemRefType.get(t.shape, t.element_type, layout), em[v],
-                                               read_only=True))
+        buffer = bufferization.to_buffer(ir.MemRefType.get(t.shape, t.element_type, layout), em[v], read_only=True)
+        buffer.owner.attributes["transpiler.call_site"] = site
+        buffers.append(buffer)
     for v in e.outputs[:-1]:
         t = em.tensor_type(v)
         sizes = [em.size(d) for d, n in zip(v.shape, t.shape) if n == dyn]
@@ -34,6 +39,12 @@ def _numpy_call(em: Emitter, e):
     tensors = [bufferization.to_tensor(em.tensor_type(v), m, restrict=True, writable=True)
                for v, m in zip(e.outputs, results)]
     return tensors + [tensor.from_elements(em.tensor_type(e.outputs[-1]), [failed])]
+
+
+def _next_site(em: Emitter) -> int:
+    """A number per numpy_call of one function (deterministic: the MLIR text keys the disk cache)."""
+    em.numpy_call_sites = getattr(em, "numpy_call_sites", 0) + 1
+    return em.numpy_call_sites
 
 
 def _dynamic(t) -> ir.MemRefType:

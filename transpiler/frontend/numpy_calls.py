@@ -17,7 +17,7 @@ from ..runtime import numpy_calls as runtime
 from ..types import dtypes
 from ..types.shapes import broadcast, derived
 from . import shape_ops as so
-from .numpy_api import FUNCTIONS, METHODS
+from .numpy_api import FUNCTIONS, METHODS, dim_value
 from .values import contains_var
 
 
@@ -203,6 +203,57 @@ def _histogram(b, a, bins=10, range=None, density=None, weights=None):
     return tuple(call(b, "histogram", (x,), kw, [(hist_dt, (n,)), (edge_dt, (derived("add", n, 1),))]))
 
 
+# ---- results whose length the data decides: the kernel counts, then NumPy fills ----------------------------------
+def _bincount(b, x, weights=None, minlength=0):
+    from . import elementwise as ew, reductions as red
+    x = _array(b, x)
+    if x.ndim != 1:
+        raise UserError("object too deep for desired array" if x.ndim > 1 else "object of too small depth for "
+                        "desired array", ValueError)
+    w = None if weights is None else _array(b, weights)
+    dtype = _result_dtype(np.bincount, np.zeros(1, x.dtype), None if w is None else np.ones(1, w.dtype))
+    # max(x) + 1 (at least minlength): a -1 appended makes the maximum of an empty x defined
+    ext = so.concatenate(b, [ew.astype(b, x, dtypes.INT64), b.const(np.array([-1]))])
+    top = red.reduce(b, "max", ext, None, None, None, False, None, None)
+    length = ew.apply_ufunc(b, np.maximum, [ew.apply_ufunc(b, np.add, [top, 1]), minlength])
+    return call(b, "bincount", (x,), {"weights": w, "minlength": minlength},
+                [(dtype, (so.as_size(length, "bincount length", b),))])[0]
+
+
+def _unique(b, ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
+    """np.unique of the flattened array: the kernel sorts and counts the distinct values (NaNs as one when
+    `equal_nan`, as NumPy), then NumPy computes the results into arrays of that length."""
+    from . import elementwise as ew, indexing, reductions as red
+    if axis is not None:
+        raise UserError("np.unique(axis=) is not supported: only the flattened array's unique values", TypeError)
+    x = _array(b, ar)
+    flat = so.reshape(b, x, (-1,))
+    s = _sort(b, flat)
+    later, earlier = indexing.getitem(b, s, slice(1, None)), indexing.getitem(b, s, slice(None, -1))
+    new = ew.apply_ufunc(b, np.not_equal, [later, earlier])
+    if equal_nan and x.dtype.kind == "f":
+        both_nan = ew.apply_ufunc(b, np.logical_and, [ew.apply_ufunc(b, np.isnan, [later]),
+                                                      ew.apply_ufunc(b, np.isnan, [earlier])])
+        new = ew.apply_ufunc(b, np.logical_and, [new, ew.apply_ufunc(b, np.logical_not, [both_nan])])
+    count = red.reduce(b, "sum", new, None, None, None, False, None, None)
+    size = dim_value(b, flat, 0)
+    nonempty = int(size > 0) if isinstance(size, int) else ew.astype(b, ew.apply_ufunc(b, np.greater, [size, 0]),
+                                                                     dtypes.INT64)
+    length = so.as_size(ew.apply_ufunc(b, np.add, [count, nonempty]), "np.unique length", b)
+    probe = np.unique(np.zeros((1,) * x.ndim, x.dtype), return_index=True, return_inverse=True, return_counts=True)
+    outs = [(probe[0].dtype, (length,))]
+    if return_index:
+        outs.append((probe[1].dtype, (length,)))
+    if return_inverse:
+        outs.append((probe[2].dtype, tuple(x.shape) if probe[2].ndim == x.ndim else tuple(flat.shape)))
+    if return_counts:
+        outs.append((probe[3].dtype, (length,)))
+    kw = {"return_index": bool(return_index), "return_inverse": bool(return_inverse),
+          "return_counts": bool(return_counts), "equal_nan": bool(equal_nan)}
+    results = call(b, "unique", (x,), kw, outs)
+    return results[0] if len(results) == 1 else tuple(results)
+
+
 # ---- np.linalg --------------------------------------------------------------------------------------------------
 def _square(x: Var, name: str) -> None:
     if x.ndim < 2:
@@ -290,6 +341,8 @@ def _register():
     for name in ("median", "percentile", "quantile"):
         FUNCTIONS[getattr(np, name)] = _order_statistic(name)
     FUNCTIONS[np.histogram] = _histogram
+    FUNCTIONS[np.bincount] = _bincount
+    FUNCTIONS[np.unique] = _unique
     la = np.linalg
     same = lambda b, x, *a, **k: tuple(x.shape)                                        # noqa: E731
     batch = lambda b, x, *a, **k: _batch(x)                                            # noqa: E731

@@ -25,7 +25,7 @@ PREFIX = "npcall_"
 FUNCTIONS = {
     "sort": np.sort, "argsort": np.argsort, "partition": np.partition, "argpartition": np.argpartition,
     "searchsorted": np.searchsorted, "median": np.median, "percentile": np.percentile, "quantile": np.quantile,
-    "histogram": np.histogram,
+    "histogram": np.histogram, "bincount": np.bincount, "unique": np.unique,
     "linalg.inv": np.linalg.inv, "linalg.pinv": np.linalg.pinv, "linalg.det": np.linalg.det,
     "linalg.slogdet": np.linalg.slogdet, "linalg.solve": np.linalg.solve, "linalg.cholesky": np.linalg.cholesky,
     "linalg.qr": np.linalg.qr, "linalg.eigh": np.linalg.eigh, "linalg.eigvalsh": np.linalg.eigvalsh,
