@@ -291,3 +291,44 @@ def test_ufunc_reduce_of_an_empty_axis_and_the_refused_forms():
         transpile(lambda a: np.subtract.reduce(a))(np.zeros((0, 3)))
     with pytest.raises(CompileError, match="left-to-right fold"):
         transpile(lambda a: np.power.reduce(a, axis=1))(np.ones((2, 3)))
+
+
+def _weighted_total(a):
+    total = 0.0
+    for idx in np.ndindex(a.shape):
+        total += a[idx] * (idx[0] + 1)
+    return total
+
+
+def _scaled_in_place(a):
+    for (i, j), v in np.ndenumerate(a):
+        a[i, j] = v * i - j
+    return a
+
+
+def _row_sums(a):
+    out = np.zeros(3)
+    for i, j in np.ndindex(3, 2):       # 6 iterations, all known: unrolled
+        out[i] += a[i, j]
+    return out
+
+
+def _positives(a):
+    count = 0
+    for idx in np.ndindex(*a.shape):
+        if a[idx] > 0:
+            count += 1
+        if count > 5:
+            break
+    return count
+
+
+@pytest.mark.parametrize("fn, shape", [(_weighted_total, (4, 5)), (_weighted_total, (1, 7)), (_positives, ()),
+                                       (_scaled_in_place, (3, 4)), (_scaled_in_place, (0, 4)), (_row_sums, (3, 2)),
+                                       (_positives, (2, 3, 4)), (_positives, (20,))])
+def test_ndindex_and_ndenumerate_loops(fn, shape):
+    a = np.random.default_rng(3).standard_normal(shape)
+    expected, got = fn(a.copy()), transpile(fn)(a)
+    assert_same(got, expected)
+    if fn is _scaled_in_place:
+        assert got is a      # written in place, the caller's own array returned

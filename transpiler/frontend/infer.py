@@ -9,6 +9,8 @@ import ast
 import builtins
 import importlib
 import inspect
+import itertools
+import math
 import types
 
 import numpy as np
@@ -27,7 +29,7 @@ from .control import Control, Undefined, contains_return
 from .outline import Outliner, WritesArrays, signature_key
 from .scope import Frame
 from .source import function_source
-from .values import (OPERATOR_UFUNCS, PY_OPERATORS, BoundMethod, Closure, Interpreted, RuntimeRange,
+from .values import (OPERATOR_UFUNCS, PY_OPERATORS, BoundMethod, Closure, Interpreted, NdIndex, RuntimeRange,
                      contains_var, current_interpreter)
 
 # Exceptions that compile-time Python evaluation raises on behalf of the user's code (a KeyError on a dict of
@@ -267,6 +269,10 @@ class Interpreter:
         iterable = self.eval(s.iter, frame)
         if isinstance(iterable, RuntimeRange):
             return self.control.run_for(s, frame, iterable)
+        if isinstance(iterable, NdIndex):
+            iterable = self._for_ndindex(s, frame, iterable)
+            if iterable is None:
+                return
         if isinstance(iterable, Var):
             if not iterable.ndim:
                 raise UserError("iteration over a 0-d array", TypeError)
@@ -299,6 +305,32 @@ class Interpreter:
         self.b.program.globals_read.append((container, LENGTH, len(container)))
         items = [(k, self.module_array(container, k, a) if isinstance(a, np.ndarray) else a) for k, a in items]
         return dict(items) if isinstance(container, dict) else type(container)(a for _, a in items)
+
+    def _for_ndindex(self, s, frame, it: NdIndex):
+        """`for idx in np.ndindex(shape)` / `for idx, v in np.ndenumerate(a)`: one run-time loop over the product
+        of the dims, each index tuple unraveled from the loop counter (C order). A few iterations known at compile
+        time are unrolled instead: returns their items."""
+        getitem = self._getitem_handler()
+
+        def item(index):
+            if it.array is None:
+                return index
+            x = it.array
+            return index, getitem(self.b, self.memory.rederive(self.b, x) if isinstance(x.ref, Ref) else x, index)
+        if all(isinstance(d, (int, np.integer)) for d in it.dims) and math.prod(it.dims) <= _RUNTIME_LOOP_MIN:
+            return [item(tuple(i)) for i in itertools.product(*(range(int(d)) for d in it.dims))]
+        total = 1
+        for d in it.dims:
+            total = self.binop(ast.Mult(), total, d)
+
+        def unravel(k):
+            index = []
+            for d in it.dims[:0:-1]:           # the last dim varies fastest
+                index.append(self.binop(ast.Mod(), k, d))
+                k = self.binop(ast.FloorDiv(), k, d)
+            return item(tuple([k] + index[::-1]) if it.dims else ())
+        self.control.run_for(s, frame, RuntimeRange(0, total, 1), item=unravel)
+        return None
 
     def _for_rows(self, s, frame, x: Var):
         """`for row in x` as a run-time loop: each row a view of x's contents at that iteration."""
@@ -766,6 +798,8 @@ class Interpreter:
             return self.call(py_func, args, kwargs)
         has_var = contains_var(args) or contains_var(kwargs)
         if _hashable(fn) and fn in numpy_api.FUNCTIONS and has_var:
+            return _call_handler(numpy_api.FUNCTIONS[fn], fn, self.b, args, kwargs)
+        if _hashable(fn) and fn in numpy_api.LOOP_ITERATORS:
             return _call_handler(numpy_api.FUNCTIONS[fn], fn, self.b, args, kwargs)
         if _hashable(fn) and fn in numpy_api.ALLOCATORS:
             # a new array made in compiled code is a run-time array, so writes into it (and its views) are run-time

@@ -24,6 +24,9 @@ ATTRIBUTES: dict = {}
 # NumPy functions that allocate a new array: called in compiled code they make a run-time array even when every
 # argument is known at compile time (the program may write into it)
 ALLOCATORS = frozenset({np.zeros, np.ones, np.empty, np.full, np.ndarray})
+# NumPy iterators that loops over run-time shapes (and long compile-time ones) run as one run-time loop: handled
+# even when every argument is known at compile time
+LOOP_ITERATORS = frozenset({np.ndindex, np.ndenumerate})
 
 
 def function(*objects):
@@ -464,6 +467,25 @@ def _register_shape_ops():
 
 
 _register_shape_ops()
+
+
+@function(np.ndindex)
+def _ndindex(b, *shape):
+    from .values import NdIndex
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    for d in shape:
+        if not (isinstance(d, (int, np.integer)) or isinstance(d, Var) and d.ndim == 0 and d.dtype.kind in "iu"):
+            raise UserError("np.ndindex: the shape must be integers", TypeError)
+    return NdIndex(tuple(shape))
+
+
+@function(np.ndenumerate)
+def _ndenumerate(b, arr):
+    from . import shape_ops as so
+    from .values import NdIndex
+    x = so.as_var(b, arr)
+    return NdIndex(tuple(dim_value(b, x, i) for i in range(x.ndim)), x)
 
 
 @function(range)

@@ -53,6 +53,14 @@ class BoundMethod:
         return current_interpreter.get().call(self, list(args), kwargs)
 
 
+@dataclass
+class NdIndex:
+    """np.ndindex(*shape), or np.ndenumerate(array) (`array` set), as the iterable of a `for` loop: a run-time loop
+    over the product of the dims, each iteration's index tuple unraveled in C order (infer._for_ndindex)."""
+    dims: tuple
+    array: object = None
+
+
 @dataclass(eq=False)
 class RuntimeRange:
     """range(n) where n is a run-time int: an index (`wpe[range(n)]`) or the trip count of a loop."""
