@@ -12,7 +12,7 @@ import numpy as np
 from . import compile_log, driver, pickling
 from .errors import CompileError
 from .runtime import allocation, errstate, numpy_calls
-from .runtime.signature import build_result, flatten
+from .runtime.signature import build_result, flatten, with_int_values
 from .tracebacks import user_frames
 
 
@@ -37,6 +37,7 @@ class Transpiled:
         self._cache: collections.OrderedDict = collections.OrderedDict()
         self._lock = threading.Lock()
         self.compilations = 0
+        self._needs_int_values: set = set()   # keys whose programs need their Python ints at compile time
         functools.update_wrapper(self, fn)
 
     # ---- specialization ------------------------------------------------------------------------------------------
@@ -48,10 +49,29 @@ class Transpiled:
         return bound
 
     def _flatten(self, bound):
-        leaves, originals, keys, seen = [], [], [], {}
+        """(key, leaves, originals): Python ints are run-time values, unless programs with this key need their
+        values at compile time (`_typed` found it out): then their values are part of the key."""
+        leaves, originals, keys, seen, ints = [], [], [], {}, []
         for name, value in bound.arguments.items():
-            keys.append(flatten(value, leaves, originals, self.static_shapes, seen))
-        return tuple(keys), leaves, originals
+            keys.append(flatten(value, leaves, originals, self.static_shapes, seen, ints))
+        key = tuple(keys)
+        if ints and key in self._needs_int_values:
+            key = with_int_values(key, ints)
+        return key, leaves, originals
+
+    def _typed(self, key, bound):
+        """Type the program for `key`. Python ints are run-time values first; if the program needs one at compile
+        time (a shape that must be static, an axis, a list index, a split count ...) typing fails, and the ints of
+        this key specialize from then on (DESIGN.md, "Types"), which costs one failed typing pass."""
+        names = list(bound.arguments)
+        try:
+            return key, driver.trace_free_typing(self.py_func, list(key), names)
+        except CompileError:
+            if not _has_runtime_ints(key):
+                raise
+        self._needs_int_values.add(key)
+        key, _, _ = self._flatten(bound)
+        return key, driver.trace_free_typing(self.py_func, list(key), names)
 
     def specialization(self, args, kwargs):
         """(compiled entry, flat arrays, original leaves) for these arguments; compiles on first use."""
@@ -75,13 +95,14 @@ class Transpiled:
                     try:
                         with compile_log.Compilation(self.py_func) as stages:
                             with stages.stage("typing"):
-                                typed = driver.trace_free_typing(self.py_func, list(key), list(bound.arguments))
+                                key, typed = self._typed(key, bound)
                             stages.signature = typed.program.signature_text()
                             kernel = driver.compile_kernel(typed, self.opt_level, self.disk_cache, self.threads,
                                                            stages)
                         entry = (typed, kernel)
                     except CompileError as e:   # the same arguments fail the same way: not compiled again
                         entry = _Failed(e)
+                        key, _, _ = self._flatten(bound)    # (with int values, if typing found it needs them)
                     self._cache[key] = entry
                     self.compilations += 1
                     while len(self._cache) > self.max_specializations:
@@ -123,7 +144,7 @@ class Transpiled:
             raise ValueError(f"unknown stage {stage!r}; choose from {', '.join(driver.STAGES)}")
         bound = self._bind(args, kwargs)
         key, _, _ = self._flatten(bound)
-        typed = driver.trace_free_typing(self.py_func, list(key), list(bound.arguments))
+        _, typed = self._typed(key, bound)
         return driver.stage_text(typed, stage)
 
     def __get__(self, obj, objtype=None):
@@ -200,6 +221,13 @@ def check_writable(typed, leaves) -> None:
             if j != i and np.may_share_memory(leaves[i], other) and np.shares_memory(leaves[i], other):
                 raise ValueError(f"{names[i]} is written by the compiled function and shares memory with "
                                  f"{names[j]}: pass the same array object, or a copy")
+
+
+def _has_runtime_ints(key) -> bool:
+    """Whether a key holds a run-time Python int ("I",) (not yet given its value)."""
+    if key == ("I",):
+        return True
+    return isinstance(key, tuple) and any(_has_runtime_ints(k) for k in key if isinstance(k, tuple))
 
 
 def raise_failed_checks(program, results) -> None:

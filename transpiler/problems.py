@@ -21,7 +21,7 @@ def check(fn, *example_args, **example_kwargs) -> list[CompileError]:
     list when there are none. The static scan covers `fn`'s own source (nested functions included); the typed
     pass follows the calls it makes and stops at the first error it meets there. Nothing is compiled to machine
     code, nothing is cached, and no error is raised for the problems found."""
-    from . import api, driver
+    from . import api
     compiled = fn if isinstance(fn, api.Transpiled) else api.transpile(fn, disk_cache=False)
     try:
         source = function_source(compiled.py_func)
@@ -32,7 +32,7 @@ def check(fn, *example_args, **example_kwargs) -> list[CompileError]:
     try:
         bound = compiled._bind(example_args, example_kwargs)
         key, _, _ = compiled._flatten(bound)
-        driver.trace_free_typing(compiled.py_func, list(key), list(bound.arguments))
+        compiled._typed(key, bound)
     except CompileError as e:
         if e.lineno not in flagged:
             errors.append(e)

@@ -46,6 +46,11 @@ def _elementwise(em: Emitter, e):
     return [elementwise(em, e.inputs, e.outputs[0], lambda args: scalar.apply(e.prim, dts, args))]
 
 
+@emitter("int_overflows")
+def _int_overflows(em: Emitter, e):
+    return [elementwise(em, e.inputs, e.outputs[0], lambda args: scalar.int_overflows(e.params["op"], args))]
+
+
 @emitter("convert")
 def _convert(em: Emitter, e):
     src, dst = e.inputs[0].dtype, e.outputs[0].dtype

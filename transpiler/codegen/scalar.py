@@ -372,6 +372,31 @@ BINARY = {
 TERNARY = {"clip": _clip, "select": lambda dts, c, a, b: arith.select(c, a, b)}
 
 
+def int_overflows(op: str, args: list) -> ir.Value:
+    """Whether int64 `op(*args)` leaves the int64 range, where Python's int would grow (an i1)."""
+    i64, i128 = ir.IntegerType.get_signless(64), ir.IntegerType.get_signless(128)
+    smallest = arith.constant(i64, -2**63)
+    if op in ("add", "sub", "mul"):
+        wide = [arith.extsi(i128, a) for a in args]
+        exact = {"add": arith.addi, "sub": arith.subi, "mul": arith.muli}[op](*wide)
+        return arith.cmpi(I.ne, exact, arith.extsi(i128, arith.trunci(i64, exact)))
+    if op in ("neg", "abs"):
+        return arith.cmpi(I.eq, args[0], smallest)
+    if op == "floordiv":
+        return arith.andi(arith.cmpi(I.eq, args[0], smallest), arith.cmpi(I.eq, args[1], arith.constant(i64, -1)))
+    if op == "shl":
+        a, b = args
+        far = arith.cmpi(I.sge, b, arith.constant(i64, 64))
+        lost = arith.cmpi(I.ne, arith.shrsi(arith.shli(a, b), b), a)
+        return arith.select(far, arith.cmpi(I.ne, a, arith.constant(i64, 0)), lost)
+    if op == "pow":    # |a| ** b past 2**63, estimated in float64 a little early rather than late
+        f64 = ir.F64Type.get()
+        a, b = (arith.sitofp(f64, v) for v in args)
+        magnitude = math.powf(math.absf(a), b)
+        return arith.cmpf(F.OGE, magnitude, arith.constant(f64, 2.0 ** 63 * (1 - 2.0 ** -40)))
+    raise AssertionError(op)
+
+
 def ipow(dt: np.dtype, x: ir.Value, exponent: int) -> ir.Value:
     """x**k for a small integer k as products (NumPy's own x**2 is x*x; others match pow to rounding)."""
     if exponent == 0:

@@ -53,6 +53,8 @@ class Builder:
         if self.memory is not None:
             self.memory.check_current(inputs)   # never compute with a version of an array that was overwritten
         results = [Var(np.dtype(dt), tuple(shape), weak=weak, scalar=scalar and len(shape) == 0) for dt, shape in outs]
+        if any(getattr(v, "int_argument", False) for v in inputs if isinstance(v, Var)):
+            _follow_int_argument(prim, inputs, results)
         if prim not in VIEW_PRIMS and prim != "size_value":
             for v in results:
                 self._check_data_sized(v)
@@ -137,6 +139,18 @@ def coerce(b: Builder, value, dtype: np.dtype) -> Var:
     if is_weak(value):
         return b.const(dtypes.weak_to_dtype(value, dtype))
     return b.const(np.asarray(value).astype(dtype))
+
+
+def _follow_int_argument(prim: str, inputs: list, results: list) -> None:
+    """A Python int argument is a run-time value (api.Transpiled._typed); weak ints computed from it are marked
+    too. NumPy decides by an int's value whether it fits a narrower integer dtype (`uint8_array + 300` raises
+    OverflowError): where one meets such a dtype, the program needs the value, and typing stops so that the
+    signature's ints specialize."""
+    if prim == "convert" and results[0].dtype.kind in "iu" and results[0].dtype != dtypes.INT64:
+        raise UserError(f"a Python int argument cast to {results[0].dtype}: NumPy checks its value", TypeError)
+    for v in results:
+        if v.weak:
+            v.int_argument = True
 
 
 def _data_sized(d) -> bool:

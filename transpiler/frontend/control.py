@@ -309,6 +309,7 @@ class Control:
         def body(args):
             index = Var(dtypes.INT64, (), weak=True)
             index.bounds = _bounds(rng)      # lets indexing drop range checks it can prove
+            index.small = True               # a trip count: sums and products of indices need no overflow check
             self.interp.assign(stmt.target, index if item is None else item(index), frame)
             self._loop_body(stmt.body, frame)
             return index

@@ -87,6 +87,11 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     result.size_of = _size_arithmetic(ufunc, args)
     if weak and out_dts[0].kind == "f":
         _python_float_checks(b, ufunc, operands, result)
+    elif weak and out_dts[0].kind == "i" and ufunc in _INT_OVERFLOW_OPS:
+        if not all(map(_small_int, args)):
+            _python_int_check(b, ufunc, operands)
+        elif ufunc in (np.add, np.subtract):
+            result.small = True      # a sum of two small ints is still far inside int64
     return result
 
 
@@ -108,6 +113,26 @@ def _python_float_checks(b: Builder, ufunc, operands, result) -> None:
         for o in operands:   # inf from finite operands
             flag = b.emit1("and", [flag, b.emit1("isfinite", [o], dtypes.BOOL, ())], dtypes.BOOL, ())
         b.check(flag, OverflowError, "(34, 'Numerical result out of range')")
+
+
+# Python ints do not overflow; the compiled function's are int64: an operation whose exact result leaves the range
+# raises OverflowError at the call instead of wrapping (a kernel check)
+_INT_OVERFLOW_OPS = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.negative: "neg", np.absolute: "abs",
+                     np.floor_divide: "floordiv", np.left_shift: "shl", np.power: "pow"}
+
+
+def _small_int(value) -> bool:
+    """A compile-time int well inside int64, an array dim or a loop index (bounded by sizes and trip counts): such
+    operands do not overflow in the sums and products programs make of them."""
+    if isinstance(value, Var):
+        return value.size_of is not None or getattr(value, "small", False)
+    return isinstance(value, (int, np.integer)) and abs(int(value)) < 2**31
+
+
+def _python_int_check(b: Builder, ufunc, operands) -> None:
+    flag = b.emit1("int_overflows", operands, dtypes.BOOL, (), op=_INT_OVERFLOW_OPS[ufunc])
+    b.check(flag, OverflowError, "Python int arithmetic past the int64 range: the compiled function's ints are "
+                                 "int64 (Python's would grow)")
 
 
 _SIZE_OPS = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.floor_divide: "floordiv",

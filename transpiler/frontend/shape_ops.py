@@ -47,12 +47,22 @@ def kernel_size(b: Builder, value: Var):
     return limited(b, derived("max", run_time_int(value), 0))
 
 
+def _bounded(d) -> bool:
+    """Whether a dim is at most an expression of the arguments' dims (a slice's length, `min(k, n)` ...)."""
+    if isinstance(d, int) or is_checkable(d):
+        return True
+    kind, *operands = d.origin
+    if kind == "min":
+        return any(_bounded(o) for o in operands)
+    return kind in ("add", "sub", "mul", "floordiv", "max", "wrap", "same", "upto") and all(map(_bounded, operands))
+
+
 def limited(b: Builder, d):
     """A dim computed in the kernel, as the kernel allocates it: one larger than this machine's memory (where
     `malloc` would fail, and a failed allocation cannot unwind) is NumPy's MemoryError, raised at the call, and the
     kernel allocates nothing for it."""
     from ..runtime.allocation import memory_limit
-    if is_checkable(d):      # follows from the arguments' shapes: checked before the call (runtime/allocation.py)
+    if _bounded(d):      # no larger than the arguments' dims: checked before the call (runtime/allocation.py)
         return d
     limit = memory_limit() // 8     # elements of up to 8 bytes: any array of such a length fits
     size = b.emit1("size_value", [], dtypes.INT64, (), dim=d)

@@ -3,7 +3,9 @@
 What specializes (is part of the key) and what is run-time data:
 - arrays: dtype, rank and which dims are 1 (so broadcasting is decided at compile time); sizes are run-time;
 - NumPy scalars and Python floats: dtype only; their values are run-time (0-d inputs);
-- Python bool/int/str/None and other hashable objects: their value (they usually shape the program);
+- Python ints: run-time values (0-d int64 inputs), unless the program needs their value while compiling; then the
+  signature's ints specialize by value (api.Transpiled._typed, `with_int_values`);
+- Python bool/str/None and other hashable objects: their value (they usually shape the program);
 - lists of plain numbers: data, like np.asarray of them (token ids that grow must not recompile);
 - tuples, other lists, dicts: their structure (lengths, keys) specializes; their leaves follow these rules;
 - objects of the user's classes (and dataclasses, NamedTuples): structure, as containers are: their class and
@@ -28,10 +30,13 @@ from ..types.shapes import Sym
 _NUMBER_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
 
 
-def flatten(value, leaves: list, originals: list, static_shapes: bool = False, seen: dict | None = None):
+def flatten(value, leaves: list, originals: list, static_shapes: bool = False, seen: dict | None = None,
+            ints: list | None = None):
     """The key part for `value`; run-time leaves are appended to `leaves` (as arrays) and `originals`. An array
     passed a second time (the same object, `seen` maps its id to its leaf) is ("same", leaf): one kernel input, so
-    a write through either name is seen through the other, as in NumPy."""
+    a write through either name is seen through the other, as in NumPy. With `ints` (a list), Python ints that fit
+    int64 are run-time leaves too, ("I",), their values appended to `ints` (with_int_values: the key for a program
+    that needs them at compile time)."""
     if isinstance(value, np.ndarray):
         if type(value) is not np.ndarray:
             value = _plain_array(value)
@@ -57,6 +62,11 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False, s
         leaves.append(np.asarray(value, dtype=np.float64))
         originals.append(value)
         return ("F",)
+    if type(value) is int and ints is not None and -2**63 <= value < 2**63:
+        ints.append(value)
+        leaves.append(np.asarray(value, dtype=np.int64))
+        originals.append(value)
+        return ("I",)
     if isinstance(value, (bool, int, str, type(None))):
         return ("C", type(value), value)
     if isinstance(value, list) and value and _numbers_only(value):
@@ -71,14 +81,14 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False, s
         dims = arr.shape if static_shapes else tuple(d == 1 for d in arr.shape)
         return ("L", arr.dtype.str, arr.ndim, dims)
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):    # a NamedTuple: its fields are structure
-        return ("NT", type(value), tuple(flatten(v, leaves, originals, static_shapes, seen) for v in value))
+        return ("NT", type(value), tuple(flatten(v, leaves, originals, static_shapes, seen, ints) for v in value))
     if isinstance(value, (list, tuple)):
         tag = "T" if isinstance(value, tuple) else "l"
-        return (tag, tuple(flatten(v, leaves, originals, static_shapes, seen) for v in value))
+        return (tag, tuple(flatten(v, leaves, originals, static_shapes, seen, ints) for v in value))
     if is_structure_object(value):
         return _flatten_object(value, leaves, originals, static_shapes, seen)
     if isinstance(value, dict):
-        return ("D", tuple((k, flatten(v, leaves, originals, static_shapes, seen)) for k, v in value.items()))
+        return ("D", tuple((k, flatten(v, leaves, originals, static_shapes, seen, ints)) for k, v in value.items()))
     if isinstance(value, np.dtype) or isinstance(value, numbers.Number):
         return ("C", type(value), value)
     try:
@@ -197,6 +207,10 @@ def abstract(key, path: str, inputs: list, names: list, objects: dict | None = N
         return _input(Var(np.dtype(dt), shape, from_list=True), path, inputs, names)
     if tag == "C":
         return key[2]
+    if tag == "I":      # a Python int: a run-time input, or (with_int_values) its value, the input left unused
+        v = _input(Var(dtypes.INT64, (), weak=True), path, inputs, names)
+        v.int_argument = True      # (frontend/builder.py: where NumPy needs its value, the ints specialize)
+        return v if len(key) == 1 else key[1]
     if tag in ("T", "l"):
         items = [abstract(k, f"{path}[{i}]", inputs, names, objects) for i, k in enumerate(key[1])]
         return tuple(items) if tag == "T" else items
@@ -217,6 +231,24 @@ def abstract(key, path: str, inputs: list, names: list, objects: dict | None = N
     if tag == "D":
         return {k: abstract(sub, f"{path}[{k!r}]", inputs, names, objects) for k, sub in key[1]}
     raise AssertionError(key)
+
+
+def with_int_values(key, values: list):
+    """The key with each run-time int ("I",) given its value ("I", value), in flatten's order: for a program that
+    needs its ints at compile time (they then specialize, as they always did)."""
+    it = iter(values)
+
+    def fill(k):
+        if k == ("I",):
+            return ("I", next(it))
+        if isinstance(k, tuple) and k and k[0] in ("T", "l", "NT", "D"):
+            if k[0] == "D":
+                return ("D", tuple((name, fill(sub)) for name, sub in k[1]))
+            if k[0] == "NT":
+                return ("NT", k[1], tuple(fill(sub) for sub in k[2]))
+            return (k[0], tuple(fill(sub) for sub in k[1]))
+        return k
+    return tuple(fill(k) for k in key)
 
 
 def _dim(d, name: str, index: int, axis: int):

@@ -1,0 +1,97 @@
+"""Python int arguments are run-time values unless the program needs them while compiling (DESIGN.md, "Types"): a
+step count or a scale factor compiles once; a split count or an axis specializes by value; int64 overflow of
+run-time Python ints raises OverflowError instead of wrapping."""
+import numpy as np
+import pytest
+
+from transpiler import transpile
+
+from helpers import assert_same
+
+
+def scale(x, k):
+    return x * k
+
+
+def halve_steps(x, n):
+    for _ in range(n):
+        x = x * 0.5
+    return x
+
+
+def pick(x, i, shape):
+    return x[i] + np.zeros(shape).sum() + len(shape)
+
+
+def split_heads(x, n_head):
+    return np.split(x, n_head, axis=-1)
+
+
+def mixed(x, n_head, steps):
+    parts = np.split(x, n_head, axis=0)
+    total = parts[0]
+    for _ in range(steps):
+        total = total + 1
+    return total
+
+
+def test_a_scale_factor_and_a_step_count_compile_once():
+    x = np.arange(4.0)
+    f, g = transpile(scale), transpile(halve_steps)
+    for k in range(-3, 20):
+        assert_same(f(x, k), scale(x, k))
+        assert_same(g(x, k), halve_steps(x, k))
+    assert f.compilations == 1 and g.compilations == 1
+
+
+def test_ints_inside_containers_are_run_time_values_too():
+    f = transpile(pick)
+    x = np.arange(10.0)
+    for i, shape in [(2, (3, 4)), (-1, (1, 5)), (7, (0, 2))]:
+        assert_same(f(x, i, shape), pick(x, i, shape))
+    assert f.compilations == 1      # the shape is run-time data too: np.zeros sizes its array in the kernel
+    with pytest.raises(IndexError):
+        f(x, 10, (2, 2))
+    with pytest.raises(ValueError, match="negative dimensions"):
+        f(x, 0, (-2, 2))
+
+
+def test_an_int_the_program_needs_while_compiling_specializes():
+    f = transpile(split_heads)
+    x = np.ones((2, 12))
+    for n in (2, 3, 4, 3):
+        assert_same(f(x, n), split_heads(x, n))
+    assert f.compilations == 3
+    g = transpile(mixed)            # one int needed at compile time: all of this signature's ints specialize
+    assert_same(g(np.ones((4, 2)), 2, 3), mixed(np.ones((4, 2)), 2, 3))
+
+
+def test_int64_overflow_raises_instead_of_wrapping():
+    def square_plus(x, n):
+        return x + n * n
+    f = transpile(square_plus)
+    assert_same(f(np.zeros(1), 3_000_000_000), square_plus(np.zeros(1), 3_000_000_000))
+    with pytest.raises(OverflowError, match="int64"):
+        f(np.zeros(1), 10**10)
+
+    def shifted(n, k):
+        return (n << k) - (-n) // -1
+    g = transpile(shifted)
+    assert g(3, 4) == shifted(3, 4)
+    with pytest.raises(OverflowError):
+        g(3, 62)
+    big = 2**70              # beyond int64: specializes by value, computed as Python does
+    assert transpile(square_plus)(np.zeros(1), big) == square_plus(np.zeros(1), big)
+
+
+def test_loop_indices_and_dims_are_not_checked():
+    def triangle(x):
+        total = 0
+        for i in range(len(x)):
+            for j in range(i):
+                total += i * j + len(x)
+        return total
+    mlir = transpile(triangle).emit(np.ones(5), stage="typed")
+    # i * j is not checked (loop indices); the sum with that product is, and so is `total +=`
+    assert mlir.count("int_overflows") == 2
+    assert transpile(triangle)(np.ones(30)) == triangle(np.ones(30))
