@@ -71,7 +71,8 @@ def test_odd_sizes_and_strides():
     for n in (1, 7, 8, 9, 15, 17, 1000):
         x = rng.uniform(-30, 30, (n, 3))
         for arg in (x, x.T, x[::2], x.astype(np.float32)):
-            for fn, name in ((tanh_of, "tanh"), (exp_of, "exp"), (log_of, "log"), (sin_of, "sin"), (cos_of, "cos")):
+            for fn, name in ((tanh_of, "tanh"), (exp_of, "exp"), (log_of, "log"), (sin_of, "sin"), (cos_of, "cos"),
+                             (arctan_of, "arctan")):
                 with np.errstate(invalid="ignore"):
                     actual = transpile(fn)(arg)
                     expected = reference(name, arg)
@@ -182,3 +183,109 @@ def test_trig_in_scalar_code_and_in_place():
     x[3] = 1e20
     assert transpile(loop)(x) == loop(x)
     assert np.array_equal(transpile(in_place)(x.copy()), in_place(x.copy()))
+
+
+def arctan_of(x):
+    return np.arctan(x)
+
+
+def arctan2_of(y, x):
+    return np.arctan2(y, x)
+
+
+# docs/semantics.md: arctan and arctan2 within 1 ulp (float32 and float64; float16 computed in float32 and rounded)
+LIMIT.update({("arctan", "float64"): 1, ("arctan", "float32"): 1, ("arctan", "float16"): 1,
+              ("arctan2", "float64"): 1, ("arctan2", "float32"): 1, ("arctan2", "float16"): 1})
+
+
+def every_binade(dtype, n, seed):
+    """n random bit patterns of dtype (every binade of both signs, subnormals, infinities, NaNs); every float16."""
+    if np.dtype(dtype).itemsize == 2:
+        return np.random.default_rng(seed).permutation(np.arange(2 ** 16, dtype=np.uint32).astype(np.uint16)
+                                                       ).view(np.float16)
+    unsigned = np.uint64 if np.dtype(dtype).itemsize == 8 else np.uint32
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, np.iinfo(unsigned).max, n, dtype=unsigned, endpoint=True).view(dtype)
+
+
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, 2.0, 3.0, -3.0]
+
+
+def arctan_values(dtype):
+    """Dense in [-4, 4] (around 1, where the reduction switches to 1/x), every binade, huge and tiny arguments."""
+    rng = np.random.default_rng(15)
+    info = np.finfo(dtype)
+    n = 100_000
+    spread = [rng.uniform(-4, 4, n), rng.uniform(0.9, 1.1, n), np.exp(rng.uniform(-30, 30, n)),
+              -np.exp(rng.uniform(-30, 30, n))]
+    edges = SPECIAL + [info.tiny, -info.tiny, info.smallest_subnormal, -info.smallest_subnormal, info.max,
+                       -info.max, np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0)]
+    with np.errstate(over="ignore"):
+        return np.concatenate([np.array(edges)] + spread).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_ulp_error_arctan(dtype):
+    x = np.concatenate([arctan_values(dtype), every_binade(dtype, 200_000, 16)])
+    with np.errstate(all="ignore"):
+        expected = reference("arctan", x)
+        actual = transpile(arctan_of)(x)
+    assert actual.dtype == np.dtype(dtype)
+    error = ulps(actual, expected)
+    worst = int(np.argmax(error))
+    assert error.max() <= LIMIT["arctan", dtype], f"arctan({x[worst]!r}) = {actual[worst]!r}, exact {expected[worst]!r}"
+    numbers = ~np.isnan(expected)
+    assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))   # arctan(-0.0) = -0.0
+    assert np.array_equal(np.isnan(actual), np.isnan(expected))
+
+
+def arctan2_pairs(dtype):
+    """Every pair of special values (C99's table: signed zeros, infinities, NaN), random bit patterns of both (every
+    ratio and octant), ratios near 1 (where the octant changes), and uniform points around the origin."""
+    rng = np.random.default_rng(17)
+    n = 100_000
+    special = np.array(SPECIAL + [np.finfo(dtype).smallest_subnormal, np.finfo(dtype).max])
+    sy, sx = (a.ravel() for a in np.meshgrid(special, special))
+    near = rng.uniform(-10, 10, n)
+    ys = [sy, every_binade(dtype, 200_000, 18), near * rng.uniform(0.99, 1.01, n), rng.uniform(-5, 5, n),
+          np.exp(rng.uniform(-80, 80, n)) * rng.choice([-1, 1], n)]
+    xs = [sx, every_binade(dtype, 200_000, 19), near * rng.choice([-1, 1], n), rng.uniform(-5, 5, n),
+          np.exp(rng.uniform(-80, 80, n)) * rng.choice([-1, 1], n)]
+    if np.dtype(dtype).itemsize == 2:
+        xs[1] = rng.permutation(xs[1])
+    with np.errstate(over="ignore"):
+        return tuple(np.concatenate([part.astype(dtype) for part in parts]) for parts in (ys, xs))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_ulp_error_arctan2(dtype):
+    y, x = arctan2_pairs(dtype)
+    with np.errstate(all="ignore"):
+        expected = np.arctan2(y.astype(np.longdouble), x.astype(np.longdouble)).astype(dtype)
+        actual = transpile(arctan2_of)(y, x)
+    assert actual.dtype == np.dtype(dtype)
+    error = ulps(actual, expected)
+    worst = int(np.argmax(error))
+    assert error.max() <= LIMIT["arctan2", dtype], \
+        f"arctan2({y[worst]!r}, {x[worst]!r}) = {actual[worst]!r}, exact {expected[worst]!r}"
+    numbers = ~np.isnan(expected)
+    assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))   # arctan2(-0.0, -0.0) = -pi
+    assert np.array_equal(np.isnan(actual), np.isnan(expected))
+
+
+def test_arctan2_broadcasts_and_mixes():
+    """arctan2 against a scalar, a broadcast row, strided views, a float32/float64 mix and in a fused expression:
+    NumPy's values, shapes and dtypes."""
+    rng = np.random.default_rng(20)
+    y = rng.uniform(-3, 3, (7, 9))
+    x = rng.uniform(-3, 3, (9,))
+    cases = [(lambda a, b: np.arctan2(a, 1.0), y, x), (lambda a, b: np.arctan2(a, b), y, x),
+             (lambda a, b: np.arctan2(a, b), y.T[::2], y.T[::2, ::-1]),
+             (lambda a, b: np.arctan2(a, b), y.astype(np.float32), x),
+             (lambda a, b: np.arctan2(b, a).sum(axis=0), y, x),
+             (lambda a, b: 2 * np.arctan(a) - np.arctan2(a, b), y, x)]
+    for fn, a, b in cases:
+        want = fn(a, b)
+        got = transpile(fn)(a, b)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        assert np.allclose(got, want, rtol=1e-14, atol=1e-14)

@@ -1,22 +1,25 @@
-"""exp, tanh, log, sin and cos as plain floating-point arithmetic, with no libm call, so the loops that use them
-vectorize.
+"""exp, tanh, log, sin, cos, arctan and arctan2 as plain floating-point arithmetic, with no libm call, so the loops
+that use them vectorize.
 
 A call to libm's `exp` or `tanh` in a loop body keeps LLVM's loop vectorizer out: the loop runs one element at a
-time. `expand` replaces each scalar `math.exp` / `math.tanh` / `math.log` / `math.sin` / `math.cos` on float32 or
-float64 by these, as a lowering step (pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show the math
+time. `expand` replaces each scalar `math.exp` / `math.tanh` / `math.log` / `math.sin` / `math.cos` / `math.atan` /
+`math.atan2` on float32 or float64 by these, as a lowering step (pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show the math
 ops. These versions are branch-free polynomials (selects instead of branches), which LLVM vectorizes for the host's
 vector width. exp follows the classic scheme of Cody and Waite: exp(x) = 2**n * exp(r) with n = round(x / ln 2) and
 |r| <= ln(2) / 2, exp(r) from its Taylor series, 2**n built from its bits. log splits x into 2**k (1 + f) by its
-bits; sin and cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial. The
-polynomials' coefficients were fitted for this module (weighted least squares refined toward minimax, in 50-digit
-arithmetic with mpmath); the arrangements are the textbook ones (fdlibm's for float64 log).
+bits; sin and cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial; arctan and
+arctan2 divide the smaller magnitude by the bigger one (t in [0, 1]) and add t's polynomial to a multiple of pi/2
+by the octant. The polynomials' coefficients were fitted for this module (weighted least squares refined toward
+minimax, in 50-digit arithmetic with mpmath; arctan's by tools/fit_polynomials.py, which reruns the fit); the
+arrangements are the textbook ones (fdlibm's for float64 log).
 
 Accuracy (tests/test_vector_math.py, against a long-double reference): float64 exp within 1 ulp and tanh within 2
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own
 within 2); float32 tanh (and float16, which NumPy computes in float32) in float64, rounded once: correctly rounded
 but for rare double-rounding ties. log within 1 ulp (float32 and float64). sin and cos within 2 ulp while |x| <=
-_TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow gives
-inf, underflow 0 (through subnormals); tanh and sin keep the sign of -0.0.
+_TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). arctan and arctan2 within 1
+ulp (float32 and float64), with C99's special values of atan2 (signed zeros, infinities). NaN propagates; overflow
+gives inf, underflow 0 (through subnormals); tanh, sin and arctan keep the sign of -0.0.
 """
 from __future__ import annotations
 
@@ -105,11 +108,13 @@ def _float_type(t: ir.Type) -> np.dtype | None:
 
 # math op -> its expansion, given the operand and its dtype (float32 or float64)
 EXPANSIONS = {
-    "math.exp": lambda x, dt: exp_f64(x) if dt == F64 else exp_f32(x),
-    "math.tanh": lambda x, dt: tanh(x, dt),
-    "math.log": lambda x, dt: log(x, dt),
-    "math.sin": lambda x, dt: sin_cos(x, dt, cosine=False),
-    "math.cos": lambda x, dt: sin_cos(x, dt, cosine=True),
+    "math.exp": lambda dt, x: exp_f64(x) if dt == F64 else exp_f32(x),
+    "math.tanh": lambda dt, x: tanh(x, dt),
+    "math.log": lambda dt, x: log(x, dt),
+    "math.sin": lambda dt, x: sin_cos(x, dt, cosine=False),
+    "math.cos": lambda dt, x: sin_cos(x, dt, cosine=True),
+    "math.atan": lambda dt, x: atan(x, dt),
+    "math.atan2": lambda dt, y, x: atan2(y, x, dt),
 }
 
 
@@ -128,7 +133,7 @@ def expand(module: ir.Module) -> None:
         if op.name in _REDUCED and op.parent.name != "linalg.generic":
             continue   # scalar code (no vector loop to win) without a fast/exact version: libm
         with ir.InsertionPoint(op), op.location:
-            new = EXPANSIONS[op.name](op.operands[0], dt)
+            new = EXPANSIONS[op.name](dt, *op.operands)
         op.results[0].replace_all_uses_with(new)
         op.erase()
 
@@ -385,3 +390,87 @@ def _version(generic, body: ir.Block, trig, sliced, n_inputs: int) -> None:
     with ir.InsertionPoint(branch.else_block):
         scf.YieldOp([])
     generic.move_before(branch.else_block.operations[0])
+
+
+# atan(t) = t + t**3 P(t**2) for 0 <= t <= 1, P fitted by tools/fit_polynomials.py (ATAN_P64, ATAN_P32): at most
+# 2**-55.4 (float64) and 2**-27.9 (float32) of the result.
+_ATAN_P = {F64: (-0.3333333333333307, 0.19999999999951448, -0.1428571428257437, 0.11111111007004777,
+                 -0.09090907002616208, 0.07692279834924452, -0.06666404021858571, 0.05880527601482625,
+                 -0.05253517599570846, 0.04722318960624244, -0.04219170359317402, 0.03664173436704144,
+                 -0.029903576089013915, 0.021984503051648882, -0.013900226802395355, 0.0071962647195689435,
+                 -0.002884794369098347, 0.0008312775400880373, -0.00015215116007734683, 1.3224092515163296e-05),
+           np.dtype(np.float32): (-0.33333298563957214, 0.19998547434806824, -0.14264237880706787,
+                                  0.10952164977788925, -0.08403386920690536, 0.05795646458864212,
+                                  -0.031176678836345673, 0.01091395691037178, -0.0017934716306626797)}
+# pi/2 and pi as a rounded value and the rounding's error, per type
+_HALF_PI = {F64: (1.5707963267948966, 6.123233995736766e-17),
+            np.dtype(np.float32): (1.5707963705062866, -4.371139000186241e-08)}
+_PI = {F64: (3.141592653589793, 1.2246467991473532e-16),
+       np.dtype(np.float32): (3.1415927410125732, -8.742277657347586e-08)}
+
+
+def _magnitude_and_sign(x: ir.Value, dt: np.dtype):
+    """(|x|, x's sign bit alone as an integer of x's width)."""
+    it = _int_type(dt)
+    bits = arith.bitcast(it, x)
+    sign = arith.andi(bits, _int(it, -(1 << (8 * dt.itemsize - 1))))
+    return arith.bitcast(x.type, arith.xori(bits, sign)), sign
+
+
+def _atan_tail(t: ir.Value, dt: np.dtype) -> ir.Value:
+    """atan(t) - t = t**3 P(t**2) for 0 <= t <= 1 (or NaN)."""
+    z = arith.mulf(t, t)
+    return arith.mulf(arith.mulf(t, z), _horner(t.type, z, _ATAN_P[dt]))
+
+
+def _atan_finish(t: ir.Value, negate: ir.Value, base, dt: np.dtype) -> ir.Value:
+    """base -+ atan(t), base in {0, pi/2, pi} (base = (half, whole): i1s, pi/2 if half, else pi if whole, else 0),
+    rounded about once: base's big part plus -+t is summed exactly (Fast2Sum: |base| >= t, or base = 0), its
+    rounding error joins the small terms (atan's tail and base's own rounding error), and the result is their sum.
+    (Adding a rounded atan(t) to pi/2 instead rounds three times: float64 arctan was within 2 ulp, now 1.)"""
+    ft, it = t.type, _int_type(dt)
+    flip = arith.shli(arith.extui(it, negate), _int(it, 8 * dt.itemsize - 1))
+
+    def signed(v):
+        return arith.bitcast(ft, arith.xori(arith.bitcast(it, v), flip))
+
+    half, whole = base
+    hi = arith.select(half, _float(ft, _HALF_PI[dt][0]), arith.select(whole, _float(ft, _PI[dt][0]), _float(ft, 0.0)))
+    lo = arith.select(half, _float(ft, _HALF_PI[dt][1]), arith.select(whole, _float(ft, _PI[dt][1]), _float(ft, 0.0)))
+    st = signed(t)
+    head = arith.addf(hi, st)
+    error = arith.addf(arith.subf(hi, head), st)
+    return arith.addf(head, arith.addf(arith.addf(lo, signed(_atan_tail(t, dt))), error))
+
+
+def atan(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """atan(x) = sign(x) atan(|x|); |x| > 1 gives pi/2 - atan(1 / |x|): one division (by 1 for |x| <= 1, exact)
+    brings the argument to [0, 1], one polynomial. inf gives pi/2 (1 / inf = 0), NaN propagates through the
+    arithmetic, -0.0 keeps its sign."""
+    t, it = x.type, _int_type(dt)
+    a, sign = _magnitude_and_sign(x, dt)
+    one = _float(t, 1.0)
+    swap = arith.cmpf(F.OGT, a, one)
+    q = arith.divf(arith.select(swap, one, a), arith.select(swap, a, one))
+    result = _atan_finish(q, swap, (swap, _int(ir.IntegerType.get_signless(1), 0)), dt)
+    return arith.bitcast(t, arith.ori(arith.bitcast(it, result), sign))
+
+
+def atan2(y: ir.Value, x: ir.Value, dt: np.dtype) -> ir.Value:
+    """atan2(y, x) = sign(y) (atan(t) or pi/2 -+ atan(t) or pi - atan(t)), t = min(|x|, |y|) / max(|x|, |y|)
+    in [0, 1], by the octant: one division, atan's polynomial. C99's special values: 0/0 counts as t = 0 (so
+    atan2(+-0, -0) = +-pi, atan2(+-0, +0) = +-0), inf/inf as t = 1 (+-pi/4, +-3pi/4); x's sign is its sign bit
+    (-0.0 counts as negative). NaN in either gives NaN."""
+    t = y.type
+    ay, y_sign = _magnitude_and_sign(y, dt)
+    ax, x_sign = _magnitude_and_sign(x, dt)
+    swap = arith.cmpf(F.OGT, ay, ax)
+    num, den = arith.select(swap, ax, ay), arith.select(swap, ay, ax)
+    q = arith.divf(num, den)
+    q = arith.select(arith.cmpf(F.OEQ, den, _float(t, 0.0)), _float(t, 0.0), q)
+    q = arith.select(arith.cmpf(F.OEQ, num, _float(t, pymath.inf)), _float(t, 1.0), q)
+    negative_x = arith.cmpi(arith.CmpIPredicate.ne, x_sign, _int(x_sign.type, 0))
+    result = _atan_finish(q, arith.xori(swap, negative_x), (swap, negative_x), dt)
+    it = _int_type(dt)
+    result = arith.bitcast(t, arith.ori(arith.bitcast(it, result), y_sign))
+    return arith.select(arith.cmpf(F.UNO, y, x), arith.addf(y, x), result)
