@@ -18,8 +18,8 @@ from .harness import cpu_model
 def _inputs(name, dtype, n, rng):
     if name == "log":
         return (np.exp(rng.uniform(-20, 20, n)).astype(dtype),)
-    if name in ("arctan", "tan"):
-        return (rng.uniform(-10, 10, n).astype(dtype),)
+    if name == "log1p":
+        return (np.exp(rng.uniform(-20, 5, n)).astype(dtype) - 0.5,)
     if name == "arctan2":
         return rng.uniform(-10, 10, n).astype(dtype), rng.uniform(-10, 10, n).astype(dtype)
     return (rng.uniform(-10, 10, n).astype(dtype),)
@@ -33,6 +33,8 @@ FUNCTIONS = {
     "exp": lambda x: np.exp(x),
     "arctan": lambda x: np.arctan(x),
     "arctan2": lambda y, x: np.arctan2(y, x),
+    "expm1": lambda x: np.expm1(x),
+    "log1p": lambda x: np.log1p(x),
 }
 
 

@@ -1,15 +1,16 @@
-"""exp, tanh, log, sin, cos, arctan and arctan2 as plain floating-point arithmetic, with no libm call, so the loops
-that use them vectorize.
+"""exp, expm1, tanh, log, log1p, sin, cos, arctan and arctan2 as plain floating-point arithmetic, with no libm
+call, so the loops that use them vectorize.
 
 A call to libm's `exp` or `tanh` in a loop body keeps LLVM's loop vectorizer out: the loop runs one element at a
 time. `expand` replaces each scalar `math.exp` / `math.tanh` / `math.log` / `math.sin` / `math.cos` / `math.atan` /
-`math.atan2` on float32 or float64 by these, as a lowering step (pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show the math
+`math.atan2` / `math.expm1` / `math.log1p` on float32 or float64 by these, as a lowering step (pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show the math
 ops. These versions are branch-free polynomials (selects instead of branches), which LLVM vectorizes for the host's
 vector width. exp follows the classic scheme of Cody and Waite: exp(x) = 2**n * exp(r) with n = round(x / ln 2) and
 |r| <= ln(2) / 2, exp(r) from its Taylor series, 2**n built from its bits. log splits x into 2**k (1 + f) by its
 bits; sin and cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial; arctan and
 arctan2 divide the smaller magnitude by the bigger one (t in [0, 1]) and add t's polynomial to a multiple of pi/2
-by the octant. The polynomials' coefficients were fitted for this module (weighted least squares refined toward
+by the octant. expm1 is exp's reduction summed in an order without cancellation; log1p is log of 1 + x plus the
+rounding error of that sum over it. The polynomials' coefficients were fitted for this module (weighted least squares refined toward
 minimax, in 50-digit arithmetic with mpmath; arctan's by tools/fit_polynomials.py, which reruns the fit); the
 arrangements are the textbook ones (fdlibm's for float64 log).
 
@@ -18,8 +19,9 @@ Accuracy (tests/test_vector_math.py, against a long-double reference): float64 e
 within 2); float32 tanh (and float16, which NumPy computes in float32) in float64, rounded once: correctly rounded
 but for rare double-rounding ties. log within 1 ulp (float32 and float64). sin and cos within 2 ulp while |x| <=
 _TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). arctan and arctan2 within 1
-ulp (float32 and float64), with C99's special values of atan2 (signed zeros, infinities). NaN propagates; overflow
-gives inf, underflow 0 (through subnormals); tanh, sin and arctan keep the sign of -0.0.
+ulp (float32 and float64), with C99's special values of atan2 (signed zeros, infinities); expm1 and log1p within 1
+ulp. NaN propagates; overflow
+gives inf, underflow 0 (through subnormals); tanh, sin, arctan, expm1 and log1p keep the sign of -0.0.
 """
 from __future__ import annotations
 
@@ -115,6 +117,8 @@ EXPANSIONS = {
     "math.cos": lambda dt, x: sin_cos(x, dt, cosine=True),
     "math.atan": lambda dt, x: atan(x, dt),
     "math.atan2": lambda dt, y, x: atan2(y, x, dt),
+    "math.expm1": lambda dt, x: expm1(x, dt),
+    "math.log1p": lambda dt, x: log1p(x, dt),
 }
 
 
@@ -234,6 +238,11 @@ def log(x: ir.Value, dt: np.dtype) -> ir.Value:
     """Natural log in x's own type, x = 2**k (1 + f) (_log_split). float64 in the arrangement of fdlibm's log that
     keeps the large terms exact: with s = f / (2 + f) (one division, which vectorizes), log(x) = k ln2_hi -
     ((f**2/2 - (s (f**2/2 + R(s**2)) + k ln2_lo)) - f). float32 without division: f - f**2/2 + f**3 P(f) + k ln 2."""
+    return _log_special(x, _log_core(x, dt))
+
+
+def _log_core(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """log(x) for positive finite x (garbage for the others)."""
     t = x.type
     k, f = _log_split(x, dt)
     kf = arith.sitofp(t, k)
@@ -249,7 +258,7 @@ def log(x: ir.Value, dt: np.dtype) -> ir.Value:
         p = _multiply_add(f, _horner(t, f, _LOG_P32), _float(t, -0.5))       # -1/2 + f P(f)
         y = _multiply_add(f2, p, f)                                           # f - f**2/2 + f**3 P(f)
         result = _multiply_add(kf, _float(t, _LN2_HI_LOG32), _multiply_add(kf, _float(t, _LN2_LO_LOG32), y))
-    return _log_special(x, result)
+    return result
 
 
 # sin and cos: Cody-Waite reduction by multiples of pi (or odd multiples of pi/2), accurate while |x| <= _TRIG_LIMIT.
@@ -474,3 +483,57 @@ def atan2(y: ir.Value, x: ir.Value, dt: np.dtype) -> ir.Value:
     it = _int_type(dt)
     result = arith.bitcast(t, arith.ori(arith.bitcast(it, result), y_sign))
     return arith.select(arith.cmpf(F.UNO, y, x), arith.addf(y, x), result)
+
+
+def _exp_reduce(x: ir.Value, dt: np.dtype):
+    """(n, r) with x = n ln 2 + r, n an integer-valued float of x's type, |r| <= ln(2)/2 (two-constant reduction;
+    float32's first constant has 9 bits so that n ln2_hi is exact)."""
+    if dt == F64:
+        return _reduce(x)
+    t = x.type
+    shifter = _float(t, 12582912.0)                                               # 1.5 * 2**23
+    n = arith.subf(arith.addf(arith.mulf(x, _float(t, _LOG2E)), shifter), shifter)
+    r = arith.subf(arith.subf(x, arith.mulf(n, _float(t, _LN2_HI_F32))), arith.mulf(n, _float(t, _LN2_LO_F32)))
+    return n, r
+
+
+# Taylor degree of expm1(r) for |r| <= ln(2)/2: the first omitted term is below 2**-56 (float64), 2**-27 (float32)
+# of the result
+_EXPM1_DEGREE = {F64: 13, np.dtype(np.float32): 8}
+# below this magnitude expm1(x) and log1p(x) round to x
+_TINY = {F64: 2.0 ** -54, np.dtype(np.float32): 2.0 ** -25}
+
+
+def expm1(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """exp(x) - 1 = 2 ((2**(n-1) r + (2**(n-1) - 1/2)) + 2**(n-1) h) with x = n ln 2 + r and expm1(r) = r + h (h
+    from the Taylor series): the powers of two and their difference are exact (but where the difference is below the
+    result's rounding anyway: n > 54, n < -54), the first sum is one fused multiply-add, and the small h is added
+    last, so the result rounds about twice, without the cancellation of 2 expm1(r) + 1 for n = 1 (2 ulp), nor any
+    near 0 (n = 0: r + h). x is clamped first to where the result is -1
+    or overflows anyway (n - 1 then stays a normal exponent); tiny x (zeros and subnormals) give x, NaN gives NaN."""
+    t, it = x.type, _int_type(dt)
+    low, high = (-40.0, 710.0) if dt == F64 else (-20.0, 89.0)
+    xc = arith.select(arith.cmpf(F.OLT, x, _float(t, low)), _float(t, low), x)
+    xc = arith.select(arith.cmpf(F.OGT, xc, _float(t, high)), _float(t, high), xc)
+    n, r = _exp_reduce(xc, dt)
+    h = arith.mulf(arith.mulf(r, r), _horner(t, r, [1 / pymath.factorial(k) for k in range(2, _EXPM1_DEGREE[dt] + 1)]))
+    scale = _pow2(arith.subi(arith.fptosi(it, n), _int(it, 1)))
+    head = _fma(scale, r, arith.subf(scale, _float(t, 0.5)))
+    result = arith.mulf(arith.addf(head, arith.mulf(scale, h)), _float(t, 2.0))
+    tiny = arith.cmpf(F.OLT, _magnitude_and_sign(x, dt)[0], _float(t, _TINY[dt]))
+    return arith.select(arith.cmpf(F.UNO, x, x), x, arith.select(tiny, x, result))
+
+
+def log1p(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """log(1 + x) = log(u) + c / u with u = 1 + x rounded and c = 1 + x - u, its rounding error (exact, by Fast2Sum
+    with the bigger magnitude first): log's polynomials on u, one division for the correction, which matters when
+    x is small (u - 1 has lost x's low bits). Outside (-1, inf) as log(u): log1p(-1) = -inf, log1p(x < -1) = nan;
+    log1p(-0.0) = -0.0."""
+    t = x.type
+    one = _float(t, 1.0)
+    u = arith.addf(one, x)
+    x_bigger = arith.cmpf(F.OGT, _magnitude_and_sign(x, dt)[0], one)
+    c = arith.addf(arith.subf(arith.select(x_bigger, x, one), u), arith.select(x_bigger, one, x))
+    result = arith.addf(_log_core(u, dt), arith.divf(c, u))
+    result = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), x, result)
+    return _log_special(u, result)
