@@ -35,6 +35,8 @@ FUNCTIONS = {
     "arctan2": lambda y, x: np.arctan2(y, x),
     "expm1": lambda x: np.expm1(x),
     "log1p": lambda x: np.log1p(x),
+    "sinh": lambda x: np.sinh(x),
+    "cosh": lambda x: np.cosh(x),
 }
 
 

@@ -72,7 +72,8 @@ def test_odd_sizes_and_strides():
         x = rng.uniform(-30, 30, (n, 3))
         for arg in (x, x.T, x[::2], x.astype(np.float32)):
             for fn, name in ((tanh_of, "tanh"), (exp_of, "exp"), (log_of, "log"), (sin_of, "sin"), (cos_of, "cos"),
-                             (arctan_of, "arctan"), (expm1_of, "expm1"), (log1p_of, "log1p")):
+                             (arctan_of, "arctan"), (expm1_of, "expm1"), (log1p_of, "log1p"),
+                             (sinh_of, "sinh"), (cosh_of, "cosh")):
                 with np.errstate(invalid="ignore"):
                     actual = transpile(fn)(arg)
                     expected = reference(name, arg)
@@ -299,20 +300,31 @@ def log1p_of(x):
     return np.log1p(x)
 
 
-# docs/semantics.md: expm1 and log1p within 1 ulp (float32 and float64)
-LIMIT.update({("expm1", "float64"): 1, ("expm1", "float32"): 1, ("expm1", "float16"): 1,
+def sinh_of(x):
+    return np.sinh(x)
+
+
+def cosh_of(x):
+    return np.cosh(x)
+
+
+# docs/semantics.md: expm1 and log1p within 1 ulp, sinh and cosh within 2 (float32 and float64)
+LIMIT.update({("sinh", "float64"): 2, ("sinh", "float32"): 2, ("sinh", "float16"): 1,
+              ("cosh", "float64"): 2, ("cosh", "float32"): 2, ("cosh", "float16"): 1,
+              ("expm1", "float64"): 1, ("expm1", "float32"): 1, ("expm1", "float16"): 1,
               ("log1p", "float64"): 1, ("log1p", "float32"): 1, ("log1p", "float16"): 1})
 
 
 def expm1_log1p_values(dtype, name):
-    """Dense where the algorithms change regime (expm1: n = 0, 1, -1 around +-ln(2)/2; log1p: near 0, where 1 + x
-    loses x's low bits, and near -1), every binade, overflow and underflow edges, the special values."""
+    """Dense where the algorithms change regime (expm1: n = 0, 1, -1 around +-ln(2)/2; sinh: 1; log1p: near 0, where
+    1 + x loses x's low bits, and near -1), every binade, overflow and underflow edges, the special values."""
     rng = np.random.default_rng(21)
     info = np.finfo(dtype)
     n = 100_000
-    if name == "expm1":
+    if name in ("expm1", "sinh", "cosh"):
         spread = [rng.uniform(-1.5, 1.5, n), rng.uniform(-45, 90, n), rng.uniform(-750, 712, n)]
-        edges = [0.34657359, -0.34657359, 0.6931, -0.6931, 709.78, 709.79, 88.72, 88.73, -37.4, -17.4, 710.0, 89.0]
+        edges = [0.34657359, -0.34657359, 0.6931, -0.6931, 709.78, 709.79, 88.72, 88.73, -37.4, -17.4, 710.0, 89.0,
+                 1.0, -1.0, np.nextafter(1.0, 0.0), 22.0, -22.0, 710.47, -710.47, 710.48, 89.41, 89.42, -89.42]
     else:
         spread = [rng.uniform(-1, 3, n), -1 + np.exp(rng.uniform(-40, -0.1, n)), rng.uniform(-0.3, 0.42, n)]
         edges = [-1.0, -1.0 + info.eps, -1.0 - info.eps, -0.5, -2.0, np.sqrt(2) - 1, np.sqrt(0.5) - 1, 1e300]
@@ -324,8 +336,8 @@ def expm1_log1p_values(dtype, name):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
-@pytest.mark.parametrize("fn, name", [(expm1_of, "expm1"), (log1p_of, "log1p")])
-def test_ulp_error_expm1_log1p(fn, name, dtype):
+@pytest.mark.parametrize("fn, name", [(expm1_of, "expm1"), (log1p_of, "log1p"), (sinh_of, "sinh"), (cosh_of, "cosh")])
+def test_ulp_error_expm1_log1p_sinh_cosh(fn, name, dtype):
     x = np.concatenate([expm1_log1p_values(dtype, name), every_binade(dtype, 200_000, 22)])
     with np.errstate(all="ignore"):
         expected = reference(name, x)
@@ -335,5 +347,5 @@ def test_ulp_error_expm1_log1p(fn, name, dtype):
     worst = int(np.argmax(error))
     assert error.max() <= LIMIT[name, dtype], f"{name}({x[worst]!r}) = {actual[worst]!r}, exact {expected[worst]!r}"
     numbers = ~np.isnan(expected)
-    assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))   # expm1(-0.0) = -0.0
+    assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))   # sinh(-0.0) = -0.0
     assert np.array_equal(np.isnan(actual), np.isnan(expected))     # log1p(-2) = nan, expm1(nan) = nan

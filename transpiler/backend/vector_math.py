@@ -1,15 +1,16 @@
-"""exp, expm1, tanh, log, log1p, sin, cos, arctan and arctan2 as plain floating-point arithmetic, with no libm
-call, so the loops that use them vectorize.
+"""exp, expm1, sinh, cosh, tanh, log, log1p, sin, cos, arctan and arctan2 as plain floating-point arithmetic, with
+no libm call, so the loops that use them vectorize.
 
 A call to libm's `exp` or `tanh` in a loop body keeps LLVM's loop vectorizer out: the loop runs one element at a
 time. `expand` replaces each scalar `math.exp` / `math.tanh` / `math.log` / `math.sin` / `math.cos` / `math.atan` /
-`math.atan2` / `math.expm1` / `math.log1p` on float32 or float64 by these, as a lowering step (pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show the math
+`math.atan2` / `math.expm1` / `math.log1p` / `math.sinh` / `math.cosh` on float32 or float64 by these, as a lowering step (pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show the math
 ops. These versions are branch-free polynomials (selects instead of branches), which LLVM vectorizes for the host's
 vector width. exp follows the classic scheme of Cody and Waite: exp(x) = 2**n * exp(r) with n = round(x / ln 2) and
 |r| <= ln(2) / 2, exp(r) from its Taylor series, 2**n built from its bits. log splits x into 2**k (1 + f) by its
 bits; sin and cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial; arctan and
 arctan2 divide the smaller magnitude by the bigger one (t in [0, 1]) and add t's polynomial to a multiple of pi/2
-by the octant. expm1 is exp's reduction summed in an order without cancellation; log1p is log of 1 + x plus the
+by the octant. expm1 is exp's reduction summed in an order without cancellation, sinh and cosh
+combine exp(r) and exp(-r) from one reduction; log1p is log of 1 + x plus the
 rounding error of that sum over it. The polynomials' coefficients were fitted for this module (weighted least squares refined toward
 minimax, in 50-digit arithmetic with mpmath; arctan's by tools/fit_polynomials.py, which reruns the fit); the
 arrangements are the textbook ones (fdlibm's for float64 log).
@@ -20,8 +21,9 @@ within 2); float32 tanh (and float16, which NumPy computes in float32) in float6
 but for rare double-rounding ties. log within 1 ulp (float32 and float64). sin and cos within 2 ulp while |x| <=
 _TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). arctan and arctan2 within 1
 ulp (float32 and float64), with C99's special values of atan2 (signed zeros, infinities); expm1 and log1p within 1
-ulp. NaN propagates; overflow
-gives inf, underflow 0 (through subnormals); tanh, sin, arctan, expm1 and log1p keep the sign of -0.0.
+ulp, sinh and cosh within 2. NaN propagates; overflow
+gives inf, underflow 0 (through subnormals); tanh, sin, arctan, expm1, log1p and sinh keep the sign of
+-0.0.
 """
 from __future__ import annotations
 
@@ -119,6 +121,8 @@ EXPANSIONS = {
     "math.atan2": lambda dt, y, x: atan2(y, x, dt),
     "math.expm1": lambda dt, x: expm1(x, dt),
     "math.log1p": lambda dt, x: log1p(x, dt),
+    "math.sinh": lambda dt, x: sinh_cosh(x, dt, cosine=False),
+    "math.cosh": lambda dt, x: sinh_cosh(x, dt, cosine=True),
 }
 
 
@@ -504,13 +508,59 @@ _EXPM1_DEGREE = {F64: 13, np.dtype(np.float32): 8}
 _TINY = {F64: 2.0 ** -54, np.dtype(np.float32): 2.0 ** -25}
 
 
+# cosh(r) - 1 = z C(z) and sinh(r) = r + r z S(z), z = r**2, |r| <= ln(2)/2: Taylor series, to below 2**-57
+# (float64) and 2**-27 (float32) of the result
+_COSH_SERIES = {F64: [1 / pymath.factorial(k) for k in range(2, 13, 2)],
+                np.dtype(np.float32): [1 / pymath.factorial(k) for k in range(2, 7, 2)]}
+_SINH_SERIES = {F64: [1 / pymath.factorial(k) for k in range(3, 14, 2)],
+                np.dtype(np.float32): [1 / pymath.factorial(k) for k in range(3, 8, 2)]}
+# sinh's series for |r| < 1 (sinh of a < 1 takes n = 0, r = a: the rounding of a reduced r, half an ulp of r,
+# cost 2 ulp at n = 1)
+_SINH_SERIES_TO_1 = {F64: [1 / pymath.factorial(k) for k in range(3, 18, 2)],
+                     np.dtype(np.float32): [1 / pymath.factorial(k) for k in range(3, 14, 2)]}
+
+
+def sinh_cosh(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
+    """With a = |x| = n ln 2 + r (one reduction, _exp_reduce): exp(+-a) = 2**(+-n) (cosh(r) +- sinh(r)), so
+    sinh(a) = c- + (c- (cosh(r) - 1) + c+ sinh(r)) and cosh(a) = c+ + (c+ (cosh(r) - 1) + c- sinh(r)) with
+    c+- = (2**n +- 2**-n) / 2, exact powers of two and their exact sums: no division, one even and one odd series
+    in r**2 (the cost of exp's one), the big term added last, c (r + r z S(z)) as one fused multiply-add. sinh of
+    a < 1 takes n = 0 and r = a: the series alone (longer, to |r| < 1), no cancellation, no reduction error. 2**(n-1) is applied as two powers of two so
+    that the result stays finite up to sinh's and cosh's own overflow (a = 710.47 in float64). sinh is odd
+    (sinh(-0.0) = -0.0), cosh even; NaN propagates, overflow gives inf."""
+    t, it = x.type, _int_type(dt)
+    a, sign = _magnitude_and_sign(x, dt)
+    high = 711.0 if dt == F64 else 90.0                   # overflow from there on; n - 1 at most 1025 (float32: 129)
+    n, r = _exp_reduce(arith.select(arith.cmpf(F.OGT, a, _float(t, high)), _float(t, high), a), dt)
+    if not cosine:
+        below_one = arith.cmpf(F.OLT, a, _float(t, 1.0))
+        n, r = arith.select(below_one, _float(t, 0.0), n), arith.select(below_one, a, r)
+    n = arith.fptosi(it, n)
+    z = arith.mulf(r, r)
+    cosh_r1 = arith.mulf(z, _horner(t, z, _COSH_SERIES[dt]))                # cosh(r) - 1 (times 0 when n = 0)
+    sinh_tail = arith.mulf(arith.mulf(r, z), _horner(t, z, (_SINH_SERIES if cosine else _SINH_SERIES_TO_1)[dt]))
+    # c+- = (first +- small) second, second = 2**(n - 1 - m_half), first = 2**m_half, small = 2**(-n-1) / second
+    m = arith.subi(n, _int(it, 1))
+    m_half = arith.shrsi(m, _int(it, 1))
+    first, second = _pow2(m_half), _pow2(arith.subi(m, m_half))
+    min_exponent = -1022 if dt == F64 else -126            # below, small is negligible (and _pow2 cannot build it)
+    small = _pow2(arith.maxsi(arith.subi(arith.subi(_int(it, -1), n), arith.subi(m, m_half)), _int(it, min_exponent)))
+    plus, minus = arith.addf(first, small), arith.subf(first, small)
+    big, other = (plus, minus) if cosine else (minus, plus)
+    middle = _fma(other, r, arith.addf(arith.mulf(big, cosh_r1), arith.mulf(other, sinh_tail)))
+    result = arith.mulf(arith.addf(big, middle), second)
+    if not cosine:
+        result = arith.bitcast(t, arith.ori(arith.bitcast(it, result), sign))
+    return arith.select(arith.cmpf(F.UNO, x, x), x, result)
+
+
 def expm1(x: ir.Value, dt: np.dtype) -> ir.Value:
     """exp(x) - 1 = 2 ((2**(n-1) r + (2**(n-1) - 1/2)) + 2**(n-1) h) with x = n ln 2 + r and expm1(r) = r + h (h
     from the Taylor series): the powers of two and their difference are exact (but where the difference is below the
     result's rounding anyway: n > 54, n < -54), the first sum is one fused multiply-add, and the small h is added
     last, so the result rounds about twice, without the cancellation of 2 expm1(r) + 1 for n = 1 (2 ulp), nor any
-    near 0 (n = 0: r + h). x is clamped first to where the result is -1
-    or overflows anyway (n - 1 then stays a normal exponent); tiny x (zeros and subnormals) give x, NaN gives NaN."""
+    near 0 (n = 0: r + h). x is clamped first to where the result is -1 or overflows anyway (n - 1 then stays a
+    normal exponent); tiny x (zeros and subnormals) give x, NaN gives NaN."""
     t, it = x.type, _int_type(dt)
     low, high = (-40.0, 710.0) if dt == F64 else (-20.0, 89.0)
     xc = arith.select(arith.cmpf(F.OLT, x, _float(t, low)), _float(t, low), x)
