@@ -29,6 +29,7 @@ FUNCTIONS = {
     "log": lambda x: np.log(x),
     "sin": lambda x: np.sin(x),
     "cos": lambda x: np.cos(x),
+    "tan": lambda x: np.tan(x),
     "tanh": lambda x: np.tanh(x),
     "exp": lambda x: np.exp(x),
     "arctan": lambda x: np.arctan(x),

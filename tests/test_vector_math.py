@@ -73,7 +73,7 @@ def test_odd_sizes_and_strides():
         for arg in (x, x.T, x[::2], x.astype(np.float32)):
             for fn, name in ((tanh_of, "tanh"), (exp_of, "exp"), (log_of, "log"), (sin_of, "sin"), (cos_of, "cos"),
                              (arctan_of, "arctan"), (expm1_of, "expm1"), (log1p_of, "log1p"),
-                             (sinh_of, "sinh"), (cosh_of, "cosh")):
+                             (sinh_of, "sinh"), (cosh_of, "cosh"), (tan_of, "tan")):
                 with np.errstate(invalid="ignore"):
                     actual = transpile(fn)(arg)
                     expected = reference(name, arg)
@@ -93,9 +93,14 @@ def cos_of(x):
     return np.cos(x)
 
 
-# docs/semantics.md: log within 1 ulp (float32 and float64); sin and cos within 2 ulp while |x| <= 2**28 (float64),
-# 2**17 (float32), libm's (within 1) beyond
-LIMIT.update({("log", "float64"): 1, ("log", "float32"): 1, ("log", "float16"): 1,
+def tan_of(x):
+    return np.tan(x)
+
+
+# docs/semantics.md: log within 1 ulp (float32 and float64); sin, cos and tan within 2 ulp while |x| <= 2**28
+# (float64), 2**17 (float32), libm's (within 1) beyond
+LIMIT.update({("tan", "float64"): 2, ("tan", "float32"): 2, ("tan", "float16"): 1,
+              ("log", "float64"): 1, ("log", "float32"): 1, ("log", "float16"): 1,
               ("sin", "float64"): 2, ("sin", "float32"): 2, ("sin", "float16"): 1,
               ("cos", "float64"): 2, ("cos", "float32"): 2, ("cos", "float16"): 1})
 TRIG_LIMIT = {"float64": 2.0 ** 28, "float32": 2.0 ** 17, "float16": 65504.0}
@@ -132,7 +137,7 @@ def trig_values(dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
-@pytest.mark.parametrize("fn, name", [(log_of, "log"), (sin_of, "sin"), (cos_of, "cos")])
+@pytest.mark.parametrize("fn, name", [(log_of, "log"), (sin_of, "sin"), (cos_of, "cos"), (tan_of, "tan")])
 def test_ulp_error_log_sin_cos(fn, name, dtype):
     x = log_values(dtype) if name == "log" else trig_values(dtype)
     with np.errstate(all="ignore"):
@@ -149,12 +154,13 @@ def test_ulp_error_log_sin_cos(fn, name, dtype):
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_trig_big_arguments(dtype):
-    """One argument past the fast range sends the whole loop to libm's sin and cos: still NumPy's answer, in fused
-    loops and reductions alike; an infinite argument alone does not (the polynomials give its NaN)."""
+    """One argument past the fast range sends the whole loop to libm's sin, cos and tan: still NumPy's answer, in
+    fused loops and reductions alike; an infinite argument alone does not (the polynomials give its NaN)."""
     rng = np.random.default_rng(13)
     x = rng.uniform(-10, 10, (40, 50)).astype(dtype)
     fused = transpile(lambda a: np.sin(a * 2) + np.cos(a) * a)
     summed = transpile(lambda a: np.sum(np.sin(a), axis=-1))
+    tangent = transpile(lambda a: np.tan(a) * 0.5)
     for big in (None, 1e30, TRIG_LIMIT[dtype] * 4, np.inf):
         y = x.copy()
         if big is not None:
@@ -162,7 +168,8 @@ def test_trig_big_arguments(dtype):
             y[30, 1] = -big
         with np.errstate(all="ignore"):
             for compiled, plain in ((fused, lambda a: np.sin(a * 2) + np.cos(a) * a),
-                                    (summed, lambda a: np.sum(np.sin(a), axis=-1))):
+                                    (summed, lambda a: np.sum(np.sin(a), axis=-1)),
+                                    (tangent, lambda a: np.tan(a) * 0.5)):
                 got, want = compiled(y), plain(y)
                 assert np.array_equal(np.isnan(got), np.isnan(want))
                 assert np.allclose(got, want, rtol=1e-5 if dtype == "float32" else 1e-13, atol=1e-5, equal_nan=True)

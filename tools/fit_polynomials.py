@@ -1,5 +1,5 @@
-"""Fits the polynomial coefficients of transpiler/backend/vector_math.py that were added with this script (arctan's
-so far): near-minimax in the relative error of the result, in 80-digit arithmetic, then rounded to the target type.
+"""Fits the polynomial coefficients of transpiler/backend/vector_math.py that were added with this script (arctan's and
+tan's so far): near-minimax in the relative error of the result, in 80-digit arithmetic, then rounded to the target type.
 
     uv run --with mpmath python tools/fit_polynomials.py [NAME ...]
 
@@ -30,10 +30,28 @@ def _atan_weight(z):
     return z * s / mp.atan(s) if z > 0 else mp.mpf("1e-30")
 
 
+def _tan_p(z):
+    """P with tan(r) = r + r**3 P(r**2)."""
+    if z < mp.mpf("1e-30"):
+        return mp.mpf(1) / 3 + 2 * z / 15
+    s = mp.sqrt(z)
+    return (mp.tan(s) / s - 1) / z
+
+
+def _tan_weight(z):
+    s = mp.sqrt(z)
+    return z * s / mp.tan(s) if z > 0 else mp.mpf("1e-30")
+
+
+_TAN_END = (mp.pi / 4 * mp.mpf("1.0005")) ** 2      # |r| <= pi/4, and a little beyond: the rounded quotient
+
+
 # name: (function of z, interval, degree, dtype, weight: the result's relative error per unit error of the fit)
 TARGETS = {
     "ATAN_P64": (_atan_p, (0, 1), 19, np.float64, _atan_weight),
     "ATAN_P32": (_atan_p, (0, 1), 8, np.float32, _atan_weight),
+    "TAN_P64": (_tan_p, (0, _TAN_END), 15, np.float64, _tan_weight),
+    "TAN_P32": (_tan_p, (0, _TAN_END), 6, np.float32, _tan_weight),
 }
 
 

@@ -1,29 +1,28 @@
-"""exp, expm1, sinh, cosh, tanh, log, log1p, sin, cos, arctan and arctan2 as plain floating-point arithmetic, with
-no libm call, so the loops that use them vectorize.
+"""exp, expm1, sinh, cosh, tanh, log, log1p, sin, cos, tan, arctan and arctan2 as plain floating-point arithmetic,
+with no libm call, so the loops that use them vectorize.
 
 A call to libm's `exp` or `tanh` in a loop body keeps LLVM's loop vectorizer out: the loop runs one element at a
-time. `expand` replaces each scalar `math.exp` / `math.tanh` / `math.log` / `math.sin` / `math.cos` / `math.atan` /
-`math.atan2` / `math.expm1` / `math.log1p` / `math.sinh` / `math.cosh` on float32 or float64 by these, as a lowering step (pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show the math
-ops. These versions are branch-free polynomials (selects instead of branches), which LLVM vectorizes for the host's
-vector width. exp follows the classic scheme of Cody and Waite: exp(x) = 2**n * exp(r) with n = round(x / ln 2) and
-|r| <= ln(2) / 2, exp(r) from its Taylor series, 2**n built from its bits. log splits x into 2**k (1 + f) by its
-bits; sin and cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial; arctan and
-arctan2 divide the smaller magnitude by the bigger one (t in [0, 1]) and add t's polynomial to a multiple of pi/2
-by the octant. expm1 is exp's reduction summed in an order without cancellation, sinh and cosh
-combine exp(r) and exp(-r) from one reduction; log1p is log of 1 + x plus the
-rounding error of that sum over it. The polynomials' coefficients were fitted for this module (weighted least squares refined toward
-minimax, in 50-digit arithmetic with mpmath; arctan's by tools/fit_polynomials.py, which reruns the fit); the
-arrangements are the textbook ones (fdlibm's for float64 log).
+time. `expand` replaces each scalar math op of EXPANSIONS (`math.exp`, `math.tanh`, `math.log`, `math.sin`, ...)
+on float32 or float64 by these, as a lowering step (pipeline.lower_to_llvm): the `mlir` and `optimized` stages
+still show the math ops. These versions are branch-free polynomials (selects instead of branches), which LLVM
+vectorizes for the host's vector width. exp follows the classic scheme of Cody and Waite: exp(x) = 2**n * exp(r)
+with n = round(x / ln 2) and |r| <= ln(2) / 2, exp(r) from its Taylor series, 2**n built from its bits; expm1 sums
+the same pieces in an order without cancellation, sinh and cosh combine exp(r) and exp(-r) from one reduction. log
+splits x into 2**k (1 + f) by its bits; log1p is log of 1 + x plus the rounding error of that sum over it. sin and
+cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial, tan by multiples of pi/2
+to its polynomial or minus its reciprocal. arctan and arctan2 divide the smaller magnitude by the bigger one (t in
+[0, 1]) and add t's polynomial to a multiple of pi/2 by the octant. The polynomials' coefficients were fitted for
+this module (weighted least squares refined toward minimax, in 50-digit arithmetic with mpmath; arctan's and tan's
+by tools/fit_polynomials.py, which reruns the fit); the arrangements are the textbook ones (fdlibm's for float64
+log).
 
 Accuracy (tests/test_vector_math.py, against a long-double reference): float64 exp within 1 ulp and tanh within 2
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own
 within 2); float32 tanh (and float16, which NumPy computes in float32) in float64, rounded once: correctly rounded
-but for rare double-rounding ties. log within 1 ulp (float32 and float64). sin and cos within 2 ulp while |x| <=
-_TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). arctan and arctan2 within 1
-ulp (float32 and float64), with C99's special values of atan2 (signed zeros, infinities); expm1 and log1p within 1
-ulp, sinh and cosh within 2. NaN propagates; overflow
-gives inf, underflow 0 (through subnormals); tanh, sin, arctan, expm1, log1p and sinh keep the sign of
--0.0.
+but for rare double-rounding ties. log, log1p, expm1, arctan and arctan2 (with C99's special values of atan2)
+within 1 ulp, sinh and cosh within 2 (float32 and float64). sin, cos and tan within 2 ulp while |x| <=
+_TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow
+gives inf, underflow 0 (through subnormals); the odd functions keep the sign of -0.0.
 """
 from __future__ import annotations
 
@@ -117,6 +116,7 @@ EXPANSIONS = {
     "math.log": lambda dt, x: log(x, dt),
     "math.sin": lambda dt, x: sin_cos(x, dt, cosine=False),
     "math.cos": lambda dt, x: sin_cos(x, dt, cosine=True),
+    "math.tan": lambda dt, x: tan(x, dt),
     "math.atan": lambda dt, x: atan(x, dt),
     "math.atan2": lambda dt, y, x: atan2(y, x, dt),
     "math.expm1": lambda dt, x: expm1(x, dt),
@@ -279,8 +279,8 @@ _SIN_S = {F64: (-0.16666666666666666631, 0.0083333333333333149371, -0.0001984126
                 -7.6439387097298593777e-13, 2.7310743321279029603e-15),
           np.dtype(np.float32): (-0.16666666663706692812, 0.0083333327459663184626, -0.00019841081890456029675,
                                  2.7536156488311069243e-6, -2.4073874948261363302e-8)}
-_EXACT = "transpiler.exact"          # marks the libm copies of sin/cos: not expanded
-_REDUCED = ("math.sin", "math.cos")
+_EXACT = "transpiler.exact"          # marks the libm copies of sin/cos/tan: not expanded
+_REDUCED = ("math.sin", "math.cos", "math.tan")
 
 
 def _fma(a: ir.Value, b: ir.Value, c: ir.Value) -> ir.Value:
@@ -319,9 +319,46 @@ def sin_cos(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     return result
 
 
+# tan(r) = r + r**3 T(r**2) for |r| <= pi/4 (and a little beyond: the rounded quotient), T fitted by
+# tools/fit_polynomials.py (TAN_P64, TAN_P32): at most 2**-56.7 (float64), 2**-28.5 (float32) of the result.
+_TAN_T = {F64: (0.3333333333333333, 0.13333333333334033, 0.05396825396779219, 0.021869488551617376,
+                0.00886323522119527, 0.0035921320584218204, 0.0014557982430995376, 0.000590259582247857,
+                0.00023803998089703463, 0.00010069109468908458, 2.9586571763241337e-05, 3.4190629530648066e-05,
+                -1.83134051217165e-05, 2.5734814909034974e-05, -1.2576163913497734e-05, 4.534505777704194e-06),
+          np.dtype(np.float32): (0.33333349227905273, 0.13332659006118774, 0.05406050384044647,
+                                 0.021279053762555122, 0.010844176635146141, 7.863486825954169e-05,
+                                 0.004381794948130846)}
+
+
+def tan(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """tan(x) = tan(r) for even n, -1 / tan(r) for odd n, with r = x - n pi/2 and n = rint(x / (pi/2)): sin_cos's
+    reduction by halves of pi's parts (exact halvings), one polynomial, one division. Accurate, like sin and cos,
+    while |x| <= _TRIG_LIMIT; beyond, the loop's libm copy runs. NaN and +-inf give NaN through the arithmetic."""
+    t, it = x.type, _int_type(dt)
+    shifter = _float(t, 1.5 * 2.0 ** (52 if dt == F64 else 23))
+    shifted = arith.addf(arith.mulf(x, _float(t, 2 / pymath.pi)), shifter)
+    n = arith.subf(shifted, shifter)
+    odd = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(arith.bitcast(it, shifted), _int(it, 1)), _int(it, 0))
+    neg_n = arith.negf(n)
+    r = x
+    for part in _PI_PARTS[dt]:
+        r = _fma(neg_n, _float(t, part / 2), r)
+    z = arith.mulf(r, r)
+    tail = arith.mulf(arith.mulf(r, z), _horner(t, z, _TAN_T[dt]))
+    y = arith.addf(r, tail)
+    # odd n: q = -1/y, refined by the division's residual and y's own rounding error (y + dy = r + tail exactly,
+    # Fast2Sum): -1/(y + dy) = q + q (e + q dy) with e = q y + 1 (fused: exact). Unrefined, -1/y was within 3 ulp.
+    dy = arith.addf(arith.subf(r, y), tail)
+    q = arith.divf(_float(t, -1.0), arith.select(odd, y, _float(t, 1.0)))
+    e = _fma(q, y, _float(t, 1.0))
+    refined = _fma(q, _fma(q, dy, e), q)
+    result = arith.select(odd, refined, y)
+    return arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), x, result)     # tan(-0.0) = -0.0
+
+
 def _version_big_arguments(module: ir.Module) -> None:
-    """Each linalg.generic with float32/float64 sin or cos becomes `if any |argument| > _TRIG_LIMIT: the loop with
-    libm's sin/cos, else: the loop with the polynomials`, decided by a reduction over the arguments first (the
+    """Each linalg.generic with float32/float64 sin, cos or tan becomes `if any |argument| > _TRIG_LIMIT: the loop
+    with libm's, else: the loop with the polynomials`, decided by a reduction over the arguments first (the
     arguments' computation cloned into it: it reads the same inputs). Branching around the whole loop keeps the
     fast loop free of calls (a per-element branch to libm stops LLVM from vectorizing it). An argument computed from
     the loop's own outputs (a running value) has no cheap test in advance: that loop keeps libm's calls."""
