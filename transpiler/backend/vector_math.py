@@ -18,8 +18,8 @@ log).
 
 Accuracy (tests/test_vector_math.py, against a long-double reference): float64 exp within 1 ulp and tanh within 2
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own
-within 2); float32 tanh (and float16, which NumPy computes in float32) in float64, rounded once: correctly rounded
-but for rare double-rounding ties. log, log1p, expm1, arctan and arctan2 (with C99's special values of atan2)
+within 2); float32 tanh in float32 too, within 1 ulp (an exact correction of
+u / (u + 2): 2 ulp without; correctly rounded in float64 before, at half the speed). log, log1p, expm1, arctan and arctan2 (with C99's special values of atan2)
 within 1 ulp, sinh and cosh within 2 (float32 and float64). sin, cos and tan within 2 ulp while |x| <=
 _TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow
 gives inf, underflow 0 (through subnormals); the odd functions keep the sign of -0.0.
@@ -171,7 +171,9 @@ def _expm1_small(y: ir.Value) -> ir.Value:
 
 def tanh(x: ir.Value, dt: np.dtype) -> ir.Value:
     """tanh(x) = sign(x) * u / (u + 2) with u = expm1(2|x|); |x| >= 20 gives +-1 exactly (as tanh rounds to 1
-    there). float32 is computed in float64 and rounded once."""
+    there). float32 in float32 arithmetic (_tanh_f32)."""
+    if dt != F64:
+        return _tanh_f32(x)
     i64 = ir.IntegerType.get_signless(64)
     xd = x if dt == F64 else arith.extf(ir.F64Type.get(), x)
     bits = arith.bitcast(i64, xd)
@@ -181,6 +183,26 @@ def tanh(x: ir.Value, dt: np.dtype) -> ir.Value:
     t = arith.divf(u, arith.addf(u, _f64(2.0)))
     signed = arith.bitcast(ir.F64Type.get(), arith.ori(arith.bitcast(i64, t), sign))
     result = signed if dt == F64 else arith.truncf(x.type, signed)
+    return arith.select(arith.cmpf(F.UNO, x, x), x, result)
+
+
+def _tanh_f32(x: ir.Value) -> ir.Value:
+    """float32 tanh in float32 (16 lanes): u / (u + 2) with u = expm1(2|x|) (unreduced below ln 2: no reduction
+    error), and the quotient corrected by its residual and the exact rounding error of u + 2 (Fast2Sum): within 1
+    ulp, where the plain quotient was within 2. |x| >= 10 gives +-1 (tanh rounds to 1 from 9.01 on)."""
+    f32 = np.dtype(np.float32)
+    t, it = x.type, _int_type(f32)
+    a, sign = _magnitude_and_sign(x, f32)
+    u = _expm1_core(arith.mulf(arith.minimumf(a, _float(t, 10.0)), _float(t, 2.0)), f32, 9, pymath.log(2.0))
+    two = _float(t, 2.0)
+    d = arith.addf(u, two)
+    u_bigger = arith.cmpf(F.OGT, u, two)
+    dd = arith.addf(arith.subf(arith.select(u_bigger, u, two), d), arith.select(u_bigger, two, u))   # u + 2 - d
+    reciprocal = arith.divf(_float(t, 1.0), d)
+    q0 = arith.mulf(u, reciprocal)
+    residual = arith.subf(_fma(arith.negf(q0), d, u), arith.mulf(q0, dd))      # u - q0 (d + dd)
+    q = _fma(residual, reciprocal, q0)
+    result = arith.bitcast(t, arith.ori(arith.bitcast(it, q), sign))
     return arith.select(arith.cmpf(F.UNO, x, x), x, result)
 
 
@@ -591,6 +613,20 @@ def sinh_cosh(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     return arith.select(arith.cmpf(F.UNO, x, x), x, result)
 
 
+def _expm1_core(x: ir.Value, dt: np.dtype, degree: int, unreduced_below: float | None = None) -> ir.Value:
+    """expm1's arithmetic (see expm1) for x within its clamps; x < unreduced_below takes n = 0, r = x (the series
+    then has to reach that far: `degree`)."""
+    t, it = x.type, _int_type(dt)
+    n, r = _exp_reduce(x, dt)
+    if unreduced_below is not None:
+        below = arith.cmpf(F.OLT, x, _float(t, unreduced_below))
+        n, r = arith.select(below, _float(t, 0.0), n), arith.select(below, x, r)
+    h = arith.mulf(arith.mulf(r, r), _horner(t, r, [1 / pymath.factorial(k) for k in range(2, degree + 1)]))
+    scale = _pow2(arith.subi(arith.fptosi(it, n), _int(it, 1)))
+    head = _fma(scale, r, arith.subf(scale, _float(t, 0.5)))
+    return arith.mulf(arith.addf(head, arith.mulf(scale, h)), _float(t, 2.0))
+
+
 def expm1(x: ir.Value, dt: np.dtype) -> ir.Value:
     """exp(x) - 1 = 2 ((2**(n-1) r + (2**(n-1) - 1/2)) + 2**(n-1) h) with x = n ln 2 + r and expm1(r) = r + h (h
     from the Taylor series): the powers of two and their difference are exact (but where the difference is below the
@@ -598,15 +634,11 @@ def expm1(x: ir.Value, dt: np.dtype) -> ir.Value:
     last, so the result rounds about twice, without the cancellation of 2 expm1(r) + 1 for n = 1 (2 ulp), nor any
     near 0 (n = 0: r + h). x is clamped first to where the result is -1 or overflows anyway (n - 1 then stays a
     normal exponent); tiny x (zeros and subnormals) give x, NaN gives NaN."""
-    t, it = x.type, _int_type(dt)
+    t = x.type
     low, high = (-40.0, 710.0) if dt == F64 else (-20.0, 89.0)
     xc = arith.select(arith.cmpf(F.OLT, x, _float(t, low)), _float(t, low), x)
     xc = arith.select(arith.cmpf(F.OGT, xc, _float(t, high)), _float(t, high), xc)
-    n, r = _exp_reduce(xc, dt)
-    h = arith.mulf(arith.mulf(r, r), _horner(t, r, [1 / pymath.factorial(k) for k in range(2, _EXPM1_DEGREE[dt] + 1)]))
-    scale = _pow2(arith.subi(arith.fptosi(it, n), _int(it, 1)))
-    head = _fma(scale, r, arith.subf(scale, _float(t, 0.5)))
-    result = arith.mulf(arith.addf(head, arith.mulf(scale, h)), _float(t, 2.0))
+    result = _expm1_core(xc, dt, _EXPM1_DEGREE[dt])
     tiny = arith.cmpf(F.OLT, _magnitude_and_sign(x, dt)[0], _float(t, _TINY[dt]))
     return arith.select(arith.cmpf(F.UNO, x, x), x, arith.select(tiny, x, result))
 
