@@ -20,6 +20,8 @@ def _inputs(name, dtype, n, rng):
         return (np.exp(rng.uniform(-20, 20, n)).astype(dtype),)
     if name == "log1p":
         return (np.exp(rng.uniform(-20, 5, n)).astype(dtype) - 0.5,)
+    if name in ("arcsin", "arccos"):
+        return (rng.uniform(-1, 1, n).astype(dtype),)
     if name == "arctan2":
         return rng.uniform(-10, 10, n).astype(dtype), rng.uniform(-10, 10, n).astype(dtype)
     return (rng.uniform(-10, 10, n).astype(dtype),)
@@ -34,6 +36,8 @@ FUNCTIONS = {
     "exp": lambda x: np.exp(x),
     "arctan": lambda x: np.arctan(x),
     "arctan2": lambda y, x: np.arctan2(y, x),
+    "arcsin": lambda x: np.arcsin(x),
+    "arccos": lambda x: np.arccos(x),
     "expm1": lambda x: np.expm1(x),
     "log1p": lambda x: np.log1p(x),
     "sinh": lambda x: np.sinh(x),

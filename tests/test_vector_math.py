@@ -356,3 +356,45 @@ def test_ulp_error_expm1_log1p_sinh_cosh(fn, name, dtype):
     numbers = ~np.isnan(expected)
     assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))   # sinh(-0.0) = -0.0
     assert np.array_equal(np.isnan(actual), np.isnan(expected))     # log1p(-2) = nan, expm1(nan) = nan
+
+
+def arcsin_of(x):
+    return np.arcsin(x)
+
+
+def arccos_of(x):
+    return np.arccos(x)
+
+
+# docs/semantics.md: arcsin and arccos within 1 ulp (float32 and float64)
+LIMIT.update({("arcsin", "float64"): 1, ("arcsin", "float32"): 1, ("arcsin", "float16"): 1,
+              ("arccos", "float64"): 1, ("arccos", "float32"): 1, ("arccos", "float16"): 1})
+
+
+def arcsin_values(dtype):
+    """Dense in [-1, 1], close to +-1 (where sqrt((1 - |x|) / 2) takes over) and to +-1/2 (the switch), tiny
+    arguments, the domain's edges and just past them, every binade (mostly outside the domain: NaN)."""
+    rng = np.random.default_rng(23)
+    info = np.finfo(dtype)
+    n = 100_000
+    spread = [rng.uniform(-1, 1, n), 1 - np.exp(rng.uniform(-50, 0, n)), -1 + np.exp(rng.uniform(-50, 0, n)),
+              rng.uniform(0.49, 0.51, n) * rng.choice([-1, 1], n), np.exp(rng.uniform(-80, 0, n))]
+    edges = SPECIAL + [np.nextafter(1.0, 2.0), -np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0), 0.5, -0.5,
+                       np.nextafter(0.5, 1.0), info.tiny, -info.tiny, info.smallest_subnormal, info.max, -info.max]
+    return np.concatenate([np.array(edges)] + spread).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("fn, name", [(arcsin_of, "arcsin"), (arccos_of, "arccos")])
+def test_ulp_error_arcsin_arccos(fn, name, dtype):
+    x = np.concatenate([arcsin_values(dtype), every_binade(dtype, 100_000, 24)])
+    with np.errstate(all="ignore"):
+        expected = reference(name, x)
+        actual = transpile(fn)(x)
+    assert actual.dtype == np.dtype(dtype)
+    error = ulps(actual, expected)
+    worst = int(np.argmax(error))
+    assert error.max() <= LIMIT[name, dtype], f"{name}({x[worst]!r}) = {actual[worst]!r}, exact {expected[worst]!r}"
+    numbers = ~np.isnan(expected)
+    assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))   # arcsin(-0.0) = -0.0
+    assert np.array_equal(np.isnan(actual), np.isnan(expected))     # arcsin(1.0000001) = nan

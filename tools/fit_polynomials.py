@@ -1,5 +1,5 @@
-"""Fits the polynomial coefficients of transpiler/backend/vector_math.py that were added with this script (arctan's and
-tan's so far): near-minimax in the relative error of the result, in 80-digit arithmetic, then rounded to the target type.
+"""Fits the polynomial coefficients of transpiler/backend/vector_math.py that were added with this script (arctan's,
+tan's and arcsin's so far): near-minimax in the relative error of the result, in 80-digit arithmetic, then rounded to the target type.
 
     uv run --with mpmath python tools/fit_polynomials.py [NAME ...]
 
@@ -43,6 +43,19 @@ def _tan_weight(z):
     return z * s / mp.tan(s) if z > 0 else mp.mpf("1e-30")
 
 
+def _asin_p(z):
+    """P with asin(s) = s + s**3 P(s**2)."""
+    if z < mp.mpf("1e-30"):
+        return mp.mpf(1) / 6 + 3 * z / 40
+    s = mp.sqrt(z)
+    return (mp.asin(s) / s - 1) / z
+
+
+def _asin_weight(z):
+    s = mp.sqrt(z)
+    return z * s / mp.asin(s) if z > 0 else mp.mpf("1e-30")
+
+
 _TAN_END = (mp.pi / 4 * mp.mpf("1.0005")) ** 2      # |r| <= pi/4, and a little beyond: the rounded quotient
 
 
@@ -52,6 +65,8 @@ TARGETS = {
     "ATAN_P32": (_atan_p, (0, 1), 8, np.float32, _atan_weight),
     "TAN_P64": (_tan_p, (0, _TAN_END), 15, np.float64, _tan_weight),
     "TAN_P32": (_tan_p, (0, _TAN_END), 6, np.float32, _tan_weight),
+    "ASIN_P64": (_asin_p, (0, 0.25), 12, np.float64, _asin_weight),
+    "ASIN_P32": (_asin_p, (0, 0.25), 5, np.float32, _asin_weight),
 }
 
 

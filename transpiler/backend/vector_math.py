@@ -1,5 +1,5 @@
-"""exp, expm1, sinh, cosh, tanh, log, log1p, sin, cos, tan, arctan and arctan2 as plain floating-point arithmetic,
-with no libm call, so the loops that use them vectorize.
+"""exp, expm1, sinh, cosh, tanh, log, log1p, sin, cos, tan, arcsin, arccos, arctan and arctan2 as plain
+floating-point arithmetic, with no libm call, so the loops that use them vectorize.
 
 A call to libm's `exp` or `tanh` in a loop body keeps LLVM's loop vectorizer out: the loop runs one element at a
 time. `expand` replaces each scalar math op of EXPANSIONS (`math.exp`, `math.tanh`, `math.log`, `math.sin`, ...)
@@ -11,16 +11,17 @@ the same pieces in an order without cancellation, sinh and cosh combine exp(r) a
 splits x into 2**k (1 + f) by its bits; log1p is log of 1 + x plus the rounding error of that sum over it. sin and
 cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial, tan by multiples of pi/2
 to its polynomial or minus its reciprocal. arctan and arctan2 divide the smaller magnitude by the bigger one (t in
-[0, 1]) and add t's polynomial to a multiple of pi/2 by the octant. The polynomials' coefficients were fitted for
-this module (weighted least squares refined toward minimax, in 50-digit arithmetic with mpmath; arctan's and tan's
-by tools/fit_polynomials.py, which reruns the fit); the arrangements are the textbook ones (fdlibm's for float64
+[0, 1]) and add t's polynomial to a multiple of pi/2 by the octant; arcsin and arccos (fdlibm's reduction) take
+one polynomial on [0, 1/2], of x or of sqrt((1 - |x|) / 2). The polynomials' coefficients were fitted for
+this module (weighted least squares refined toward minimax, in 50-digit arithmetic with mpmath; arctan's, tan's and
+arcsin's by tools/fit_polynomials.py, which reruns the fit); the arrangements are the textbook ones (fdlibm's for float64
 log).
 
 Accuracy (tests/test_vector_math.py, against a long-double reference): float64 exp within 1 ulp and tanh within 2
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own
 within 2); float32 tanh in float32 too, within 1 ulp (an exact correction of
-u / (u + 2): 2 ulp without; correctly rounded in float64 before, at half the speed). log, log1p, expm1, arctan and arctan2 (with C99's special values of atan2)
-within 1 ulp, sinh and cosh within 2 (float32 and float64). sin, cos and tan within 2 ulp while |x| <=
+u / (u + 2): 2 ulp without; correctly rounded in float64 before, at half the speed). log, log1p, expm1, arcsin, arccos, arctan and arctan2 (with C99's special
+values of atan2) within 1 ulp, sinh and cosh within 2 (float32 and float64). sin, cos and tan within 2 ulp while |x| <=
 _TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow
 gives inf, underflow 0 (through subnormals); the odd functions keep the sign of -0.0.
 """
@@ -117,6 +118,8 @@ EXPANSIONS = {
     "math.sin": lambda dt, x: sin_cos(x, dt, cosine=False),
     "math.cos": lambda dt, x: sin_cos(x, dt, cosine=True),
     "math.tan": lambda dt, x: tan(x, dt),
+    "math.asin": lambda dt, x: asin_acos(x, dt, cosine=False),
+    "math.acos": lambda dt, x: asin_acos(x, dt, cosine=True),
     "math.atan": lambda dt, x: atan(x, dt),
     "math.atan2": lambda dt, y, x: atan2(y, x, dt),
     "math.expm1": lambda dt, x: expm1(x, dt),
@@ -656,3 +659,46 @@ def log1p(x: ir.Value, dt: np.dtype) -> ir.Value:
     result = arith.addf(_log_core(u, dt), arith.divf(c, u))
     result = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), x, result)
     return _log_special(u, result)
+
+
+# asin(s) = s + s**3 P(s**2) for 0 <= s <= 1/2, P fitted by tools/fit_polynomials.py (ASIN_P64, ASIN_P32): at most
+# 2**-59.3 (float64), 2**-29.8 (float32) of the result.
+_ASIN_P = {F64: (0.1666666666666676, 0.07499999999970794, 0.04464285717461767, 0.03038194270751638,
+                 0.02237221499499298, 0.017351611883470064, 0.013980822102055203, 0.011398899430480756,
+                 0.01078032551548731, 0.003706128603792323, 0.02170814419498362, -0.021000072889186604,
+                 0.032629271251670144),
+           np.dtype(np.float32): (0.16666659712791443, 0.07500503957271576, 0.04451693966984749,
+                                  0.03180786594748497, 0.014438018202781677, 0.03751731663942337)}
+
+
+def asin_acos(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
+    """fdlibm's reduction: for |x| <= 1/2, asin(x) = x + x**3 P(x**2); beyond, asin(|x|) = pi/2 - 2 asin(s) with
+    s = sqrt((1 - |x|) / 2) <= 1/2 (1 - |x| is exact), so one polynomial on [0, 1/2] serves both. acos(x) = pi/2 -
+    asin(x) for |x| <= 1/2, 2 asin(s) for x > 1/2, pi - 2 asin(s) for x < -1/2. Every case is base + m (v + tail)
+    with base in {0, pi/2, pi} and m in {+-1, +-2}, summed as in _atan_finish: base's big part plus m v exactly
+    (Fast2Sum), its error with the small terms. |x| > 1 gives NaN (the square root of a negative), NaN propagates,
+    asin keeps the sign of -0.0."""
+    t = x.type
+    a, sign = _magnitude_and_sign(x, dt)
+    large = arith.cmpf(F.OGT, a, _float(t, 0.5))
+    z = arith.select(large, arith.mulf(arith.subf(_float(t, 1.0), a), _float(t, 0.5)), arith.mulf(a, a))
+    s = math.sqrt(z)
+    v = arith.select(large, s, x if cosine else a)
+    tail = arith.mulf(arith.mulf(v, z), _horner(t, z, _ASIN_P[dt]))
+    zero = _float(t, 0.0)
+    if cosine:
+        negative = arith.cmpf(F.OLT, x, zero)
+        m = arith.select(large, arith.select(negative, _float(t, -2.0), _float(t, 2.0)), _float(t, -1.0))
+        hi = arith.select(large, arith.select(negative, _float(t, _PI[dt][0]), zero), _float(t, _HALF_PI[dt][0]))
+        lo = arith.select(large, arith.select(negative, _float(t, _PI[dt][1]), zero), _float(t, _HALF_PI[dt][1]))
+    else:
+        m = arith.select(large, _float(t, -2.0), _float(t, 1.0))
+        hi = arith.select(large, _float(t, _HALF_PI[dt][0]), zero)
+        lo = arith.select(large, _float(t, _HALF_PI[dt][1]), zero)
+    mv = arith.mulf(m, v)
+    head = arith.addf(hi, mv)
+    error = arith.addf(arith.subf(hi, head), mv)
+    result = arith.addf(head, arith.addf(arith.addf(lo, arith.mulf(m, tail)), error))
+    if not cosine:
+        result = arith.bitcast(t, arith.ori(arith.bitcast(_int_type(dt), result), sign))
+    return result
