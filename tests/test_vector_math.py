@@ -398,3 +398,45 @@ def test_ulp_error_arcsin_arccos(fn, name, dtype):
     numbers = ~np.isnan(expected)
     assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))   # arcsin(-0.0) = -0.0
     assert np.array_equal(np.isnan(actual), np.isnan(expected))     # arcsin(1.0000001) = nan
+
+
+def power_of(x, y):
+    return np.power(x, y)
+
+
+def power_pairs(dtype):
+    """Every pair of special values (signed zeros, +-1, +-inf, NaN, odd and even integers, halves, huge and tiny),
+    random bit patterns of both, moderate bases and exponents, negative bases with integer exponents, and results
+    near overflow and underflow."""
+    rng = np.random.default_rng(25)
+    n = 100_000
+    special = np.array(SPECIAL + [0.5, -0.5, 1.5, -1.5, 2.0 ** 24, 2.0 ** 24 + 2, -(2.0 ** 24 + 2), 1e-45, 3e38,
+                                  np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0)])
+    sx, sy = (a.ravel() for a in np.meshgrid(special, special))
+    xs = [sx, every_binade(dtype, 100_000, 26), rng.uniform(0, 10, n), np.exp(rng.uniform(-80, 80, n)),
+          rng.uniform(-3, 3, n), np.exp(rng.uniform(-2, 2, n))]
+    ys = [sy, every_binade(dtype, 100_000, 27), rng.uniform(-5, 5, n), rng.uniform(-1, 1, n),
+          rng.integers(-20, 20, n).astype(float), rng.uniform(-80, 80, n)]
+    if np.dtype(dtype).itemsize == 2:
+        ys[1] = rng.permutation(ys[1])
+    with np.errstate(over="ignore"):
+        return tuple(np.concatenate([part.astype(dtype) for part in parts]) for parts in (xs, ys))
+
+
+# docs/semantics.md: float32 power within 1 ulp (computed in float64); float64 power is libm's
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_ulp_error_power(dtype):
+    x, y = power_pairs(dtype)
+    with np.errstate(all="ignore"):
+        expected = np.power(x.astype(np.longdouble), y.astype(np.longdouble)).astype(dtype)
+        actual = transpile(power_of)(x, y)
+        on_scalar = transpile(lambda a: a ** 2.5)(x)      # the array_pow form, a constant exponent
+        expected_scalar = np.power(x.astype(np.longdouble), 2.5).astype(dtype)
+    assert actual.dtype == np.dtype(dtype)
+    error = ulps(actual, expected)
+    worst = int(np.argmax(error))
+    assert error.max() <= 1, f"power({x[worst]!r}, {y[worst]!r}) = {actual[worst]!r}, exact {expected[worst]!r}"
+    numbers = ~np.isnan(expected)
+    assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))   # (-0.0)**3 = -0.0
+    assert np.array_equal(np.isnan(actual), np.isnan(expected))   # (-2)**0.5 = nan, nan**0 = 1, 1**nan = 1
+    assert ulps(on_scalar, expected_scalar).max() <= 1

@@ -1,5 +1,5 @@
-"""exp, expm1, sinh, cosh, tanh, log, log1p, sin, cos, tan, arcsin, arccos, arctan and arctan2 as plain
-floating-point arithmetic, with no libm call, so the loops that use them vectorize.
+"""exp, expm1, sinh, cosh, tanh, log, log1p, sin, cos, tan, arcsin, arccos, arctan, arctan2 and float32 power as
+plain floating-point arithmetic, with no libm call, so the loops that use them vectorize.
 
 A call to libm's `exp` or `tanh` in a loop body keeps LLVM's loop vectorizer out: the loop runs one element at a
 time. `expand` replaces each scalar math op of EXPANSIONS (`math.exp`, `math.tanh`, `math.log`, `math.sin`, ...)
@@ -12,7 +12,7 @@ splits x into 2**k (1 + f) by its bits; log1p is log of 1 + x plus the rounding 
 cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial, tan by multiples of pi/2
 to its polynomial or minus its reciprocal. arctan and arctan2 divide the smaller magnitude by the bigger one (t in
 [0, 1]) and add t's polynomial to a multiple of pi/2 by the octant; arcsin and arccos (fdlibm's reduction) take
-one polynomial on [0, 1/2], of x or of sqrt((1 - |x|) / 2). The polynomials' coefficients were fitted for
+one polynomial on [0, 1/2], of x or of sqrt((1 - |x|) / 2). float32 power is exp(y log|x|) in float64. The polynomials' coefficients were fitted for
 this module (weighted least squares refined toward minimax, in 50-digit arithmetic with mpmath; arctan's, tan's and
 arcsin's by tools/fit_polynomials.py, which reruns the fit); the arrangements are the textbook ones (fdlibm's for float64
 log).
@@ -21,7 +21,7 @@ Accuracy (tests/test_vector_math.py, against a long-double reference): float64 e
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own
 within 2); float32 tanh in float32 too, within 1 ulp (an exact correction of
 u / (u + 2): 2 ulp without; correctly rounded in float64 before, at half the speed). log, log1p, expm1, arcsin, arccos, arctan and arctan2 (with C99's special
-values of atan2) within 1 ulp, sinh and cosh within 2 (float32 and float64). sin, cos and tan within 2 ulp while |x| <=
+values of atan2) and float32 power within 1 ulp, sinh and cosh within 2 (float32 and float64). sin, cos and tan within 2 ulp while |x| <=
 _TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow
 gives inf, underflow 0 (through subnormals); the odd functions keep the sign of -0.0.
 """
@@ -120,6 +120,7 @@ EXPANSIONS = {
     "math.tan": lambda dt, x: tan(x, dt),
     "math.asin": lambda dt, x: asin_acos(x, dt, cosine=False),
     "math.acos": lambda dt, x: asin_acos(x, dt, cosine=True),
+    "math.powf": lambda dt, x, y: power_f32(x, y) if dt != F64 else None,     # float64: libm (see power_f32)
     "math.atan": lambda dt, x: atan(x, dt),
     "math.atan2": lambda dt, y, x: atan2(y, x, dt),
     "math.expm1": lambda dt, x: expm1(x, dt),
@@ -145,6 +146,8 @@ def expand(module: ir.Module) -> None:
             continue   # scalar code (no vector loop to win) without a fast/exact version: libm
         with ir.InsertionPoint(op), op.location:
             new = EXPANSIONS[op.name](dt, *op.operands)
+        if new is None:
+            continue
         op.results[0].replace_all_uses_with(new)
         op.erase()
 
@@ -702,3 +705,36 @@ def asin_acos(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     if not cosine:
         result = arith.bitcast(t, arith.ori(arith.bitcast(_int_type(dt), result), sign))
     return result
+
+
+def power_f32(x: ir.Value, y: ir.Value) -> ir.Value:
+    """float32 x**y as exp(y log|x|) in float64, rounded once: log's relative error 2**-52 becomes at most
+    |y log x| 2**-52 <= 2**-45 in the result, far below float32's rounding (within 1 ulp, nearly always correctly
+    rounded). float64 would need log in double-double to stay within a few ulp: it keeps libm's pow. C99's special
+    values by selects: x**0 = 1 and 1**y = 1 (NaN included), (-1)**+-inf = 1; a negative x gives the sign of an
+    odd integer y, NaN for a finite non-integer y (-0.0 and -inf count as negative only for the sign); +-0 and +-inf
+    follow from log(0) = -inf, log(inf) = inf and exp's overflow and underflow."""
+    f64, i64 = ir.F64Type.get(), ir.IntegerType.get_signless(64)
+    xd, yd = arith.extf(f64, x), arith.extf(f64, y)
+    ax, x_sign = _magnitude_and_sign(xd, F64)
+    ay = _magnitude_and_sign(yd, F64)[0]
+    magnitude = exp_f64(arith.mulf(yd, _log_special(ax, _log_core(ax, F64))))
+    # y's parity: y + 1.5 * 2**52 holds rint(y) in its low bits while |y| < 2**51; beyond (and +-inf) y is even
+    shifter = _f64(6755399441055744.0)
+    shifted = arith.addf(yd, shifter)
+    huge = arith.cmpf(F.OGE, ay, _f64(2.0 ** 51))
+    integer = arith.ori(arith.cmpf(F.OEQ, arith.subf(shifted, shifter), yd), huge)
+    odd = arith.andi(arith.andi(integer, arith.xori(huge, _int(ir.IntegerType.get_signless(1), 1))),
+                     arith.cmpi(arith.CmpIPredicate.ne, arith.andi(arith.bitcast(i64, shifted), _i64(1)), _i64(0)))
+    negative = arith.cmpi(arith.CmpIPredicate.ne, x_sign, _i64(0))
+    flip = arith.shli(arith.extui(i64, arith.andi(negative, odd)), _i64(63))
+    result = arith.bitcast(f64, arith.xori(arith.bitcast(i64, magnitude), flip))
+    finite_negative = arith.andi(arith.cmpf(F.OLT, xd, _f64(0.0)), arith.cmpf(F.OGT, xd, _f64(-pymath.inf)))
+    not_integer = arith.andi(arith.xori(integer, _int(ir.IntegerType.get_signless(1), 1)),
+                             arith.cmpf(F.OEQ, yd, yd))
+    result = arith.select(arith.andi(finite_negative, not_integer), _f64(pymath.nan), result)
+    one = _f64(1.0)
+    unit = arith.ori(arith.ori(arith.cmpf(F.OEQ, yd, _f64(0.0)), arith.cmpf(F.OEQ, xd, one)),
+                     arith.andi(arith.cmpf(F.OEQ, ax, one), arith.cmpf(F.OEQ, ay, _f64(pymath.inf))))
+    result = arith.select(unit, one, result)
+    return arith.truncf(x.type, result)
