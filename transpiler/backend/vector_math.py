@@ -685,7 +685,7 @@ def asin_acos(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     a, sign = _magnitude_and_sign(x, dt)
     large = arith.cmpf(F.OGT, a, _float(t, 0.5))
     z = arith.select(large, arith.mulf(arith.subf(_float(t, 1.0), a), _float(t, 0.5)), arith.mulf(a, a))
-    s = math.sqrt(z)
+    s = llvm.intr_sqrt(z)      # an instruction (math.sqrt would become a libm call, kept out of vector_reductions)
     v = arith.select(large, s, x if cosine else a)
     tail = arith.mulf(arith.mulf(v, z), _horner(t, z, _ASIN_P[dt]))
     zero = _float(t, 0.0)
