@@ -48,9 +48,6 @@ FUNCTIONS = {
 }
 
 
-DTYPES = {"power": ("float32",)}     # float64 power stays libm's
-
-
 def _median_times(calls, repeats=30):
     times = [[] for _ in calls]
     for _ in range(repeats):
@@ -69,7 +66,7 @@ def main(names):
     for name in names or FUNCTIONS:
         fn = FUNCTIONS[name]
         compiled = transpile(fn, threads=False)
-        for dtype in DTYPES.get(name, ("float32", "float64")):
+        for dtype in ("float32", "float64"):
             for n in (10 ** 5, 10 ** 6):
                 args = _inputs(name, dtype, n, rng)
                 compiled(*args)

@@ -1,4 +1,4 @@
-"""exp, expm1, sinh, cosh, tanh, log, log1p, sin, cos, tan, arcsin, arccos, arctan, arctan2 and float32 power as
+"""exp, expm1, sinh, cosh, tanh, log, log1p, sin, cos, tan, arcsin, arccos, arctan, arctan2 and float power as
 plain floating-point arithmetic, with no libm call, so the loops that use them vectorize.
 
 A call to libm's `exp` or `tanh` in a loop body keeps LLVM's loop vectorizer out: the loop runs one element at a
@@ -12,7 +12,8 @@ splits x into 2**k (1 + f) by its bits; log1p is log of 1 + x plus the rounding 
 cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial, tan by multiples of pi/2
 to its polynomial or minus its reciprocal. arctan and arctan2 divide the smaller magnitude by the bigger one (t in
 [0, 1]) and add t's polynomial to a multiple of pi/2 by the octant; arcsin and arccos (fdlibm's reduction) take
-one polynomial on [0, 1/2], of x or of sqrt((1 - |x|) / 2). float32 power is exp(y log|x|) in float64. The polynomials' coefficients were fitted for
+one polynomial on [0, 1/2], of x or of sqrt((1 - |x|) / 2). power is exp(y log|x|) in float64 (float64: log in
+double-double). The polynomials' coefficients were fitted for
 this module (weighted least squares refined toward minimax, in 50-digit arithmetic with mpmath; arctan's, tan's and
 arcsin's by tools/fit_polynomials.py, which reruns the fit); the arrangements are the textbook ones (fdlibm's for float64
 log).
@@ -21,7 +22,7 @@ Accuracy (tests/test_vector_math.py, against a long-double reference): float64 e
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own
 within 2); float32 tanh in float32 too, within 1 ulp (an exact correction of
 u / (u + 2): 2 ulp without; correctly rounded in float64 before, at half the speed). log, log1p, expm1, arcsin, arccos, arctan and arctan2 (with C99's special
-values of atan2) and float32 power within 1 ulp, sinh and cosh within 2 (float32 and float64). sin, cos and tan within 2 ulp while |x| <=
+values of atan2) and power within 1 ulp, sinh and cosh within 2 (float32 and float64). sin, cos and tan within 2 ulp while |x| <=
 _TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow
 gives inf, underflow 0 (through subnormals); the odd functions keep the sign of -0.0.
 """
@@ -94,11 +95,14 @@ def _taylor(r: ir.Value, first: int, last: int) -> ir.Value:
     return arith.mulf(poly, r) if first == 1 else poly
 
 
-def exp_f64(x: ir.Value) -> ir.Value:
-    """float64 exp. Past the clamp the result is inf or 0 anyway; 2**n is applied as two factors so that results
-    down to the smallest subnormal (n = -1075) and up to overflow (n = 1024) need no special case."""
+def exp_f64(x: ir.Value, low: ir.Value | None = None) -> ir.Value:
+    """float64 exp (of x + low, low a small correction: power's double-double exponent). Past the clamp the result
+    is inf or 0 anyway; 2**n is applied as two factors so that results down to the smallest subnormal (n = -1075)
+    and up to overflow (n = 1024) need no special case."""
     xc = arith.minimumf(arith.maximumf(x, _f64(-746.0)), _f64(710.0))
     n, r = _reduce(xc)
+    if low is not None:
+        r = arith.addf(r, low)
     p = _taylor(r, 0, 13)               # |r|**14 / 14! < 2**-60
     ni = arith.fptosi(ir.IntegerType.get_signless(64), n)
     half = arith.shrsi(ni, _i64(1))
@@ -120,7 +124,7 @@ EXPANSIONS = {
     "math.tan": lambda dt, x: tan(x, dt),
     "math.asin": lambda dt, x: asin_acos(x, dt, cosine=False),
     "math.acos": lambda dt, x: asin_acos(x, dt, cosine=True),
-    "math.powf": lambda dt, x, y: power_f32(x, y) if dt != F64 else None,     # float64: libm (see power_f32)
+    "math.powf": lambda dt, x, y: power(x, y, dt),
     "math.atan": lambda dt, x: atan(x, dt),
     "math.atan2": lambda dt, y, x: atan2(y, x, dt),
     "math.expm1": lambda dt, x: expm1(x, dt),
@@ -707,34 +711,77 @@ def asin_acos(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     return result
 
 
-def power_f32(x: ir.Value, y: ir.Value) -> ir.Value:
-    """float32 x**y as exp(y log|x|) in float64, rounded once: log's relative error 2**-52 becomes at most
-    |y log x| 2**-52 <= 2**-45 in the result, far below float32's rounding (within 1 ulp, nearly always correctly
-    rounded). float64 would need log in double-double to stay within a few ulp: it keeps libm's pow. C99's special
-    values by selects: x**0 = 1 and 1**y = 1 (NaN included), (-1)**+-inf = 1; a negative x gives the sign of an
-    odd integer y, NaN for a finite non-integer y (-0.0 and -inf count as negative only for the sign); +-0 and +-inf
-    follow from log(0) = -inf, log(inf) = inf and exp's overflow and underflow."""
-    f64, i64 = ir.F64Type.get(), ir.IntegerType.get_signless(64)
-    xd, yd = arith.extf(f64, x), arith.extf(f64, y)
+def power(x: ir.Value, y: ir.Value, dt: np.dtype) -> ir.Value:
+    """x**y = exp(y log|x|) in float64. float32 rounds a plain float64 exp(y log|x|) once: log's relative error
+    2**-52 becomes at most |y log x| 2**-52 <= 2**-45 in the result, far below float32's rounding. float64 takes
+    log|x| in double-double (_log_double) and y log|x| as an exact product plus its error, whose exp then loses
+    only exp's own rounding. C99's special values by selects: x**0 = 1 and 1**y = 1 (NaN included),
+    (-1)**+-inf = 1; a negative x gives the sign of an odd integer y, NaN for a finite non-integer y (-0.0 and -inf
+    count as negative only for the sign); +-0 and +-inf follow from log(0) = -inf, log(inf) = inf and exp's
+    overflow and underflow."""
+    f64, i64, i1 = ir.F64Type.get(), ir.IntegerType.get_signless(64), ir.IntegerType.get_signless(1)
+    xd, yd = (x, y) if dt == F64 else (arith.extf(f64, x), arith.extf(f64, y))
     ax, x_sign = _magnitude_and_sign(xd, F64)
     ay = _magnitude_and_sign(yd, F64)[0]
-    magnitude = exp_f64(arith.mulf(yd, _log_special(ax, _log_core(ax, F64))))
-    # y's parity: y + 1.5 * 2**52 holds rint(y) in its low bits while |y| < 2**51; beyond (and +-inf) y is even
-    shifter = _f64(6755399441055744.0)
-    shifted = arith.addf(yd, shifter)
-    huge = arith.cmpf(F.OGE, ay, _f64(2.0 ** 51))
-    integer = arith.ori(arith.cmpf(F.OEQ, arith.subf(shifted, shifter), yd), huge)
-    odd = arith.andi(arith.andi(integer, arith.xori(huge, _int(ir.IntegerType.get_signless(1), 1))),
-                     arith.cmpi(arith.CmpIPredicate.ne, arith.andi(arith.bitcast(i64, shifted), _i64(1)), _i64(0)))
+    if dt == F64:
+        log_hi, log_lo = _log_double(ax)
+        product = arith.mulf(yd, log_hi)
+        error = arith.addf(_fma(yd, log_hi, arith.negf(product)), arith.mulf(yd, log_lo))
+        ordinary = arith.cmpf(F.OLT, _magnitude_and_sign(product, F64)[0], _f64(800.0))    # else 0, inf or NaN
+        magnitude = exp_f64(product, arith.select(ordinary, error, _f64(0.0)))
+    else:
+        magnitude = exp_f64(arith.mulf(yd, _log_special(ax, _log_core(ax, F64))))
+    # y's parity from y as an integer while |y| < 2**62 (beyond, and +-inf, y is an even integer; NaN converts
+    # as 0, not an integer: the conversion never sees an out-of-range value)
+    huge = arith.cmpf(F.OGE, ay, _f64(2.0 ** 62))
+    as_int = arith.fptosi(i64, arith.select(arith.cmpf(F.OLT, ay, _f64(2.0 ** 62)), yd, _f64(0.0)))
+    integer = arith.ori(arith.cmpf(F.OEQ, arith.sitofp(f64, as_int), yd), huge)
+    odd = arith.andi(integer, arith.cmpi(arith.CmpIPredicate.ne, arith.andi(as_int, _i64(1)), _i64(0)))
     negative = arith.cmpi(arith.CmpIPredicate.ne, x_sign, _i64(0))
     flip = arith.shli(arith.extui(i64, arith.andi(negative, odd)), _i64(63))
     result = arith.bitcast(f64, arith.xori(arith.bitcast(i64, magnitude), flip))
     finite_negative = arith.andi(arith.cmpf(F.OLT, xd, _f64(0.0)), arith.cmpf(F.OGT, xd, _f64(-pymath.inf)))
-    not_integer = arith.andi(arith.xori(integer, _int(ir.IntegerType.get_signless(1), 1)),
-                             arith.cmpf(F.OEQ, yd, yd))
+    not_integer = arith.andi(arith.xori(integer, _int(i1, 1)), arith.cmpf(F.OEQ, yd, yd))
     result = arith.select(arith.andi(finite_negative, not_integer), _f64(pymath.nan), result)
     one = _f64(1.0)
     unit = arith.ori(arith.ori(arith.cmpf(F.OEQ, yd, _f64(0.0)), arith.cmpf(F.OEQ, xd, one)),
                      arith.andi(arith.cmpf(F.OEQ, ax, one), arith.cmpf(F.OEQ, ay, _f64(pymath.inf))))
     result = arith.select(unit, one, result)
-    return arith.truncf(x.type, result)
+    return result if dt == F64 else arith.truncf(x.type, result)
+
+
+_TWO_THIRDS = (0.6666666666666666, 3.700743415417188e-17)     # 2/3 as a rounded value and its rounding error
+
+
+def _log_double(x: ir.Value):
+    """log(x) for float64 x as hi + lo, about 2**-66 relative error for positive finite x (-inf, inf, NaN in hi and
+    lo = 0 for the others): x = 2**k (1 + f), log(1 + f) = 2 atanh(s) = 2s + 2s**3/3 + s**5 R(s**2) with
+    s = f / (2 + f) in double-double (the division's remainder and 2 + f's rounding error, by a second division),
+    2s**3/3 in double-double, the rest in float64 (below 6e-5 of the result); k ln 2 from ln 2 in two parts."""
+    t = x.type
+    k, f = _log_split(x, F64)
+    kf = arith.sitofp(t, k)
+    two = _f64(2.0)
+    d = arith.addf(two, f)
+    d_lo = arith.addf(arith.subf(two, d), f)                                  # 2 + f - d, exact (|f| < 2)
+    s = arith.divf(f, d)
+    s_lo = arith.divf(arith.subf(_fma(arith.negf(s), d, f), arith.mulf(s, d_lo)), d)   # f / (d + d_lo) - s
+    z = arith.mulf(s, s)
+    z_lo = _fma(arith.mulf(_f64(2.0), s), s_lo, _fma(s, s, arith.negf(z)))   # s**2 - z, to first order in s_lo
+    c = arith.mulf(z, s)
+    c_lo = arith.addf(_fma(z, s, arith.negf(c)), _fma(z_lo, s, arith.mulf(z, s_lo)))      # s**3 - c
+    t3 = arith.mulf(c, _f64(_TWO_THIRDS[0]))
+    t3_lo = arith.addf(_fma(c, _f64(_TWO_THIRDS[0]), arith.negf(t3)),
+                       _fma(c, _f64(_TWO_THIRDS[1]), arith.mulf(c_lo, _f64(_TWO_THIRDS[0]))))
+    rest = arith.mulf(arith.mulf(c, z), _horner(t, z, [2 / k for k in range(5, 30, 2)]))   # s**5 (2/5 + 2z/7 ...)
+    two_s = arith.mulf(two, s)
+    m_hi = arith.addf(two_s, t3)
+    m_lo = arith.addf(arith.addf(arith.subf(two_s, m_hi), t3),
+                      arith.addf(arith.addf(arith.mulf(two, s_lo), t3_lo), rest))
+    big = arith.mulf(kf, _f64(_LN2_HI))                                         # exact: |k| < 2**20
+    hi = arith.addf(big, m_hi)
+    lo = arith.addf(arith.addf(arith.subf(big, hi), m_hi), arith.addf(arith.mulf(kf, _f64(_LN2_LO)), m_lo))
+    total = arith.addf(hi, lo)
+    lo = arith.subf(lo, arith.subf(total, hi))                                  # renormalize: |lo| <= ulp(total)/2
+    inside = arith.andi(arith.cmpf(F.OGT, x, _f64(0.0)), arith.cmpf(F.OLT, x, _f64(pymath.inf)))
+    return _log_special(x, total), arith.select(inside, lo, _f64(0.0))
