@@ -136,7 +136,8 @@ EXPANSIONS = {
 
 def expand(module: ir.Module) -> None:
     """Replace scalar float32/float64 math ops of EXPANSIONS (float16 ones are float32 already, see scalar.py).
-    sin and cos first get their big-argument versions (_version_big_arguments); their exact copies stay libm calls."""
+    sin, cos and tan first get their big-argument versions (_version_big_arguments); their exact copies stay libm
+    calls, as they do in scalar code (outside linalg.generic: no vector loop to win)."""
     _version_big_arguments(module)
     ops = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
