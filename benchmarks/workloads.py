@@ -77,6 +77,11 @@ def haversine_args(scale, shared):
     return f"haversine n={n} float64", (lat1, lon1, lat2, lon2), {}
 
 
+def haversine_atan2_args(scale, shared):
+    label, args, kwargs = haversine_args(scale, shared)
+    return label.replace("haversine", "haversine (arctan2)"), args, kwargs
+
+
 def log_likelihood_args(scale, shared):
     n = 100_000 if scale == "full" else 1000
     return f"log_likelihood n={n} float64", (np.exp(rng(14).standard_normal(n)), 0.1, 1.3), {}
@@ -153,6 +158,7 @@ WORKLOADS = [
     Workload("attention", nn.attention, attention_args, bar=2,
              ref={"numpy": 0.58 * MS, "jax": 0.37 * MS, "torch": 0.34 * MS}),
     Workload("haversine", vmath.haversine, haversine_args, bar=1, rtol=1e-12),
+    Workload("haversine_atan2", vmath.haversine_atan2, haversine_atan2_args, bar=1, rtol=1e-12),
     Workload("log_likelihood", vmath.log_likelihood, log_likelihood_args, bar=1, rtol=1e-12),
     Workload("recurrence", loops.recurrence, recurrence_args, bar=1, rtol=1e-12),
     Workload("nested_sum", loops.nested_sum, nested_sum_args, bar=1, rtol=1e-12),
@@ -178,7 +184,7 @@ DECODE = "decode"
 
 NAMES = [w.name for w in WORKLOADS] + [FIRST_CALL, DECODE]
 GROUPS = {"kernels": ["gelu", "softmax", "layer_norm", "attention"],
-          "math": ["haversine", "log_likelihood"],
+          "math": ["haversine", "haversine_atan2", "log_likelihood"],
           "loops": ["recurrence", "nested_sum", "jacobi_2d", "lu", "floyd_warshall"],
           "gpt2": ["gpt2_t8", "gpt2_t64", "gpt2_t256", DECODE]}
 

@@ -116,3 +116,24 @@ def test_a_sum_of_gathered_elements_is_not_read_as_contiguous_lanes(dtype):
     x = np.arange(200, dtype=dtype) * dtype(0.5)
     ids = np.random.default_rng(0).integers(0, 200, 137)
     assert transpile(gathered_sum)(x, ids) == gathered_sum(x, ids)
+
+
+def test_reductions_over_expanded_math_are_vector_reductions():
+    """The expansions (backend/vector_math.py) use arith ops and LLVM's fma and sqrt only: a float64 sum over sin,
+    arcsin, tanh, expm1 or arctan2 still runs on vectors (its accumulator promoted to a register first), with
+    NumPy's answer. Sums over sin and arcsin used to stay scalar loops (fma and sqrt kept their accumulators in
+    memory)."""
+    def sin_sum(x):
+        return np.sum(np.sin(x), axis=-1)
+
+    def arcsin_sum(x):
+        return np.sum(np.arcsin(x), axis=-1)
+
+    def mixed_sum(x):
+        return np.sum(np.tanh(x) + np.arctan2(x, 0.5) * np.expm1(x), axis=-1)
+
+    lanes = VECTOR_BYTES // 8
+    x = np.random.default_rng(3).uniform(-1, 1, (5, 1001))
+    for fn in (sin_sum, arcsin_sum, mixed_sum):
+        assert f"vector<{lanes}xf64>" in emit(fn, np.ones((4, 8)), stage="llvm"), fn.__name__
+        np.testing.assert_allclose(transpile(fn)(x), fn(x), rtol=1e-12, atol=1e-12)

@@ -19,7 +19,8 @@ from .blas_lowering import BLAS_SYMBOLS
 
 # Ops allowed in a loop whose accumulator is promoted: none of them writes memory (except the one store moved).
 _READ_ONLY_PREFIXES = ("arith.", "math.", "index.")
-_READ_ONLY = {"memref.load", "memref.dim", "scf.for", "scf.yield", "scf.if", "scf.condition"}
+_READ_ONLY = {"memref.load", "memref.dim", "scf.for", "scf.yield", "scf.if", "scf.condition",
+              "llvm.intr.fma", "llvm.intr.sqrt"}     # pure: vector_math's expansions of sin, tanh, arcsin ...
 
 
 def promote_accumulators(module: ir.Module) -> int:

@@ -1,22 +1,30 @@
-"""exp, tanh, log, sin and cos as plain floating-point arithmetic, with no libm call, so the loops that use them
-vectorize.
+"""exp, expm1, sinh, cosh, tanh, log, log1p, sin, cos, tan, arcsin, arccos, arctan, arctan2 and float power as
+plain floating-point arithmetic, with no libm call, so the loops that use them vectorize.
 
 A call to libm's `exp` or `tanh` in a loop body keeps LLVM's loop vectorizer out: the loop runs one element at a
-time. `expand` replaces each scalar `math.exp` / `math.tanh` / `math.log` / `math.sin` / `math.cos` on float32 or
-float64 by these, as a lowering step (pipeline.lower_to_llvm): the `mlir` and `optimized` stages still show the math
-ops. These versions are branch-free polynomials (selects instead of branches), which LLVM vectorizes for the host's
-vector width. exp follows the classic scheme of Cody and Waite: exp(x) = 2**n * exp(r) with n = round(x / ln 2) and
-|r| <= ln(2) / 2, exp(r) from its Taylor series, 2**n built from its bits. log splits x into 2**k (1 + f) by its
-bits; sin and cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial. The
-polynomials' coefficients were fitted for this module (weighted least squares refined toward minimax, in 50-digit
-arithmetic with mpmath); the arrangements are the textbook ones (fdlibm's for float64 log).
+time. `expand` replaces each scalar math op of EXPANSIONS (`math.exp`, `math.tanh`, `math.log`, `math.sin`, ...)
+on float32 or float64 by these, as a lowering step (pipeline.lower_to_llvm): the `mlir` and `optimized` stages
+still show the math ops. These versions are branch-free polynomials (selects instead of branches), which LLVM
+vectorizes for the host's vector width. exp follows the classic scheme of Cody and Waite: exp(x) = 2**n * exp(r)
+with n = round(x / ln 2) and |r| <= ln(2) / 2, exp(r) from its Taylor series, 2**n built from its bits; expm1 sums
+the same pieces in an order without cancellation, sinh and cosh combine exp(r) and exp(-r) from one reduction. log
+splits x into 2**k (1 + f) by its bits; log1p is log of 1 + x plus the rounding error of that sum over it. sin and
+cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial, tan by multiples of pi/2
+to its polynomial or minus its reciprocal. arctan and arctan2 divide the smaller magnitude by the bigger one (t in
+[0, 1]) and add t's polynomial to a multiple of pi/2 by the octant; arcsin and arccos (fdlibm's reduction) take
+one polynomial on [0, 1/2], of x or of sqrt((1 - |x|) / 2). power is exp(y log|x|) in float64 (float64: log in
+double-double). The polynomials' coefficients were fitted for
+this module (weighted least squares refined toward minimax, in 50-digit arithmetic with mpmath; arctan's, tan's and
+arcsin's by tools/fit_polynomials.py, which reruns the fit); the arrangements are the textbook ones (fdlibm's for float64
+log).
 
 Accuracy (tests/test_vector_math.py, against a long-double reference): float64 exp within 1 ulp and tanh within 2
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own
-within 2); float32 tanh (and float16, which NumPy computes in float32) in float64, rounded once: correctly rounded
-but for rare double-rounding ties. log within 1 ulp (float32 and float64). sin and cos within 2 ulp while |x| <=
-_TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow gives
-inf, underflow 0 (through subnormals); tanh and sin keep the sign of -0.0.
+within 2); float32 tanh in float32 too, within 1 ulp (an exact correction of
+u / (u + 2): 2 ulp without; correctly rounded in float64 before, at half the speed). log, log1p, expm1, arcsin, arccos, arctan and arctan2 (with C99's special
+values of atan2) and power within 1 ulp, sinh and cosh within 2 (float32 and float64). sin, cos and tan within 2 ulp while |x| <=
+_TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow
+gives inf, underflow 0 (through subnormals); the odd functions keep the sign of -0.0.
 """
 from __future__ import annotations
 
@@ -87,11 +95,14 @@ def _taylor(r: ir.Value, first: int, last: int) -> ir.Value:
     return arith.mulf(poly, r) if first == 1 else poly
 
 
-def exp_f64(x: ir.Value) -> ir.Value:
-    """float64 exp. Past the clamp the result is inf or 0 anyway; 2**n is applied as two factors so that results
-    down to the smallest subnormal (n = -1075) and up to overflow (n = 1024) need no special case."""
+def exp_f64(x: ir.Value, low: ir.Value | None = None) -> ir.Value:
+    """float64 exp (of x + low, low a small correction: power's double-double exponent). Past the clamp the result
+    is inf or 0 anyway; 2**n is applied as two factors so that results down to the smallest subnormal (n = -1075)
+    and up to overflow (n = 1024) need no special case."""
     xc = arith.minimumf(arith.maximumf(x, _f64(-746.0)), _f64(710.0))
     n, r = _reduce(xc)
+    if low is not None:
+        r = arith.addf(r, low)
     p = _taylor(r, 0, 13)               # |r|**14 / 14! < 2**-60
     ni = arith.fptosi(ir.IntegerType.get_signless(64), n)
     half = arith.shrsi(ni, _i64(1))
@@ -105,17 +116,28 @@ def _float_type(t: ir.Type) -> np.dtype | None:
 
 # math op -> its expansion, given the operand and its dtype (float32 or float64)
 EXPANSIONS = {
-    "math.exp": lambda x, dt: exp_f64(x) if dt == F64 else exp_f32(x),
-    "math.tanh": lambda x, dt: tanh(x, dt),
-    "math.log": lambda x, dt: log(x, dt),
-    "math.sin": lambda x, dt: sin_cos(x, dt, cosine=False),
-    "math.cos": lambda x, dt: sin_cos(x, dt, cosine=True),
+    "math.exp": lambda dt, x: exp_f64(x) if dt == F64 else exp_f32(x),
+    "math.tanh": lambda dt, x: tanh(x, dt),
+    "math.log": lambda dt, x: log(x, dt),
+    "math.sin": lambda dt, x: sin_cos(x, dt, cosine=False),
+    "math.cos": lambda dt, x: sin_cos(x, dt, cosine=True),
+    "math.tan": lambda dt, x: tan(x, dt),
+    "math.asin": lambda dt, x: asin_acos(x, dt, cosine=False),
+    "math.acos": lambda dt, x: asin_acos(x, dt, cosine=True),
+    "math.powf": lambda dt, x, y: power(x, y, dt),
+    "math.atan": lambda dt, x: atan(x, dt),
+    "math.atan2": lambda dt, y, x: atan2(y, x, dt),
+    "math.expm1": lambda dt, x: expm1(x, dt),
+    "math.log1p": lambda dt, x: log1p(x, dt),
+    "math.sinh": lambda dt, x: sinh_cosh(x, dt, cosine=False),
+    "math.cosh": lambda dt, x: sinh_cosh(x, dt, cosine=True),
 }
 
 
 def expand(module: ir.Module) -> None:
     """Replace scalar float32/float64 math ops of EXPANSIONS (float16 ones are float32 already, see scalar.py).
-    sin and cos first get their big-argument versions (_version_big_arguments); their exact copies stay libm calls."""
+    sin, cos and tan first get their big-argument versions (_version_big_arguments); their exact copies stay libm
+    calls, as they do in scalar code (outside linalg.generic: no vector loop to win)."""
     _version_big_arguments(module)
     ops = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
@@ -128,7 +150,9 @@ def expand(module: ir.Module) -> None:
         if op.name in _REDUCED and op.parent.name != "linalg.generic":
             continue   # scalar code (no vector loop to win) without a fast/exact version: libm
         with ir.InsertionPoint(op), op.location:
-            new = EXPANSIONS[op.name](op.operands[0], dt)
+            new = EXPANSIONS[op.name](dt, *op.operands)
+        if new is None:
+            continue
         op.results[0].replace_all_uses_with(new)
         op.erase()
 
@@ -158,7 +182,9 @@ def _expm1_small(y: ir.Value) -> ir.Value:
 
 def tanh(x: ir.Value, dt: np.dtype) -> ir.Value:
     """tanh(x) = sign(x) * u / (u + 2) with u = expm1(2|x|); |x| >= 20 gives +-1 exactly (as tanh rounds to 1
-    there). float32 is computed in float64 and rounded once."""
+    there). float32 in float32 arithmetic (_tanh_f32)."""
+    if dt != F64:
+        return _tanh_f32(x)
     i64 = ir.IntegerType.get_signless(64)
     xd = x if dt == F64 else arith.extf(ir.F64Type.get(), x)
     bits = arith.bitcast(i64, xd)
@@ -168,6 +194,26 @@ def tanh(x: ir.Value, dt: np.dtype) -> ir.Value:
     t = arith.divf(u, arith.addf(u, _f64(2.0)))
     signed = arith.bitcast(ir.F64Type.get(), arith.ori(arith.bitcast(i64, t), sign))
     result = signed if dt == F64 else arith.truncf(x.type, signed)
+    return arith.select(arith.cmpf(F.UNO, x, x), x, result)
+
+
+def _tanh_f32(x: ir.Value) -> ir.Value:
+    """float32 tanh in float32 (16 lanes): u / (u + 2) with u = expm1(2|x|) (unreduced below ln 2: no reduction
+    error), and the quotient corrected by its residual and the exact rounding error of u + 2 (Fast2Sum): within 1
+    ulp, where the plain quotient was within 2. |x| >= 10 gives +-1 (tanh rounds to 1 from 9.01 on)."""
+    f32 = np.dtype(np.float32)
+    t, it = x.type, _int_type(f32)
+    a, sign = _magnitude_and_sign(x, f32)
+    u = _expm1_core(arith.mulf(arith.minimumf(a, _float(t, 10.0)), _float(t, 2.0)), f32, 9, pymath.log(2.0))
+    two = _float(t, 2.0)
+    d = arith.addf(u, two)
+    u_bigger = arith.cmpf(F.OGT, u, two)
+    dd = arith.addf(arith.subf(arith.select(u_bigger, u, two), d), arith.select(u_bigger, two, u))   # u + 2 - d
+    reciprocal = arith.divf(_float(t, 1.0), d)
+    q0 = arith.mulf(u, reciprocal)
+    residual = arith.subf(_fma(arith.negf(q0), d, u), arith.mulf(q0, dd))      # u - q0 (d + dd)
+    q = _fma(residual, reciprocal, q0)
+    result = arith.bitcast(t, arith.ori(arith.bitcast(it, q), sign))
     return arith.select(arith.cmpf(F.UNO, x, x), x, result)
 
 
@@ -229,6 +275,11 @@ def log(x: ir.Value, dt: np.dtype) -> ir.Value:
     """Natural log in x's own type, x = 2**k (1 + f) (_log_split). float64 in the arrangement of fdlibm's log that
     keeps the large terms exact: with s = f / (2 + f) (one division, which vectorizes), log(x) = k ln2_hi -
     ((f**2/2 - (s (f**2/2 + R(s**2)) + k ln2_lo)) - f). float32 without division: f - f**2/2 + f**3 P(f) + k ln 2."""
+    return _log_special(x, _log_core(x, dt))
+
+
+def _log_core(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """log(x) for positive finite x (garbage for the others)."""
     t = x.type
     k, f = _log_split(x, dt)
     kf = arith.sitofp(t, k)
@@ -244,7 +295,7 @@ def log(x: ir.Value, dt: np.dtype) -> ir.Value:
         p = _multiply_add(f, _horner(t, f, _LOG_P32), _float(t, -0.5))       # -1/2 + f P(f)
         y = _multiply_add(f2, p, f)                                           # f - f**2/2 + f**3 P(f)
         result = _multiply_add(kf, _float(t, _LN2_HI_LOG32), _multiply_add(kf, _float(t, _LN2_LO_LOG32), y))
-    return _log_special(x, result)
+    return result
 
 
 # sin and cos: Cody-Waite reduction by multiples of pi (or odd multiples of pi/2), accurate while |x| <= _TRIG_LIMIT.
@@ -261,8 +312,8 @@ _SIN_S = {F64: (-0.16666666666666666631, 0.0083333333333333149371, -0.0001984126
                 -7.6439387097298593777e-13, 2.7310743321279029603e-15),
           np.dtype(np.float32): (-0.16666666663706692812, 0.0083333327459663184626, -0.00019841081890456029675,
                                  2.7536156488311069243e-6, -2.4073874948261363302e-8)}
-_EXACT = "transpiler.exact"          # marks the libm copies of sin/cos: not expanded
-_REDUCED = ("math.sin", "math.cos")
+_EXACT = "transpiler.exact"          # marks the libm copies of sin/cos/tan: not expanded
+_REDUCED = ("math.sin", "math.cos", "math.tan")
 
 
 def _fma(a: ir.Value, b: ir.Value, c: ir.Value) -> ir.Value:
@@ -301,9 +352,46 @@ def sin_cos(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     return result
 
 
+# tan(r) = r + r**3 T(r**2) for |r| <= pi/4 (and a little beyond: the rounded quotient), T fitted by
+# tools/fit_polynomials.py (TAN_P64, TAN_P32): at most 2**-56.7 (float64), 2**-28.5 (float32) of the result.
+_TAN_T = {F64: (0.3333333333333333, 0.13333333333334033, 0.05396825396779219, 0.021869488551617376,
+                0.00886323522119527, 0.0035921320584218204, 0.0014557982430995376, 0.000590259582247857,
+                0.00023803998089703463, 0.00010069109468908458, 2.9586571763241337e-05, 3.4190629530648066e-05,
+                -1.83134051217165e-05, 2.5734814909034974e-05, -1.2576163913497734e-05, 4.534505777704194e-06),
+          np.dtype(np.float32): (0.33333349227905273, 0.13332659006118774, 0.05406050384044647,
+                                 0.021279053762555122, 0.010844176635146141, 7.863486825954169e-05,
+                                 0.004381794948130846)}
+
+
+def tan(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """tan(x) = tan(r) for even n, -1 / tan(r) for odd n, with r = x - n pi/2 and n = rint(x / (pi/2)): sin_cos's
+    reduction by halves of pi's parts (exact halvings), one polynomial, one division. Accurate, like sin and cos,
+    while |x| <= _TRIG_LIMIT; beyond, the loop's libm copy runs. NaN and +-inf give NaN through the arithmetic."""
+    t, it = x.type, _int_type(dt)
+    shifter = _float(t, 1.5 * 2.0 ** (52 if dt == F64 else 23))
+    shifted = arith.addf(arith.mulf(x, _float(t, 2 / pymath.pi)), shifter)
+    n = arith.subf(shifted, shifter)
+    odd = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(arith.bitcast(it, shifted), _int(it, 1)), _int(it, 0))
+    neg_n = arith.negf(n)
+    r = x
+    for part in _PI_PARTS[dt]:
+        r = _fma(neg_n, _float(t, part / 2), r)
+    z = arith.mulf(r, r)
+    tail = arith.mulf(arith.mulf(r, z), _horner(t, z, _TAN_T[dt]))
+    y = arith.addf(r, tail)
+    # odd n: q = -1/y, refined by the division's residual and y's own rounding error (y + dy = r + tail exactly,
+    # Fast2Sum): -1/(y + dy) = q + q (e + q dy) with e = q y + 1 (fused: exact). Unrefined, -1/y was within 3 ulp.
+    dy = arith.addf(arith.subf(r, y), tail)
+    q = arith.divf(_float(t, -1.0), arith.select(odd, y, _float(t, 1.0)))
+    e = _fma(q, y, _float(t, 1.0))
+    refined = _fma(q, _fma(q, dy, e), q)
+    result = arith.select(odd, refined, y)
+    return arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), x, result)     # tan(-0.0) = -0.0
+
+
 def _version_big_arguments(module: ir.Module) -> None:
-    """Each linalg.generic with float32/float64 sin or cos becomes `if any |argument| > _TRIG_LIMIT: the loop with
-    libm's sin/cos, else: the loop with the polynomials`, decided by a reduction over the arguments first (the
+    """Each linalg.generic with float32/float64 sin, cos or tan becomes `if any |argument| > _TRIG_LIMIT: the loop
+    with libm's, else: the loop with the polynomials`, decided by a reduction over the arguments first (the
     arguments' computation cloned into it: it reads the same inputs). Branching around the whole loop keeps the
     fast loop free of calls (a per-element branch to libm stops LLVM from vectorizing it). An argument computed from
     the loop's own outputs (a running value) has no cheap test in advance: that loop keeps libm's calls."""
@@ -385,3 +473,316 @@ def _version(generic, body: ir.Block, trig, sliced, n_inputs: int) -> None:
     with ir.InsertionPoint(branch.else_block):
         scf.YieldOp([])
     generic.move_before(branch.else_block.operations[0])
+
+
+# atan(t) = t + t**3 P(t**2) for 0 <= t <= 1, P fitted by tools/fit_polynomials.py (ATAN_P64, ATAN_P32): at most
+# 2**-55.4 (float64) and 2**-27.9 (float32) of the result.
+_ATAN_P = {F64: (-0.3333333333333307, 0.19999999999951448, -0.1428571428257437, 0.11111111007004777,
+                 -0.09090907002616208, 0.07692279834924452, -0.06666404021858571, 0.05880527601482625,
+                 -0.05253517599570846, 0.04722318960624244, -0.04219170359317402, 0.03664173436704144,
+                 -0.029903576089013915, 0.021984503051648882, -0.013900226802395355, 0.0071962647195689435,
+                 -0.002884794369098347, 0.0008312775400880373, -0.00015215116007734683, 1.3224092515163296e-05),
+           np.dtype(np.float32): (-0.33333298563957214, 0.19998547434806824, -0.14264237880706787,
+                                  0.10952164977788925, -0.08403386920690536, 0.05795646458864212,
+                                  -0.031176678836345673, 0.01091395691037178, -0.0017934716306626797)}
+# pi/2 and pi as a rounded value and the rounding's error, per type
+_HALF_PI = {F64: (1.5707963267948966, 6.123233995736766e-17),
+            np.dtype(np.float32): (1.5707963705062866, -4.371139000186241e-08)}
+_PI = {F64: (3.141592653589793, 1.2246467991473532e-16),
+       np.dtype(np.float32): (3.1415927410125732, -8.742277657347586e-08)}
+
+
+def _magnitude_and_sign(x: ir.Value, dt: np.dtype):
+    """(|x|, x's sign bit alone as an integer of x's width)."""
+    it = _int_type(dt)
+    bits = arith.bitcast(it, x)
+    sign = arith.andi(bits, _int(it, -(1 << (8 * dt.itemsize - 1))))
+    return arith.bitcast(x.type, arith.xori(bits, sign)), sign
+
+
+def _atan_tail(t: ir.Value, dt: np.dtype) -> ir.Value:
+    """atan(t) - t = t**3 P(t**2) for 0 <= t <= 1 (or NaN)."""
+    z = arith.mulf(t, t)
+    return arith.mulf(arith.mulf(t, z), _horner(t.type, z, _ATAN_P[dt]))
+
+
+def _atan_finish(t: ir.Value, negate: ir.Value, base, dt: np.dtype) -> ir.Value:
+    """base -+ atan(t), base in {0, pi/2, pi} (base = (half, whole): i1s, pi/2 if half, else pi if whole, else 0),
+    rounded about once: base's big part plus -+t is summed exactly (Fast2Sum: |base| >= t, or base = 0), its
+    rounding error joins the small terms (atan's tail and base's own rounding error), and the result is their sum.
+    (Adding a rounded atan(t) to pi/2 instead rounds three times: float64 arctan was within 2 ulp, now 1.)"""
+    ft, it = t.type, _int_type(dt)
+    flip = arith.shli(arith.extui(it, negate), _int(it, 8 * dt.itemsize - 1))
+
+    def signed(v):
+        return arith.bitcast(ft, arith.xori(arith.bitcast(it, v), flip))
+
+    half, whole = base
+    hi = arith.select(half, _float(ft, _HALF_PI[dt][0]), arith.select(whole, _float(ft, _PI[dt][0]), _float(ft, 0.0)))
+    lo = arith.select(half, _float(ft, _HALF_PI[dt][1]), arith.select(whole, _float(ft, _PI[dt][1]), _float(ft, 0.0)))
+    st = signed(t)
+    head = arith.addf(hi, st)
+    error = arith.addf(arith.subf(hi, head), st)
+    return arith.addf(head, arith.addf(arith.addf(lo, signed(_atan_tail(t, dt))), error))
+
+
+def atan(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """atan(x) = sign(x) atan(|x|); |x| > 1 gives pi/2 - atan(1 / |x|): one division (by 1 for |x| <= 1, exact)
+    brings the argument to [0, 1], one polynomial. inf gives pi/2 (1 / inf = 0), NaN propagates through the
+    arithmetic, -0.0 keeps its sign."""
+    t, it = x.type, _int_type(dt)
+    a, sign = _magnitude_and_sign(x, dt)
+    one = _float(t, 1.0)
+    swap = arith.cmpf(F.OGT, a, one)
+    q = arith.divf(arith.select(swap, one, a), arith.select(swap, a, one))
+    result = _atan_finish(q, swap, (swap, _int(ir.IntegerType.get_signless(1), 0)), dt)
+    return arith.bitcast(t, arith.ori(arith.bitcast(it, result), sign))
+
+
+def atan2(y: ir.Value, x: ir.Value, dt: np.dtype) -> ir.Value:
+    """atan2(y, x) = sign(y) (atan(t) or pi/2 -+ atan(t) or pi - atan(t)), t = min(|x|, |y|) / max(|x|, |y|)
+    in [0, 1], by the octant: one division, atan's polynomial. C99's special values: 0/0 counts as t = 0 (so
+    atan2(+-0, -0) = +-pi, atan2(+-0, +0) = +-0), inf/inf as t = 1 (+-pi/4, +-3pi/4); x's sign is its sign bit
+    (-0.0 counts as negative). NaN in either gives NaN."""
+    t = y.type
+    ay, y_sign = _magnitude_and_sign(y, dt)
+    ax, x_sign = _magnitude_and_sign(x, dt)
+    swap = arith.cmpf(F.OGT, ay, ax)
+    num, den = arith.select(swap, ax, ay), arith.select(swap, ay, ax)
+    q = arith.divf(num, den)
+    q = arith.select(arith.cmpf(F.OEQ, den, _float(t, 0.0)), _float(t, 0.0), q)
+    q = arith.select(arith.cmpf(F.OEQ, num, _float(t, pymath.inf)), _float(t, 1.0), q)
+    negative_x = arith.cmpi(arith.CmpIPredicate.ne, x_sign, _int(x_sign.type, 0))
+    result = _atan_finish(q, arith.xori(swap, negative_x), (swap, negative_x), dt)
+    it = _int_type(dt)
+    result = arith.bitcast(t, arith.ori(arith.bitcast(it, result), y_sign))
+    return arith.select(arith.cmpf(F.UNO, y, x), arith.addf(y, x), result)
+
+
+def _exp_reduce(x: ir.Value, dt: np.dtype):
+    """(n, r) with x = n ln 2 + r, n an integer-valued float of x's type, |r| <= ln(2)/2 (two-constant reduction;
+    float32's first constant has 9 bits so that n ln2_hi is exact)."""
+    if dt == F64:
+        return _reduce(x)
+    t = x.type
+    shifter = _float(t, 12582912.0)                                               # 1.5 * 2**23
+    n = arith.subf(arith.addf(arith.mulf(x, _float(t, _LOG2E)), shifter), shifter)
+    r = arith.subf(arith.subf(x, arith.mulf(n, _float(t, _LN2_HI_F32))), arith.mulf(n, _float(t, _LN2_LO_F32)))
+    return n, r
+
+
+# Taylor degree of expm1(r) for |r| <= ln(2)/2: the first omitted term is below 2**-56 (float64), 2**-27 (float32)
+# of the result
+_EXPM1_DEGREE = {F64: 13, np.dtype(np.float32): 8}
+# below this magnitude expm1(x) and log1p(x) round to x
+_TINY = {F64: 2.0 ** -54, np.dtype(np.float32): 2.0 ** -25}
+
+
+# cosh(r) - 1 = z C(z) and sinh(r) = r + r z S(z), z = r**2, |r| <= ln(2)/2: Taylor series, to below 2**-57
+# (float64) and 2**-27 (float32) of the result
+_COSH_SERIES = {F64: [1 / pymath.factorial(k) for k in range(2, 13, 2)],
+                np.dtype(np.float32): [1 / pymath.factorial(k) for k in range(2, 7, 2)]}
+_SINH_SERIES = {F64: [1 / pymath.factorial(k) for k in range(3, 14, 2)],
+                np.dtype(np.float32): [1 / pymath.factorial(k) for k in range(3, 8, 2)]}
+# sinh's series for |r| < 1 (sinh of a < 1 takes n = 0, r = a: the rounding of a reduced r, half an ulp of r,
+# cost 2 ulp at n = 1)
+_SINH_SERIES_TO_1 = {F64: [1 / pymath.factorial(k) for k in range(3, 18, 2)],
+                     np.dtype(np.float32): [1 / pymath.factorial(k) for k in range(3, 14, 2)]}
+
+
+def sinh_cosh(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
+    """With a = |x| = n ln 2 + r (one reduction, _exp_reduce): exp(+-a) = 2**(+-n) (cosh(r) +- sinh(r)), so
+    sinh(a) = c- + (c- (cosh(r) - 1) + c+ sinh(r)) and cosh(a) = c+ + (c+ (cosh(r) - 1) + c- sinh(r)) with
+    c+- = (2**n +- 2**-n) / 2, exact powers of two and their exact sums: no division, one even and one odd series
+    in r**2 (the cost of exp's one), the big term added last, c (r + r z S(z)) as one fused multiply-add. sinh of
+    a < 1 takes n = 0 and r = a: the series alone (longer, to |r| < 1), no cancellation, no reduction error. 2**(n-1) is applied as two powers of two so
+    that the result stays finite up to sinh's and cosh's own overflow (a = 710.47 in float64). sinh is odd
+    (sinh(-0.0) = -0.0), cosh even; NaN propagates, overflow gives inf."""
+    t, it = x.type, _int_type(dt)
+    a, sign = _magnitude_and_sign(x, dt)
+    high = 711.0 if dt == F64 else 90.0                   # overflow from there on; n - 1 at most 1025 (float32: 129)
+    n, r = _exp_reduce(arith.select(arith.cmpf(F.OGT, a, _float(t, high)), _float(t, high), a), dt)
+    if not cosine:
+        below_one = arith.cmpf(F.OLT, a, _float(t, 1.0))
+        n, r = arith.select(below_one, _float(t, 0.0), n), arith.select(below_one, a, r)
+    n = arith.fptosi(it, n)
+    z = arith.mulf(r, r)
+    cosh_r1 = arith.mulf(z, _horner(t, z, _COSH_SERIES[dt]))                # cosh(r) - 1 (times 0 when n = 0)
+    sinh_tail = arith.mulf(arith.mulf(r, z), _horner(t, z, (_SINH_SERIES if cosine else _SINH_SERIES_TO_1)[dt]))
+    # c+- = (first +- small) second, second = 2**(n - 1 - m_half), first = 2**m_half, small = 2**(-n-1) / second
+    m = arith.subi(n, _int(it, 1))
+    m_half = arith.shrsi(m, _int(it, 1))
+    first, second = _pow2(m_half), _pow2(arith.subi(m, m_half))
+    min_exponent = -1022 if dt == F64 else -126            # below, small is negligible (and _pow2 cannot build it)
+    small = _pow2(arith.maxsi(arith.subi(arith.subi(_int(it, -1), n), arith.subi(m, m_half)), _int(it, min_exponent)))
+    plus, minus = arith.addf(first, small), arith.subf(first, small)
+    big, other = (plus, minus) if cosine else (minus, plus)
+    middle = _fma(other, r, arith.addf(arith.mulf(big, cosh_r1), arith.mulf(other, sinh_tail)))
+    result = arith.mulf(arith.addf(big, middle), second)
+    if not cosine:
+        result = arith.bitcast(t, arith.ori(arith.bitcast(it, result), sign))
+    return arith.select(arith.cmpf(F.UNO, x, x), x, result)
+
+
+def _expm1_core(x: ir.Value, dt: np.dtype, degree: int, unreduced_below: float | None = None) -> ir.Value:
+    """expm1's arithmetic (see expm1) for x within its clamps; x < unreduced_below takes n = 0, r = x (the series
+    then has to reach that far: `degree`)."""
+    t, it = x.type, _int_type(dt)
+    n, r = _exp_reduce(x, dt)
+    if unreduced_below is not None:
+        below = arith.cmpf(F.OLT, x, _float(t, unreduced_below))
+        n, r = arith.select(below, _float(t, 0.0), n), arith.select(below, x, r)
+    h = arith.mulf(arith.mulf(r, r), _horner(t, r, [1 / pymath.factorial(k) for k in range(2, degree + 1)]))
+    scale = _pow2(arith.subi(arith.fptosi(it, n), _int(it, 1)))
+    head = _fma(scale, r, arith.subf(scale, _float(t, 0.5)))
+    return arith.mulf(arith.addf(head, arith.mulf(scale, h)), _float(t, 2.0))
+
+
+def expm1(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """exp(x) - 1 = 2 ((2**(n-1) r + (2**(n-1) - 1/2)) + 2**(n-1) h) with x = n ln 2 + r and expm1(r) = r + h (h
+    from the Taylor series): the powers of two and their difference are exact (but where the difference is below the
+    result's rounding anyway: n > 54, n < -54), the first sum is one fused multiply-add, and the small h is added
+    last, so the result rounds about twice, without the cancellation of 2 expm1(r) + 1 for n = 1 (2 ulp), nor any
+    near 0 (n = 0: r + h). x is clamped first to where the result is -1 or overflows anyway (n - 1 then stays a
+    normal exponent); tiny x (zeros and subnormals) give x, NaN gives NaN."""
+    t = x.type
+    low, high = (-40.0, 710.0) if dt == F64 else (-20.0, 89.0)
+    xc = arith.select(arith.cmpf(F.OLT, x, _float(t, low)), _float(t, low), x)
+    xc = arith.select(arith.cmpf(F.OGT, xc, _float(t, high)), _float(t, high), xc)
+    result = _expm1_core(xc, dt, _EXPM1_DEGREE[dt])
+    tiny = arith.cmpf(F.OLT, _magnitude_and_sign(x, dt)[0], _float(t, _TINY[dt]))
+    return arith.select(arith.cmpf(F.UNO, x, x), x, arith.select(tiny, x, result))
+
+
+def log1p(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """log(1 + x) = log(u) + c / u with u = 1 + x rounded and c = 1 + x - u, its rounding error (exact, by Fast2Sum
+    with the bigger magnitude first): log's polynomials on u, one division for the correction, which matters when
+    x is small (u - 1 has lost x's low bits). Outside (-1, inf) as log(u): log1p(-1) = -inf, log1p(x < -1) = nan;
+    log1p(-0.0) = -0.0."""
+    t = x.type
+    one = _float(t, 1.0)
+    u = arith.addf(one, x)
+    x_bigger = arith.cmpf(F.OGT, _magnitude_and_sign(x, dt)[0], one)
+    c = arith.addf(arith.subf(arith.select(x_bigger, x, one), u), arith.select(x_bigger, one, x))
+    result = arith.addf(_log_core(u, dt), arith.divf(c, u))
+    result = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), x, result)
+    return _log_special(u, result)
+
+
+# asin(s) = s + s**3 P(s**2) for 0 <= s <= 1/2, P fitted by tools/fit_polynomials.py (ASIN_P64, ASIN_P32): at most
+# 2**-59.3 (float64), 2**-29.8 (float32) of the result.
+_ASIN_P = {F64: (0.1666666666666676, 0.07499999999970794, 0.04464285717461767, 0.03038194270751638,
+                 0.02237221499499298, 0.017351611883470064, 0.013980822102055203, 0.011398899430480756,
+                 0.01078032551548731, 0.003706128603792323, 0.02170814419498362, -0.021000072889186604,
+                 0.032629271251670144),
+           np.dtype(np.float32): (0.16666659712791443, 0.07500503957271576, 0.04451693966984749,
+                                  0.03180786594748497, 0.014438018202781677, 0.03751731663942337)}
+
+
+def asin_acos(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
+    """fdlibm's reduction: for |x| <= 1/2, asin(x) = x + x**3 P(x**2); beyond, asin(|x|) = pi/2 - 2 asin(s) with
+    s = sqrt((1 - |x|) / 2) <= 1/2 (1 - |x| is exact), so one polynomial on [0, 1/2] serves both. acos(x) = pi/2 -
+    asin(x) for |x| <= 1/2, 2 asin(s) for x > 1/2, pi - 2 asin(s) for x < -1/2. Every case is base + m (v + tail)
+    with base in {0, pi/2, pi} and m in {+-1, +-2}, summed as in _atan_finish: base's big part plus m v exactly
+    (Fast2Sum), its error with the small terms. |x| > 1 gives NaN (the square root of a negative), NaN propagates,
+    asin keeps the sign of -0.0."""
+    t = x.type
+    a, sign = _magnitude_and_sign(x, dt)
+    large = arith.cmpf(F.OGT, a, _float(t, 0.5))
+    z = arith.select(large, arith.mulf(arith.subf(_float(t, 1.0), a), _float(t, 0.5)), arith.mulf(a, a))
+    s = llvm.intr_sqrt(z)      # an instruction (math.sqrt would become a libm call, kept out of vector_reductions)
+    v = arith.select(large, s, x if cosine else a)
+    tail = arith.mulf(arith.mulf(v, z), _horner(t, z, _ASIN_P[dt]))
+    zero = _float(t, 0.0)
+    if cosine:
+        negative = arith.cmpf(F.OLT, x, zero)
+        m = arith.select(large, arith.select(negative, _float(t, -2.0), _float(t, 2.0)), _float(t, -1.0))
+        hi = arith.select(large, arith.select(negative, _float(t, _PI[dt][0]), zero), _float(t, _HALF_PI[dt][0]))
+        lo = arith.select(large, arith.select(negative, _float(t, _PI[dt][1]), zero), _float(t, _HALF_PI[dt][1]))
+    else:
+        m = arith.select(large, _float(t, -2.0), _float(t, 1.0))
+        hi = arith.select(large, _float(t, _HALF_PI[dt][0]), zero)
+        lo = arith.select(large, _float(t, _HALF_PI[dt][1]), zero)
+    mv = arith.mulf(m, v)
+    head = arith.addf(hi, mv)
+    error = arith.addf(arith.subf(hi, head), mv)
+    result = arith.addf(head, arith.addf(arith.addf(lo, arith.mulf(m, tail)), error))
+    if not cosine:
+        result = arith.bitcast(t, arith.ori(arith.bitcast(_int_type(dt), result), sign))
+    return result
+
+
+def power(x: ir.Value, y: ir.Value, dt: np.dtype) -> ir.Value:
+    """x**y = exp(y log|x|) in float64. float32 rounds a plain float64 exp(y log|x|) once: log's relative error
+    2**-52 becomes at most |y log x| 2**-52 <= 2**-45 in the result, far below float32's rounding. float64 takes
+    log|x| in double-double (_log_double) and y log|x| as an exact product plus its error, whose exp then loses
+    only exp's own rounding. C99's special values by selects: x**0 = 1 and 1**y = 1 (NaN included),
+    (-1)**+-inf = 1; a negative x gives the sign of an odd integer y, NaN for a finite non-integer y (-0.0 and -inf
+    count as negative only for the sign); +-0 and +-inf follow from log(0) = -inf, log(inf) = inf and exp's
+    overflow and underflow."""
+    f64, i64, i1 = ir.F64Type.get(), ir.IntegerType.get_signless(64), ir.IntegerType.get_signless(1)
+    xd, yd = (x, y) if dt == F64 else (arith.extf(f64, x), arith.extf(f64, y))
+    ax, x_sign = _magnitude_and_sign(xd, F64)
+    ay = _magnitude_and_sign(yd, F64)[0]
+    if dt == F64:
+        log_hi, log_lo = _log_double(ax)
+        product = arith.mulf(yd, log_hi)
+        error = arith.addf(_fma(yd, log_hi, arith.negf(product)), arith.mulf(yd, log_lo))
+        ordinary = arith.cmpf(F.OLT, _magnitude_and_sign(product, F64)[0], _f64(800.0))    # else 0, inf or NaN
+        magnitude = exp_f64(product, arith.select(ordinary, error, _f64(0.0)))
+    else:
+        magnitude = exp_f64(arith.mulf(yd, _log_special(ax, _log_core(ax, F64))))
+    # y's parity from y as an integer while |y| < 2**62 (beyond, and +-inf, y is an even integer; NaN converts
+    # as 0, not an integer: the conversion never sees an out-of-range value)
+    huge = arith.cmpf(F.OGE, ay, _f64(2.0 ** 62))
+    as_int = arith.fptosi(i64, arith.select(arith.cmpf(F.OLT, ay, _f64(2.0 ** 62)), yd, _f64(0.0)))
+    integer = arith.ori(arith.cmpf(F.OEQ, arith.sitofp(f64, as_int), yd), huge)
+    odd = arith.andi(integer, arith.cmpi(arith.CmpIPredicate.ne, arith.andi(as_int, _i64(1)), _i64(0)))
+    negative = arith.cmpi(arith.CmpIPredicate.ne, x_sign, _i64(0))
+    flip = arith.shli(arith.extui(i64, arith.andi(negative, odd)), _i64(63))
+    result = arith.bitcast(f64, arith.xori(arith.bitcast(i64, magnitude), flip))
+    finite_negative = arith.andi(arith.cmpf(F.OLT, xd, _f64(0.0)), arith.cmpf(F.OGT, xd, _f64(-pymath.inf)))
+    not_integer = arith.andi(arith.xori(integer, _int(i1, 1)), arith.cmpf(F.OEQ, yd, yd))
+    result = arith.select(arith.andi(finite_negative, not_integer), _f64(pymath.nan), result)
+    one = _f64(1.0)
+    unit = arith.ori(arith.ori(arith.cmpf(F.OEQ, yd, _f64(0.0)), arith.cmpf(F.OEQ, xd, one)),
+                     arith.andi(arith.cmpf(F.OEQ, ax, one), arith.cmpf(F.OEQ, ay, _f64(pymath.inf))))
+    result = arith.select(unit, one, result)
+    return result if dt == F64 else arith.truncf(x.type, result)
+
+
+_TWO_THIRDS = (0.6666666666666666, 3.700743415417188e-17)     # 2/3 as a rounded value and its rounding error
+
+
+def _log_double(x: ir.Value):
+    """log(x) for float64 x as hi + lo, about 2**-66 relative error for positive finite x (-inf, inf, NaN in hi and
+    lo = 0 for the others): x = 2**k (1 + f), log(1 + f) = 2 atanh(s) = 2s + 2s**3/3 + s**5 R(s**2) with
+    s = f / (2 + f) in double-double (the division's remainder and 2 + f's rounding error, by a second division),
+    2s**3/3 in double-double, the rest in float64 (below 6e-5 of the result); k ln 2 from ln 2 in two parts."""
+    t = x.type
+    k, f = _log_split(x, F64)
+    kf = arith.sitofp(t, k)
+    two = _f64(2.0)
+    d = arith.addf(two, f)
+    d_lo = arith.addf(arith.subf(two, d), f)                                  # 2 + f - d, exact (|f| < 2)
+    s = arith.divf(f, d)
+    s_lo = arith.divf(arith.subf(_fma(arith.negf(s), d, f), arith.mulf(s, d_lo)), d)   # f / (d + d_lo) - s
+    z = arith.mulf(s, s)
+    z_lo = _fma(arith.mulf(_f64(2.0), s), s_lo, _fma(s, s, arith.negf(z)))   # s**2 - z, to first order in s_lo
+    c = arith.mulf(z, s)
+    c_lo = arith.addf(_fma(z, s, arith.negf(c)), _fma(z_lo, s, arith.mulf(z, s_lo)))      # s**3 - c
+    t3 = arith.mulf(c, _f64(_TWO_THIRDS[0]))
+    t3_lo = arith.addf(_fma(c, _f64(_TWO_THIRDS[0]), arith.negf(t3)),
+                       _fma(c, _f64(_TWO_THIRDS[1]), arith.mulf(c_lo, _f64(_TWO_THIRDS[0]))))
+    rest = arith.mulf(arith.mulf(c, z), _horner(t, z, [2 / k for k in range(5, 30, 2)]))   # s**5 (2/5 + 2z/7 ...)
+    two_s = arith.mulf(two, s)
+    m_hi = arith.addf(two_s, t3)
+    m_lo = arith.addf(arith.addf(arith.subf(two_s, m_hi), t3),
+                      arith.addf(arith.addf(arith.mulf(two, s_lo), t3_lo), rest))
+    big = arith.mulf(kf, _f64(_LN2_HI))                                         # exact: |k| < 2**20
+    hi = arith.addf(big, m_hi)
+    lo = arith.addf(arith.addf(arith.subf(big, hi), m_hi), arith.addf(arith.mulf(kf, _f64(_LN2_LO)), m_lo))
+    total = arith.addf(hi, lo)
+    lo = arith.subf(lo, arith.subf(total, hi))                                  # renormalize: |lo| <= ulp(total)/2
+    inside = arith.andi(arith.cmpf(F.OGT, x, _f64(0.0)), arith.cmpf(F.OLT, x, _f64(pymath.inf)))
+    return _log_special(x, total), arith.select(inside, lo, _f64(0.0))

@@ -120,9 +120,10 @@ def _vectorizable(op, loop, varying: set) -> bool:
             return False      # an address computed along the loop (a gather: x[ids[i]]): no contiguous load
         memref_type = ir.MemRefType(op.operands[0].type)
         return indices[-1] == iv and iv not in indices[:-1] and memref_type.get_strides_and_offset()[0][-1] == 1
-    if not (op.name.startswith("arith.") or op.name in ("math.absf", "llvm.intr.fma")) or len(op.regions):
+    if not (op.name.startswith("arith.") or op.name in ("math.absf", "llvm.intr.fma", "llvm.intr.sqrt")) \
+            or len(op.regions):
         return False   # other math ops on vectors would become a libm call per lane (vector_math's expansions
-        # use only arith ops and fma)
+        # use only arith ops, fma and sqrt)
     return iv not in list(op.operands)
 
 

@@ -1,0 +1,79 @@
+"""One-thread rows of docs/performance.md's "Vectorized math against NumPy": each function of
+backend/vector_math.py, compiled without threads, against NumPy's own loop, interleaved in one process.
+
+    OMP_NUM_THREADS=1 TRANSPILER_CACHE_DIR="" uv run python -m benchmarks.vmath_rows [NAME ...]
+
+Prints, per function, dtype and size, the medians of NumPy's and the compiled call and their ratio (NumPy's time
+over ours: above 1 is faster than NumPy).
+"""
+import sys
+import time
+
+import numpy as np
+
+from transpiler import transpile
+from .harness import cpu_model
+
+
+def _inputs(name, dtype, n, rng):
+    if name == "log":
+        return (np.exp(rng.uniform(-20, 20, n)).astype(dtype),)
+    if name == "log1p":
+        return (np.exp(rng.uniform(-20, 5, n)).astype(dtype) - 0.5,)
+    if name == "power":
+        return rng.uniform(0, 10, n).astype(dtype), rng.uniform(-5, 5, n).astype(dtype)
+    if name in ("arcsin", "arccos"):
+        return (rng.uniform(-1, 1, n).astype(dtype),)
+    if name == "arctan2":
+        return rng.uniform(-10, 10, n).astype(dtype), rng.uniform(-10, 10, n).astype(dtype)
+    return (rng.uniform(-10, 10, n).astype(dtype),)
+
+
+FUNCTIONS = {
+    "log": lambda x: np.log(x),
+    "sin": lambda x: np.sin(x),
+    "cos": lambda x: np.cos(x),
+    "tan": lambda x: np.tan(x),
+    "tanh": lambda x: np.tanh(x),
+    "exp": lambda x: np.exp(x),
+    "arctan": lambda x: np.arctan(x),
+    "arctan2": lambda y, x: np.arctan2(y, x),
+    "power": lambda x, y: np.power(x, y),
+    "arcsin": lambda x: np.arcsin(x),
+    "arccos": lambda x: np.arccos(x),
+    "expm1": lambda x: np.expm1(x),
+    "log1p": lambda x: np.log1p(x),
+    "sinh": lambda x: np.sinh(x),
+    "cosh": lambda x: np.cosh(x),
+}
+
+
+def _median_times(calls, repeats=30):
+    times = [[] for _ in calls]
+    for _ in range(repeats):
+        for i, call in enumerate(calls):
+            start = time.perf_counter()
+            call()
+            times[i].append(time.perf_counter() - start)
+    return [float(np.median(t)) for t in times]
+
+
+def main(names):
+    print(f"CPU: {cpu_model()}; one thread")
+    print("| function | dtype | n | NumPy | ours | ratio |")
+    print("|---|---|---|---|---|---|")
+    rng = np.random.default_rng(0)
+    for name in names or FUNCTIONS:
+        fn = FUNCTIONS[name]
+        compiled = transpile(fn, threads=False)
+        for dtype in ("float32", "float64"):
+            for n in (10 ** 5, 10 ** 6):
+                args = _inputs(name, dtype, n, rng)
+                compiled(*args)
+                numpy_time, our_time = _median_times([lambda: fn(*args), lambda: compiled(*args)])
+                print(f"| {name} | {dtype} | {n:.0e} | {numpy_time * 1e6:.0f} us | {our_time * 1e6:.0f} us "
+                      f"| {numpy_time / our_time:.2f}x |", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,118 @@
+"""Fits the polynomial coefficients of transpiler/backend/vector_math.py that were added with this script (arctan's,
+tan's and arcsin's so far): near-minimax in the relative error of the result, in 80-digit arithmetic, then rounded to the target type.
+
+    uv run --with mpmath python tools/fit_polynomials.py [NAME ...]
+
+Lawson's algorithm: weighted least squares on Chebyshev nodes, each weight multiplied by its point's error every
+round, which drives the fit toward the minimax (equioscillating) polynomial. It prints each fit's coefficients, as
+the module spells them, and the worst error of the rounded coefficients over a fine grid, as a relative error of the function's result.
+"""
+import sys
+
+import mpmath as mp
+import numpy as np
+
+mp.mp.dps = 80
+
+
+def _atan_p(z):
+    """P with atan(t) = t + t**3 P(t**2): (atan(sqrt z) / sqrt z - 1) / z, its series -1/3 + z/5 - ... near 0."""
+    if z < mp.mpf("1e-30"):
+        return -mp.mpf(1) / 3 + z / 5
+    s = mp.sqrt(z)
+    return (mp.atan(s) / s - 1) / z
+
+
+def _atan_weight(z):
+    """How an error in P moves atan's result, relatively: t**3 / atan(t) (P's own relative error near 0 matters
+    little: t dominates there)."""
+    s = mp.sqrt(z)
+    return z * s / mp.atan(s) if z > 0 else mp.mpf("1e-30")
+
+
+def _tan_p(z):
+    """P with tan(r) = r + r**3 P(r**2)."""
+    if z < mp.mpf("1e-30"):
+        return mp.mpf(1) / 3 + 2 * z / 15
+    s = mp.sqrt(z)
+    return (mp.tan(s) / s - 1) / z
+
+
+def _tan_weight(z):
+    s = mp.sqrt(z)
+    return z * s / mp.tan(s) if z > 0 else mp.mpf("1e-30")
+
+
+def _asin_p(z):
+    """P with asin(s) = s + s**3 P(s**2)."""
+    if z < mp.mpf("1e-30"):
+        return mp.mpf(1) / 6 + 3 * z / 40
+    s = mp.sqrt(z)
+    return (mp.asin(s) / s - 1) / z
+
+
+def _asin_weight(z):
+    s = mp.sqrt(z)
+    return z * s / mp.asin(s) if z > 0 else mp.mpf("1e-30")
+
+
+_TAN_END = (mp.pi / 4 * mp.mpf("1.0005")) ** 2      # |r| <= pi/4, and a little beyond: the rounded quotient
+
+
+# name: (function of z, interval, degree, dtype, weight: the result's relative error per unit error of the fit)
+TARGETS = {
+    "ATAN_P64": (_atan_p, (0, 1), 19, np.float64, _atan_weight),
+    "ATAN_P32": (_atan_p, (0, 1), 8, np.float32, _atan_weight),
+    "TAN_P64": (_tan_p, (0, _TAN_END), 15, np.float64, _tan_weight),
+    "TAN_P32": (_tan_p, (0, _TAN_END), 6, np.float32, _tan_weight),
+    "ASIN_P64": (_asin_p, (0, 0.25), 12, np.float64, _asin_weight),
+    "ASIN_P32": (_asin_p, (0, 0.25), 5, np.float32, _asin_weight),
+}
+
+
+def fit(f, interval, degree, weight, points=400, rounds=40):
+    lo, hi = (mp.mpf(v) for v in interval)
+    xs = [(lo + hi) / 2 + (hi - lo) / 2 * mp.cos(mp.pi * (k + mp.mpf(1) / 2) / points) for k in range(points)]
+    xs += [lo, hi]
+    ys = [f(x) for x in xs]
+    scale = [weight(x) for x in xs]
+    weights = [mp.mpf(1)] * len(xs)
+    coefficients = None
+    for _ in range(rounds):
+        # minimize sum w ((p(x) - y) scale)**2: normal equations
+        rows = [[x ** j * g for j in range(degree + 1)] for x, g in zip(xs, scale)]
+        a = mp.matrix(degree + 1, degree + 1)
+        b = mp.matrix(degree + 1, 1)
+        for row, w, y, g in zip(rows, weights, ys, scale):
+            for i in range(degree + 1):
+                b[i] += w * row[i] * y * g
+                for j in range(i, degree + 1):
+                    a[i, j] += w * row[i] * row[j]
+        for i in range(degree + 1):
+            for j in range(i):
+                a[i, j] = a[j, i]
+        coefficients = mp.lu_solve(a, b)
+        errors = [abs(mp.polyval(list(reversed(coefficients)), x) - y) * g for x, y, g in zip(xs, ys, scale)]
+        total = sum(w * e for w, e in zip(weights, errors))
+        weights = [w * e / total for w, e in zip(weights, errors)]
+    return [coefficients[i] for i in range(degree + 1)]
+
+
+def worst(f, interval, coefficients, weight, samples=3000):
+    lo, hi = (mp.mpf(v) for v in interval)
+    exact = [mp.mpf(float(c)) for c in coefficients]
+    grid = [lo + (hi - lo) * k / samples for k in range(samples + 1)]
+    return max(abs(mp.polyval(list(reversed(exact)), x) - f(x)) * weight(x) for x in grid)
+
+
+def main(names):
+    for name in names or TARGETS:
+        f, interval, degree, dtype, weight = TARGETS[name]
+        coefficients = [dtype(float(c)) for c in fit(f, interval, degree, weight)]
+        error = worst(f, interval, coefficients, weight)
+        print(f"{name} = ({', '.join(repr(float(c)) for c in coefficients)})")
+        print(f"    # relative error 2**{float(mp.log(error, 2)):.1f}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
