@@ -230,6 +230,109 @@ def test_integer_array_out_of_range():
         transpile(set_ids)(np.zeros(3), np.array([0, 3]))
 
 
+# ---- several integer arrays, or one among other indices (NumPy's advanced indexing) ----------------------------
+def set_pairs(x, r, c, v):
+    x[r, c] = v              # the last of repeated (r, c) pairs wins
+    return x
+
+
+def add_at_pairs(x, r, c):
+    x[r, c] += 10            # buffered, as in NumPy: a repeated pair adds once
+    return x
+
+
+def set_outer(x, r, c):
+    x[r[:, None], c[None, :]] = np.arange(len(r) * len(c)).reshape(len(r), len(c))
+    return x
+
+
+def set_ids_with_int_and_slice(x, r, v):
+    x[r, 1] = v
+    x[r, 2:] *= 2
+    x[-1, r % x.shape[1]] = -1
+    return x
+
+
+def set_ids_and_slice(x, r, v):
+    x[r, 1:] = v
+    return x
+
+
+def set_separated(x, r, c, v):
+    x[r, :, c] = v           # separated by a slice: v's leading dims are the indices'
+    x[0, :, c] = -1          # an int counts as advanced: separated too
+    return x
+
+
+def set_adjacent(x, r, c, v):
+    x[:, r, c] = v
+    return x
+
+
+@pytest.mark.parametrize("r, c", [([0, 2, 2, -1], [1, 0, 0, 3]), ([1], [0, 3, -2]), ([], [])], ids=str)
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_several_index_arrays_assignment(r, c, dtype):
+    x = (rng().random((3, 4)) * 10).astype(dtype)
+    r, c = np.array(r, np.int64), np.array(c, np.int16)
+    v = (rng(1).random(np.broadcast_shapes(r.shape, c.shape)) * 10 - 5)   # floats into ints: truncated
+    check(set_pairs, x, r, c, v)
+    check(set_pairs, x, r, c, 2.5)
+    check(add_at_pairs, x, r, c)
+    check(set_outer, x, r % 3, c % 4)
+    check(set_ids_with_int_and_slice, x, r % 3, 7.9)
+    check(set_ids_with_int_and_slice, x, r % 3, np.arange(len(r)))
+
+
+@pytest.mark.parametrize("shape", [(3, 4, 5), (1, 4, 1), (3, 1, 5)])
+def test_several_index_arrays_assignment_in_3d(shape):
+    x = rng().random(shape)
+    r, c = np.array([0, -1, 0]), np.array([shape[2] - 1, 0, 0])
+    check(set_separated, x, r, c, rng(2).random((3, shape[1])))
+    check(set_separated, x, r, c, rng(2).random(shape[1]))         # broadcast over the indices' dim
+    check(set_adjacent, x, np.array([0, shape[1] - 1]), c[:2], rng(3).random((shape[0], 2)))
+
+
+def test_several_index_arrays_assignment_checks_before_it_writes():
+    x = np.zeros((3, 4))
+    for r, c in (([0, 3], [0, 1]), ([0, 1], [0, -5])):
+        with pytest.raises(IndexError):
+            transpile(set_pairs)(x, np.array(r), np.array(c), 1.0)
+    for r in ([0, 3], [-4, 0]):
+        with pytest.raises(IndexError):
+            transpile(set_ids_and_slice)(x, np.array(r), 1.0)
+    assert not x.any()
+    with pytest.raises(IndexError, match="could not be broadcast"):
+        transpile(set_pairs)(x, np.array([0, 1]), np.array([0, 1, 2]), 1.0)
+    with pytest.raises(ValueError, match="could not broadcast"):
+        transpile(set_pairs)(x, np.array([0, 1]), np.array([0, 1]), np.ones(3))
+    assert not x.any()
+
+
+def set_ids_at_a_run_time_int(x, j, r):
+    x[r, j] = 5
+    y = x[1:]
+    y[r % 3, [0, 1, 1]] -= 1    # through a view
+    return x, y
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_several_index_arrays_assignment_through_views_and_layouts(layout):
+    x = np.arange(24.0).reshape(4, 6)
+    x = {"C": x, "F": np.asfortranarray(x), "strided": np.arange(48.0).reshape(4, 12)[:, ::2]}[layout]
+    check(set_ids_at_a_run_time_int, x, np.int64(-2), np.array([0, -1, 2]))
+
+
+def set_pairs_in_a_loop(x, r, c):
+    for k in range(x.shape[0]):
+        x[r, c] += x[k, 0]
+        x[k, c] = k
+    return x
+
+
+def test_several_index_arrays_assignment_in_a_run_time_loop():
+    check(set_pairs_in_a_loop, rng().random((4, 3)), np.array([1, 3]), np.array([2, 0]))
+
+
 # ---- out=, np.copyto -------------------------------------------------------------------------------------------
 def ufunc_out(a, b):
     c = np.empty_like(a)

@@ -195,6 +195,63 @@ def _gather(em: Emitter, e):
     return [op.result]
 
 
+def _as_index(raw: ir.Value, dtype) -> ir.Value:
+    """An id read from an index array as an index (uint64 wraps, as NumPy's cast to intp)."""
+    return arith.index_cast(ir.IndexType.get(), raw) if dtype.kind == "i" or dtype == np.uint64 else \
+        arith.index_castui(ir.IndexType.get(), raw)
+
+
+@emitter("gather_nd")
+def _gather_nd(em: Emitter, e):
+    """x[..., ids_0, ..., ids_k-1, ...] over k consecutive axes from `axis`, the ids broadcast to one shape B:
+    out[pre, b, post] = x[pre, ids_0[b], ..., ids_k-1[b], post], each id normalized and clamped (checked before)."""
+    x, ids = e.inputs[0], e.inputs[1:]
+    out = e.outputs[0]
+    axis, k = e.params["axis"], len(ids)
+    rank, kb = out.ndim, ids[0].ndim
+    sizes = [em.size(x.shape[axis + j]) for j in range(k)]
+    ids_map = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(axis + i) for i in range(kb)])
+    op = linalg.GenericOp_(inputs=[em[i] for i in ids], outputs=[em.empty(out)],
+                           indexing_maps=[ids_map] * k + [ir.AffineMap.get_identity(rank)],
+                           iterator_types=[linalg.IteratorType.parallel] * rank)
+    block = op.regions[0].blocks[0]
+    with ir.InsertionPoint(block):
+        loop = [linalg.IndexOp(d).result for d in range(rank)]
+        picked = [normalize(_as_index(block.arguments[j], ids[j].dtype), sizes[j]) for j in range(k)]
+        linalg.YieldOp([tensor.extract(em[x], loop[:axis] + picked + loop[axis + kb:])])
+    return [op.result]
+
+
+@emitter("scatter_nd")
+def _scatter_nd(em: Emitter, e):
+    """x[..., ids_0, ..., ids_k-1, ...] = v over k consecutive axes from `axis` (ids broadcast to one shape B, v of
+    shape pre + B + post): loops over B in C order storing one block of v per position, so a repeated position keeps
+    the last value, as in NumPy. Nothing is stored when any id is out of range (`bad`: IndexError after the call)."""
+    x, v, bad = e.inputs[:3]
+    ids = e.inputs[3:]
+    axis, k = e.params["axis"], len(ids)
+    kb = ids[0].ndim
+    x_sizes = [em.size(d) for d in x.shape]
+    b_sizes = [em.size(d) for d in ids[0].shape]
+    pre, post = x_sizes[:axis], x_sizes[axis + k:]
+
+    def nest(level, indices, acc):
+        if level == kb:
+            picked = [normalize(_as_index(tensor.extract(em[i], indices), i.dtype), x_sizes[axis + j])
+                      for j, i in enumerate(ids)]
+            return _copy_block(em, em[v], [0] * axis + indices + [0] * len(post), pre + [1] * kb + post, acc,
+                               [0] * axis + picked + [0] * len(post), pre + [1] * k + post, len(pre) + len(post))
+        count = b_sizes[level]
+        if level == 0:
+            count = arith.select(condition(em, bad), index_const(0), count)
+        loop = scf.ForOp(index_const(0), count, index_const(1), [acc])
+        with ir.InsertionPoint(loop.body):
+            scf.YieldOp([nest(level + 1, indices + [loop.induction_variable], loop.inner_iter_args[0])])
+        return loop.results[0]
+
+    return [nest(0, [], em[x])]
+
+
 @emitter("index_check")
 def _index_check(em: Emitter, e):
     """True when any id is outside [-n, n): a reduction over all the ids into one flag."""

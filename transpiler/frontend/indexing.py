@@ -1,5 +1,7 @@
 """x[index] on run-time arrays: basic indexing (ints, slices, Ellipsis, None) as one `slice` primitive plus
-`expand_dims`, and one advanced index (an int array, a list of ints, a range) as a `gather` along its axis.
+`expand_dims`; one advanced index (an int array, a list of ints, a range) as a `gather` along its axis, several
+(broadcast together, NumPy's advanced indexing) as one `gather_nd` over their axes, and their writes as
+`scatter` / `scatter_nd`.
 
 Negative indices count from the end, as in NumPy. An integer index or gathered id that is out of range raises
 IndexError: at compile time when it is known then, else through a kernel check flag (the kernel clamps the read,
@@ -12,7 +14,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym, derived, fmt_shape, nonnegative, sym_text
+from ..types.shapes import Sym, broadcast, derived, fmt_shape, nonnegative, sym_text
 from .builder import Builder
 from .elementwise import as_dim
 from .shape_ops import as_var, expand_dims, same_view, squeeze, transpose
@@ -44,8 +46,6 @@ def parse_index(b: Builder, x: Var, index):
             specs.append(_index_spec(b, item, x.shape[axis], axis))
         axis += 1
     specs += [("all",)] * (x.ndim - axis)
-    if len(advanced) > 1:
-        raise UserError("indexing with more than one integer array is not supported", TypeError)
     if advanced and new_axes:
         raise UserError("combining an integer array index with None/np.newaxis is not supported", TypeError)
     return specs, new_axes, advanced
@@ -63,8 +63,11 @@ def getitem(b: Builder, x: Var, index):
     result = _basic(b, x, specs)
     if result is x and not advanced and not new_axes:
         result = same_view(b, x)         # x[...], x[:, ...]: a new view of x, as in NumPy
-    if advanced:
+    if len(advanced) > 1:
+        result = _gather_many(b, result, specs, advanced)
+    elif advanced:
         ax, _, idx = advanced[0]
+        idx = _index_array(b, idx)
         dropped = sum(1 for s in specs[:ax] if s[0] == "index")
         result = gather(b, result, idx, ax - dropped)
         ints = [i for i, s in enumerate(specs) if s[0] == "index"]
@@ -87,6 +90,8 @@ def setitem(b: Builder, x: Var, index, value) -> Var:
     if is_mask(index):
         return _set_masked(b, x, as_var(b, index), value)
     specs, new_axes, advanced = parse_index(b, x, index)
+    if len(advanced) > 1 or advanced and any(s[0] != "all" for s in specs):
+        return _scatter_many(b, x, specs, advanced, value)
     if advanced:
         return _scatter(b, x, specs, advanced[0], value)
     shape, extra, norm = _normalized(b, x, specs)
@@ -233,14 +238,7 @@ def _scatter(b: Builder, x: Var, specs, advanced, value) -> Var:
     """x[..., ids, ...] = value for one integer index array (its other indices full slices): stored id by id in
     order, so a repeated id keeps the last value, as in NumPy."""
     axis, _, ids = advanced
-    if any(s[0] != "all" for s in specs):
-        raise UserError("assigning through an integer array index combined with other indices or slices is not "
-                        "supported yet", TypeError)
-    if isinstance(ids, (range, RuntimeRange)):
-        ids = ids.materialize(b) if isinstance(ids, RuntimeRange) else np.arange(ids.start, ids.stop, ids.step)
-    ids = as_var(b, np.asarray(ids) if isinstance(ids, list) else ids)
-    if ids.dtype.kind not in "iu":
-        raise UserError("arrays used as indices must be of integer type", IndexError)
+    ids = _index_array(b, ids)
     if ids.ndim != 1:
         from .shape_ops import reshape
         ids = reshape(b, ids, (-1,))
@@ -250,6 +248,77 @@ def _scatter(b: Builder, x: Var, specs, advanced, value) -> Var:
     flag = b.emit1("index_check", [ids], dtypes.BOOL, (), n=n)
     b.check(flag, IndexError, f"index out of bounds for axis {axis} with size {n}")
     return b.emit1("scatter", [x, ids, v, flag], x.dtype, x.shape, axis=axis)
+
+
+def _index_array(b: Builder, ids) -> Var:
+    """An advanced index (an int array, a list of ints, a range) as an integer Var."""
+    if isinstance(ids, (range, RuntimeRange)):
+        ids = ids.materialize(b) if isinstance(ids, RuntimeRange) else np.arange(ids.start, ids.stop, ids.step)
+    if isinstance(ids, list):
+        ids = np.asarray(ids)
+        if ids.size == 0:
+            ids = ids.astype(np.int64)
+    ids = as_var(b, ids)
+    if ids.dtype == dtypes.BOOL:
+        raise UserError("a boolean mask combined with other indices is not supported: index with the mask alone "
+                        "(x[mask]), or with np.nonzero(mask)'s arrays", TypeError)
+    if ids.dtype.kind not in "iu":
+        raise UserError("arrays used as indices must be of integer type", IndexError)
+    return ids
+
+
+def _advanced_layout(b: Builder, r: Var, specs, advanced):
+    """NumPy's advanced indexing over several index arrays, on the basic result (integer indices dropped):
+    (the advanced axes there, whether they stay where they are, the index arrays broadcast to one shape B and
+    checked in range, the flag of any id out of range). NumPy puts B where the advanced indices were when they
+    (and the integer indices, which count as advanced) are adjacent, else first."""
+    dropped = [i for i, s in enumerate(specs) if s[0] == "index"]
+    axes = [ax - sum(1 for i in dropped if i < ax) for ax, _, _ in advanced]
+    sizes = [r.shape[a] for a in axes]
+    adjacent = _adjacent(dropped + [ax for ax, _, _ in advanced])
+    ids = [_index_array(b, item) for _, _, item in advanced]
+    shape = broadcast([i.shape for i in ids], b.env, "shape mismatch: indexing arrays could not be broadcast together "
+                      "with shapes " + " ".join(fmt_shape(i.shape) for i in ids), IndexError)
+    ids = [i if tuple(b.env.find(d) for d in i.shape) == tuple(b.env.find(d) for d in shape) else
+           b.emit1("copy", [i], i.dtype, shape) for i in ids]
+    bad = None
+    for (ax, _, _), i, n in zip(advanced, ids, sizes):     # after broadcasting: NumPy checks only the ids it uses
+        flag = b.emit1("index_check", [i], dtypes.BOOL, (), n=n)
+        b.check(flag, IndexError, f"index out of bounds for axis {ax} with size {n}")
+        bad = flag if bad is None else b.emit1("or", [bad, flag], dtypes.BOOL, ())
+    return axes, adjacent, ids, shape, bad
+
+
+def _gather_many(b: Builder, r: Var, specs, advanced) -> Var:
+    """r (x's basic result) indexed by several index arrays: one gather_nd over their axes."""
+    axes, adjacent, ids, shape, _ = _advanced_layout(b, r, specs, advanced)
+    if not adjacent:
+        r = transpose(b, r, axes + [a for a in range(r.ndim) if a not in axes])
+    start = axes[0] if adjacent else 0
+    out = r.shape[:start] + tuple(shape) + r.shape[start + len(axes):]
+    return b.emit1("gather_nd", [r, *ids], r.dtype, out, axis=start)
+
+
+def _scatter_many(b: Builder, x: Var, specs, advanced, value) -> Var:
+    """x[index] = value with integer arrays among other indices or slices: the basic region (integer indices
+    dropped) with a scatter_nd over the advanced axes (moved first when NumPy puts their dims first), written
+    back with update_slice. The ids are stored in C order of their broadcast shape: the last of repeated ids wins."""
+    r = _basic(b, x, specs)
+    axes, adjacent, ids, shape, bad = _advanced_layout(b, r, specs, advanced)
+    perm = None
+    if not adjacent:
+        perm = axes + [a for a in range(r.ndim) if a not in axes]
+        r = transpose(b, r, perm)
+    start = axes[0] if adjacent else 0
+    region = r.shape[:start] + tuple(shape) + r.shape[start + len(axes):]
+    v = fit_value(b, value, x.dtype, region)
+    new = b.emit1("scatter_nd", [r, v, bad, *ids], x.dtype, r.shape, axis=start)
+    if perm is not None:
+        new = transpose(b, new, sorted(range(len(perm)), key=lambda i: perm[i]))
+    if all(s[0] == "all" for s in specs):
+        return new
+    _, extra, norm = _normalized(b, x, specs)
+    return b.emit1("update_slice", [x, new, *extra], x.dtype, x.shape, specs=norm)
 
 
 def _adjacent(axes) -> bool:

@@ -171,7 +171,7 @@ class Outliner:
             return subst[d]
 
         for a, c, what in env.guards:
-            b.env.unify(dim(a), dim(c), what)
+            b.env.unify(dim(a), dim(c), what, getattr(what, "kind", ValueError))
         for d, message in env.nonzero:
             target = b.env.find(dim(d))
             if isinstance(target, Sym):
