@@ -799,18 +799,36 @@ def run_time_steps(x, ks):
     y = x.copy()
     y[1::k] = -1
     y[::k] *= 2
-    return y, x[::k].sum(), x[2:-1:k]
+    return y, x[::k].sum(), x[2:-1:k], x[-2:1:k], x[::k]
 
 
-@pytest.mark.parametrize("k", [1, 2, 3, 20])
-def test_slices_with_run_time_steps(k):
-    check(run_time_steps, np.arange(10.0), np.array([k]))
+@pytest.mark.parametrize("k", [1, 2, 3, 20, -1, -2, -3, -20])
+@pytest.mark.parametrize("n", [10, 1, 0])
+def test_slices_with_run_time_steps(k, n):
+    check(run_time_steps, np.arange(float(n)), np.array([k]))
 
 
-@pytest.mark.parametrize("k", [0, -1])
-def test_a_run_time_step_that_is_not_positive_raises(k):
-    with pytest.raises(ValueError, match="must be positive"):
-        transpile(run_time_steps)(np.arange(10.0), np.array([k]))
+def run_time_steps_2d(x, k):
+    x[::k, 1] = np.arange(len(x[::k, 1]))
+    x[1:, ::k] += x[:-1, ::k]
+    v = x[-1::k]
+    v[0] = -1                    # through a view at a run-time step
+    return x[::k, ::-1], x[1:, ::k]
+
+
+@pytest.mark.parametrize("k", [1, 3, -1, -2, -7])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_slices_with_run_time_steps_of_either_sign(k, dtype):
+    """NumPy's slice.indices for a step of either sign, known only when the kernel runs (a NumPy scalar)."""
+    check(run_time_steps_2d, np.arange(20.0).reshape(5, 4), dtype(k))
+    check(run_time_steps_2d, np.arange(4.0).reshape(1, 4), dtype(k))
+
+
+def test_a_run_time_step_of_zero_raises():
+    x = np.arange(10.0)
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        transpile(run_time_steps)(x, np.array([0]))
+    assert (x == np.arange(10.0)).all()
 
 
 def rows_of_a_reshaped_transpose(a):

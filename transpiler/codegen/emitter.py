@@ -16,7 +16,9 @@ _INDEX_OPS = {"add": arith.addi, "sub": arith.subi, "mul": arith.muli, "floordiv
               "wrap": lambda i, n: arith.select(arith.cmpi(arith.CmpIPredicate.slt, i, arith.constant(i.type, 0)),
                                                 arith.addi(i, n), i),
               "same": lambda a, b: arith.select(arith.cmpi(arith.CmpIPredicate.eq, a, b), a,
-                                                arith.constant(a.type, 0))}
+                                                arith.constant(a.type, 0)),
+              "ifneg": lambda k, a, b: arith.select(arith.cmpi(arith.CmpIPredicate.slt, k, arith.constant(k.type, 0)),
+                                                    a, b)}
 
 
 def emitter(*prims):

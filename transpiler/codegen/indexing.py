@@ -7,6 +7,7 @@ from mlir import ir
 from mlir.dialects import arith, linalg, scf, tensor
 
 from . import scalar
+from ..types.shapes import nonnegative
 from .emitter import Emitter, emitter
 
 I = arith.CmpIPredicate
@@ -64,7 +65,7 @@ def _slice(em: Emitter, e):
     dyn_st, st_st = mixed(strides)
     value = tensor.extract_slice(em.tensor_type(out), em[x], dyn_off, dyn_sz, dyn_st, st_off, st_sz, st_st)
     for axis in reversed_axes:
-        value = reverse(em, value, out, kept.index(axis))
+        value = reverse(em, value, out, *_reversal(axis, kept))
     return [value]
 
 
@@ -89,7 +90,7 @@ def _update_slice(em: Emitter, e):
         return [tensor.insert(element, em[x], offsets)]
     source = em[value]
     for axis in reversed_axes:
-        source = reverse(em, source, value, kept.index(axis))
+        source = reverse(em, source, value, *_reversal(axis, kept))
     if valid is not None:
         current = tensor.extract_slice(source.type, em[x], dyn_off, dyn_sz, dyn_st, st_off, st_sz, st_st)
         source = arith.select(valid, source, current)
@@ -130,6 +131,16 @@ def _geometry(em: Emitter, x, specs, operands):
                 offsets.append(first)
                 strides.append(-step)
                 reversed_axes.append(axis)
+            elif not nonnegative(step):    # a run-time step of either sign: the lowest element first, then
+                k = em.size(step)           # reversed in the kernel when k < 0
+                size = em.size(length)
+                zero = index_const(0)
+                negative = arith.cmpi(I.slt, k, zero)
+                low = arith.addi(em.size(start), arith.muli(arith.subi(size, index_const(1)), k))
+                low = arith.select(arith.cmpi(I.eq, size, zero), zero, low)     # empty: anywhere in bounds
+                offsets.append(arith.select(negative, low, em.size(start)))
+                strides.append(arith.select(negative, arith.subi(zero, k), k))
+                reversed_axes.append((axis, negative))
             else:
                 offsets.append(_static_or_value(em, start))
                 strides.append(_static_or_value(em, step))      # a run-time step is a Sym
@@ -158,8 +169,15 @@ def _as_value(v):
     return v if isinstance(v, ir.Value) else index_const(v)
 
 
-def reverse(em: Emitter, value: ir.Value, out, axis: int) -> ir.Value:
-    """Reverse `value` along `axis` (a generic reading value[..., n - 1 - i, ...])."""
+def _reversal(axis, kept) -> tuple:
+    """(the result's axis, the condition or None) of a reversed axis of _geometry: an axis, or (axis, i1 value)."""
+    axis, when = axis if isinstance(axis, tuple) else (axis, None)
+    return kept.index(axis), when
+
+
+def reverse(em: Emitter, value: ir.Value, out, axis: int, when: ir.Value | None = None) -> ir.Value:
+    """Reverse `value` along `axis` (a generic reading value[..., n - 1 - i, ...]); with `when` (an i1), only when it
+    holds at run time."""
     rank = out.ndim
     init = em.empty(out)
     op = linalg.GenericOp_(inputs=[], outputs=[init], indexing_maps=[ir.AffineMap.get_identity(rank)],
@@ -168,7 +186,8 @@ def reverse(em: Emitter, value: ir.Value, out, axis: int) -> ir.Value:
     with ir.InsertionPoint(block):
         idx = [linalg.IndexOp(d).result for d in range(rank)]
         n = tensor.dim(value, index_const(axis))
-        idx[axis] = arith.subi(arith.subi(n, index_const(1)), idx[axis])
+        back = arith.subi(arith.subi(n, index_const(1)), idx[axis])
+        idx[axis] = back if when is None else arith.select(when, back, idx[axis])
         linalg.YieldOp([tensor.extract(value, idx)])
     return op.result
 

@@ -389,20 +389,29 @@ def _slice_spec(b: Builder, s: slice, n):
 
 
 def _runtime_step_spec(b: Builder, s: slice, n, step: Var):
-    """x[a:b:k] with a run-time k: a forward slice. NumPy also reads backwards for a negative k; here a k <= 0 is
-    a ValueError when the kernel runs (the bounds of a backward slice default differently)."""
+    """x[a:b:k] with a run-time k of either sign: Python's slice.indices, with both geometries computed and the one
+    of k's sign taken in the kernel (`ifneg`). A k of 0 is NumPy's ValueError when the kernel runs (it reads as 1
+    meanwhile)."""
     if step.ndim or step.dtype.kind not in "iu":
         raise UserError("slice indices must be integers or None or have an __index__ method", TypeError)
     from .elementwise import apply_ufunc
-    bad = apply_ufunc(b, np.less_equal, [step, 0])
-    b.check(bad, ValueError, "a slice step known only at run time must be positive (the compiler reads such "
-                             "slices forwards)")
-    k = derived("max", run_time_int(step), 1)   # k <= 0 raises after the kernel; meanwhile it reads as 1
+    b.check(apply_ufunc(b, np.equal, [step, 0]), ValueError, "slice step cannot be zero")
+    k = run_time_int(step)
     n = b.env.find(n)
+    forward_k = derived("max", k, 1)
     start, stop = (_bound(v, n, default, 0, n) for v, default in zip([s.start, s.stop], (0, n)))
-    length = derived("floordiv", derived("add", derived("max", derived("sub", stop, start), 0),
-                                         derived("sub", k, 1)), k)
-    return ("range", start, derived("max", length, 0), k)
+    forward = derived("max", derived("floordiv", derived("add", derived("sub", stop, start),
+                                                          derived("sub", forward_k, 1)), forward_k), 0)
+    if step.dtype.kind == "u":
+        return ("range", start, forward, forward_k)
+    last = derived("sub", n, 1)
+    back_start, back_stop = (_bound(v, n, default, -1, last) for v, default in zip([s.start, s.stop], (last, -1)))
+    back_k = derived("min", k, -1)        # -k > 0 in the backward geometry
+    backward = derived("max", derived("floordiv", derived("add", derived("sub", back_start, back_stop),
+                                                           derived("sub", derived("sub", 0, back_k), 1)),
+                                      derived("sub", 0, back_k)), 0)
+    return ("range", derived("ifneg", k, back_start, start), derived("ifneg", k, backward, forward),
+            derived("ifneg", k, back_k, forward_k))
 
 
 def _bound(v, n, default, low, high):

@@ -21,7 +21,8 @@ from ..errors import UserError
 _OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "floordiv": operator.floordiv,
         "min": min, "max": max,
         "wrap": lambda i, n: i + n if i < 0 else i,   # a Python index or slice bound: negative counts from the end
-        "same": lambda a, b: a if a == b else 0}      # two sizes checked equal in the kernel: 0 (nothing) if not
+        "same": lambda a, b: a if a == b else 0,      # two sizes checked equal in the kernel: 0 (nothing) if not
+        "ifneg": lambda k, a, b: a if k < 0 else b}   # a slice's geometry for a step whose sign only the kernel knows
 
 
 @dataclass(eq=False)
@@ -80,6 +81,8 @@ def nonnegative(d: Dim) -> bool:
         return True
     if kind == "max":
         return any(nonnegative(o) for o in d.origin[1:])
+    if kind == "ifneg":
+        return all(nonnegative(o) for o in d.origin[2:])
     return kind in ("add", "mul", "floordiv", "min", "same") and all(nonnegative(o) for o in d.origin[1:])
 
 
