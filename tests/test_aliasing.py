@@ -24,6 +24,12 @@ FUNCTIONS = {
     "row": lambda x: x[0],
     "flip": lambda x: np.flip(x, 0),
     "swapaxes": lambda x: np.swapaxes(x, 0, 1),
+    # views of a C-contiguous argument, copies of the others (NumPy decides from strides; contiguity is in the key)
+    "reshape": lambda x: x.reshape(-1),
+    "reshape rows": lambda x: x.reshape(3, 16),
+    "ravel": lambda x: x.ravel(),
+    "np.ravel": lambda x: np.ravel(x),
+    "slice of a reshape": lambda x: x.reshape(-1)[2:],
     # new arrays
     "copy": lambda x: x.copy(),
     "np.copy": lambda x: np.copy(x),
@@ -186,3 +192,4 @@ def test_a_2d_identity_view_is_a_new_object():
     x = np.arange(6.0).reshape(2, 3)
     got = transpile(fn)(x)
     assert got is not x and np.shares_memory(got, x)
+

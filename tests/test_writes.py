@@ -465,6 +465,37 @@ def alias_written_after_join(x, c):
     return y + 1
 
 
+def write_through_reshape(x, v):
+    flat = x.reshape(-1)
+    flat[1:3] = v
+    x.ravel()[-1:] += 10
+    y = x.reshape(x.shape[0], -1)      # 3-d into 2-d
+    y[-1] *= 2
+    return flat, y
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (1, 3, 1), (2, 1, 0)])
+def test_writes_through_a_reshape_of_a_contiguous_argument(shape):
+    """A reshape or ravel of a C-contiguous argument is a view (C-contiguity is part of the key): writes through it
+    change the caller's array, as in NumPy; the returned reshapes share its memory."""
+    x = rng().random(shape)
+    v = np.array([-1.0, -2.0])[:min(2, max(x.size - 1, 0))]
+    check(write_through_reshape, x, v)
+    ref = x.copy()
+    got = transpile(write_through_reshape)(x, v)
+    if x.size:
+        assert np.shares_memory(got[0], x) and np.shares_memory(got[1], x)
+        assert not np.array_equal(x, ref)
+
+
+def test_a_reshape_of_a_non_contiguous_argument_is_still_refused_for_writes():
+    """NumPy copies or views depending on the strides, which the key does not hold beyond C-contiguity."""
+    x = rng().random((4, 6))[:, ::2]
+    with pytest.raises(CompileError, match="share memory"):
+        transpile(write_through_reshape)(x, np.zeros(2))
+    np.testing.assert_array_equal(transpile(lambda x: x.reshape(-1) * 2)(x), x.reshape(-1) * 2)
+
+
 def test_an_alias_the_compiler_cannot_follow_is_refused():
     with pytest.raises(CompileError, match="share memory"):
         transpile(reshape_of_a_transpose)(np.ones((2, 3)))

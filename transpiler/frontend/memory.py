@@ -92,15 +92,16 @@ class Memory:
         return v.ref
 
     def argument(self, v: Var, name: str) -> None:
-        """An argument's buffer. Its layout is not part of the specialization (the kernel sees a C-contiguous
-        array, a copy for other layouts), so whether a reshape of it is a view is unknown: not `contiguous`."""
+        """An argument's buffer. It is `contiguous` when the key says the caller's array is C-contiguous (then
+        NumPy makes any reshape of it a view); otherwise whether a reshape is a view depends on strides the kernel
+        does not know (it sees a C-contiguous copy), so such a reshape stays an Alias."""
         if v.from_list:     # data from a Python list: writing into it could not change the caller's list
             buffer = Buffer(f"argument '{name}'", v, readonly=f"'{name}' is a Python list, converted to an array "
                                                                "for the kernel: writing into it would not change it",
                             contiguous=False)
         else:
-            buffer = Buffer(f"argument '{name}'", v, argument=v, contiguous=False)
-        v.ref = Ref(buffer, v, (), False)
+            buffer = Buffer(f"argument '{name}'", v, argument=v, contiguous=v.c_contiguous)
+        v.ref = Ref(buffer, v, (), buffer.contiguous)
         self.current[buffer] = v
 
     def deps(self, v) -> tuple:

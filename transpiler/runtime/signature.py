@@ -1,7 +1,8 @@
 """The call boundary: Python arguments -> (specialization key, flat list of arrays), and back for results.
 
 What specializes (is part of the key) and what is run-time data:
-- arrays: dtype, rank and which dims are 1 (so broadcasting is decided at compile time); sizes are run-time;
+- arrays: dtype, rank, which dims are 1 (so broadcasting is decided at compile time) and whether the array is
+  C-contiguous (so a reshape or ravel of it is a view, as in NumPy); sizes are run-time;
 - NumPy scalars and Python floats: dtype only; their values are run-time (0-d inputs);
 - Python bool/int/str/None and other hashable objects: their value (they usually shape the program);
 - lists of plain numbers: data, like np.asarray of them (token ids that grow must not recompile);
@@ -46,7 +47,10 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False, s
         leaves.append(value)
         originals.append(value)
         shape = value.shape
-        return ("A", dtype.str, len(shape), shape if static_shapes else tuple([d == 1 for d in shape]))
+        # C-contiguity specializes: NumPy makes a reshape or ravel of such an array a view (else it decides from
+        # the strides), so a write through it reaches the argument exactly when it does in NumPy
+        return ("A", dtype.str, len(shape), shape if static_shapes else tuple([d == 1 for d in shape]),
+                bool(value.flags.c_contiguous))
     if isinstance(value, np.generic):
         if value.dtype not in dtypes.SUPPORTED:
             raise TypeError(f"unsupported scalar type {type(value).__name__}")
@@ -181,10 +185,10 @@ def abstract(key, path: str, inputs: list, names: list, objects: dict | None = N
     if tag == "same":
         return inputs[key[1]]
     if tag == "A":
-        _, dt, ndim, dims = key
+        _, dt, ndim, dims, *layout = key        # (argspec's keys have no layout: not known contiguous)
         index = len(inputs)
         shape = tuple(_dim(d, f"{path}.shape[{i}]", index, i) for i, d in enumerate(dims))
-        return _input(Var(np.dtype(dt), shape), path, inputs, names)
+        return _input(Var(np.dtype(dt), shape, c_contiguous=bool(layout and layout[0])), path, inputs, names)
     if tag == "S":
         return _input(Var(np.dtype(key[1]), (), scalar=True), path, inputs, names)
     if tag == "F":
