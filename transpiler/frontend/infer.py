@@ -134,7 +134,7 @@ class Interpreter:
         try:
             value = self.call(fn, args, kwargs)
             program.writes = self.memory.arguments_written()
-            return self.memory.as_returned(value)
+            return self.memory.as_returned(value, self.b)
         except UserError as e:  # raised before any statement ran, e.g. while binding the arguments
             code = getattr(fn, "__code__", None)
             filename, line = (code.co_filename, code.co_firstlineno) if code else ("<unknown>", 0)

@@ -259,12 +259,12 @@ def result_template(value, inputs: list, outputs: list):
     the rest is kept as is."""
     if isinstance(value, ArgumentView):
         index = next(i for i, v in enumerate(inputs) if v is value.argument)
-        return ("view", index, value.steps)
+        return ("view", index, _steps_template(value.steps, inputs, outputs))
     if isinstance(value, ResultView):
         base = result_template(value.base, inputs, outputs)
         if base[0] != "out":     # (an input's buffer is never a ResultView's: memory.as_returned)
             raise AssertionError(f"a view of a result made from {base}")
-        return ("result view", base[1], value.steps)
+        return ("result view", base[1], _steps_template(value.steps, inputs, outputs))
     if isinstance(value, Var):
         for i, v in enumerate(inputs):
             if v is value:
@@ -284,6 +284,18 @@ def result_template(value, inputs: list, outputs: list):
     raise UserError(f"cannot return a value of type {type(value).__name__} from compiled code", TypeError)
 
 
+def _steps_template(steps: list, inputs: list, outputs: list) -> list:
+    """A view's steps with the positions the kernel computes (Vars: a run-time index, a slice's start) as the
+    templates of the values that carry them (an input, or a kernel result)."""
+    def param(p):
+        if isinstance(p, Var):
+            return ("value", result_template(p, inputs, outputs))
+        if isinstance(p, (list, tuple)) and not isinstance(p, Sym):
+            return type(p)(param(q) for q in p)
+        return p
+    return [(kind, param(params)) for kind, params in steps]
+
+
 def _kind(v: Var) -> str:
     if v.weak:
         return "python"
@@ -299,9 +311,9 @@ def build_result(template, results: list, originals: list, leaf=None):
     if tag == "in":
         return originals[template[1]]
     if tag == "view":
-        return _replay(originals[template[1]], template[2], originals)
+        return _replay(originals[template[1]], template[2], originals, results)
     if tag == "result view":
-        return _replay(results[template[1]], template[2], originals)
+        return _replay(results[template[1]], template[2], originals, results)
     if tag in ("list", "tuple"):
         items = [build_result(t, results, originals, leaf) for t in template[1]]
         return items if tag == "list" else tuple(items)
@@ -311,12 +323,15 @@ def build_result(template, results: list, originals: list, leaf=None):
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
-def _replay(arr: np.ndarray, steps: list, originals: list) -> np.ndarray:
+def _replay(arr: np.ndarray, steps: list, originals: list, results: list = ()) -> np.ndarray:
     """The view of `arr` the steps describe (basic indexing, transpose, reshape, new or dropped unit axes); sizes
-    that are expressions of the arguments' dims are evaluated for this call."""
+    that are expressions of the arguments' dims are evaluated for this call, positions the kernel computed
+    (("value", template)) are read from its results."""
     from ..types.shapes import evaluate
 
     def dim(d):
+        if isinstance(d, tuple) and d[0] == "value":
+            return int(build_result(d[1], results, originals))
         return d if isinstance(d, int) else evaluate(d, originals)
     for kind, params in steps:
         if kind == "slice":
@@ -325,9 +340,9 @@ def _replay(arr: np.ndarray, steps: list, originals: list) -> np.ndarray:
                 if spec[0] == "all":
                     index.append(slice(None))
                 elif spec[0] == "index":
-                    index.append(spec[1])
+                    index.append(dim(spec[1]))
                 else:
-                    start, length, step = dim(spec[1]), dim(spec[2]), spec[3]
+                    start, length, step = dim(spec[1]), dim(spec[2]), dim(spec[3])
                     stop = start + length * step
                     index.append(slice(start, stop if stop >= 0 else None, step) if length else slice(0, 0))
             arr = arr[tuple(index)]

@@ -25,6 +25,9 @@ _OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "floordiv
         "ifneg": lambda k, a, b: a if k < 0 else b}   # a slice's geometry for a step whose sign only the kernel knows
 
 
+DIM_OPS = frozenset(_OPS)     # the operations of dim expressions (the kernel computes them too)
+
+
 @dataclass(eq=False)
 class Sym:
     name: str
