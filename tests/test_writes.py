@@ -322,6 +322,24 @@ def test_several_index_arrays_assignment_through_views_and_layouts(layout):
     check(set_ids_at_a_run_time_int, x, np.int64(-2), np.array([0, -1, 2]))
 
 
+def write_through_an_index_by_a_0d_array(x, i):
+    y = x[i]                 # a 0-d integer array is an advanced index: a copy
+    y[0] = -5
+    z = x[i, 1:]
+    z[0] = -6
+    w = x[i[()]]             # a NumPy scalar: a view
+    w[-1] = -7
+    return x, y, z, w
+
+
+@pytest.mark.parametrize("i", [1, -1, 0])
+def test_an_index_by_a_0d_array_is_a_copy(i):
+    """Regression: x[np.array(1)] was a view (NumPy: a copy), so a write through it changed x."""
+    x = np.arange(12.0).reshape(3, 4)
+    got = check(write_through_an_index_by_a_0d_array, x, np.array(i))
+    assert not np.shares_memory(got[1], got[0]) and np.shares_memory(got[3], got[0])
+
+
 def set_pairs_in_a_loop(x, r, c):
     for k in range(x.shape[0]):
         x[r, c] += x[k, 0]

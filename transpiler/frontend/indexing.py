@@ -80,7 +80,17 @@ def getitem(b: Builder, x: Var, index):
             result = transpose(b, result, perm)
     if new_axes:
         result = expand_dims(b, result, tuple(new_axes))
+    if not advanced and not result.scalar and any(_is_array_scalar(i) for i in items):
+        # NumPy: a 0-d integer array index is an advanced index (x[np.array(1)] is a copy, x[np.int64(1)] a view)
+        result = b.emit1("copy", [result], result.dtype, result.shape)
     return result
+
+
+def _is_array_scalar(item) -> bool:
+    """A 0-d integer array (not a NumPy or Python scalar)."""
+    if isinstance(item, Var):
+        return item.ndim == 0 and not item.scalar and not item.weak and item.dtype.kind in "iu"
+    return isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype.kind in "iu"
 
 
 # ---- x[index] = value ----------------------------------------------------------------------------------------
