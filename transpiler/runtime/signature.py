@@ -185,7 +185,7 @@ def abstract(key, path: str, inputs: list, names: list, objects: dict | None = N
     if tag == "same":
         return inputs[key[1]]
     if tag == "A":
-        _, dt, ndim, dims, *layout = key        # (argspec's keys have no layout: not known contiguous)
+        _, dt, ndim, dims, *layout = key        # (a key without the layout: not known C-contiguous)
         index = len(inputs)
         shape = tuple(_dim(d, f"{path}.shape[{i}]", index, i) for i, d in enumerate(dims))
         return _input(Var(np.dtype(dt), shape, c_contiguous=bool(layout and layout[0])), path, inputs, names)
