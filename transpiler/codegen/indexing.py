@@ -382,3 +382,46 @@ def _copy_block(em: Emitter, source, src_offsets, src_sizes, dest, dst_offsets, 
     dyn_dst, st_dst = mixed(dst_offsets)
     dyn_dsz, st_dsz = sizes_mixed(dst_sizes)
     return tensor.insert_slice(piece, dest, dyn_dst, dyn_dsz, [], st_dst, st_dsz, [1] * len(dst_sizes))
+
+
+@emitter("nonzero")
+def _nonzero(em: Emitter, e):
+    """The positions of a mask's set elements in C order: one int64 array per mask dim, or (`flat`) one of flat
+    positions. Their length is `count` (the frontend's sum of the mask), so the loop fills them exactly: it runs
+    over the mask and stores the position of each set element at the next slot."""
+    mask, _count = e.inputs
+    flat, rank = e.params["flat"], mask.ndim
+    i64 = ir.IntegerType.get_signless(64)
+    sizes = [em.size(d) for d in mask.shape]
+    outs = [em.empty(v) for v in e.outputs]
+
+    def store(indices, acc, slot):
+        if flat:
+            linear = indices[0]
+            for i, n in zip(indices[1:], sizes[1:]):
+                linear = arith.addi(arith.muli(linear, n), i)
+            values = [linear]
+        else:
+            values = indices
+        return [tensor.insert(arith.index_cast(i64, v), a, [slot]) for v, a in zip(values, acc)]
+
+    def nest(axis, indices, acc, slot):
+        if axis == rank:
+            selected = arith.cmpi(I.ne, tensor.extract(em[mask], indices), scalar.const_stored(mask.dtype, 0))
+            branch = scf.IfOp(selected, [a.type for a in acc] + [slot.type], has_else=True)
+            with ir.InsertionPoint(branch.then_block):
+                scf.YieldOp(store(indices, acc, slot) + [arith.addi(slot, index_const(1))])
+            with ir.InsertionPoint(branch.else_block):
+                scf.YieldOp(list(acc) + [slot])
+            results = list(branch.results)
+            return results[:-1], results[-1]
+        loop = scf.ForOp(index_const(0), sizes[axis], index_const(1), list(acc) + [slot])
+        with ir.InsertionPoint(loop.body):
+            inner = list(loop.inner_iter_args)
+            acc_out, slot_out = nest(axis + 1, indices + [loop.induction_variable], inner[:-1], inner[-1])
+            scf.YieldOp(list(acc_out) + [slot_out])
+        results = list(loop.results)
+        return results[:-1], results[-1]
+
+    results, _ = nest(0, [], outs, index_const(0))
+    return results

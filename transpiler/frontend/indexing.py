@@ -53,13 +53,21 @@ def parse_index(b: Builder, x: Var, index):
 
 def getitem(b: Builder, x: Var, index):
     if is_mask(index):
-        raise UserError("reading x[mask] with a boolean mask (a result whose size depends on the data) is not "
-                        "supported yet; use np.where(mask, x, 0) or a reduction with where=mask", TypeError)
+        from .selection import get_masked
+        return get_masked(b, x, as_var(b, index[0] if isinstance(index, tuple) else index))
     items = index if isinstance(index, tuple) else (index,)
     if x.ndim == 0 and all(i is Ellipsis for i in items):
         # NumPy: a 0-d array indexed by () is a scalar; anything indexed by ... is a 0-d array (a view)
         return b.emit1("copy", [x], x.dtype, (), scalar=not items) if x.scalar == bool(items) else x
+    mask_dims: dict = {}
+    if any(_is_bool_array(i) for i in items):
+        index = _masks_as_ids(b, items, mask_dims)   # x[mask, j], x[:, mask]: its positions, one array per dim
     specs, new_axes, advanced = parse_index(b, x, index)
+    if mask_dims:
+        from .selection import match_mask_dim
+        for axis, _, item in advanced:
+            if id(item) in mask_dims:      # a mask's positions are in range once it has its axes' sizes
+                match_mask_dim(b, mask_dims[id(item)], x.shape[axis], axis)
     result = _basic(b, x, specs)
     if result is x and not advanced and not new_axes:
         result = same_view(b, x)         # x[...], x[:, ...]: a new view of x, as in NumPy
@@ -240,8 +248,8 @@ def masked_merge(b: Builder, x: Var, mask: Var, value: Var) -> Var:
 
 
 def _match_mask(b: Builder, x: Var, mask: Var) -> None:
-    for axis, (m, d) in enumerate(zip(mask.shape, x.shape)):
-        b.env.unify(m, d, f"boolean index did not match indexed array along axis {axis}")
+    from .selection import match_mask
+    match_mask(b, x, mask)
 
 
 def _scatter(b: Builder, x: Var, specs, advanced, value) -> Var:
@@ -270,8 +278,8 @@ def _index_array(b: Builder, ids) -> Var:
             ids = ids.astype(np.int64)
     ids = as_var(b, ids)
     if ids.dtype == dtypes.BOOL:
-        raise UserError("a boolean mask combined with other indices is not supported: index with the mask alone "
-                        "(x[mask]), or with np.nonzero(mask)'s arrays", TypeError)
+        raise UserError("assigning through a boolean mask combined with other indices is not supported: assign "
+                        "with the mask alone (x[mask] = v), or with np.nonzero(mask)'s arrays", TypeError)
     if ids.dtype.kind not in "iu":
         raise UserError("arrays used as indices must be of integer type", IndexError)
     return ids
@@ -329,6 +337,31 @@ def _scatter_many(b: Builder, x: Var, specs, advanced, value) -> Var:
         return new
     _, extra, norm = _normalized(b, x, specs)
     return b.emit1("update_slice", [x, new, *extra], x.dtype, x.shape, specs=norm)
+
+
+def _is_bool_array(item) -> bool:
+    if isinstance(item, Var):
+        return item.dtype == dtypes.BOOL and not item.weak and item.ndim > 0
+    if isinstance(item, list) and item and not contains_var(item):
+        item = np.asarray(item)
+    return isinstance(item, np.ndarray) and item.dtype == np.bool_ and item.ndim > 0
+
+
+def _masks_as_ids(b: Builder, items, mask_dims: dict) -> tuple:
+    """An index with masks among other items (NumPy reads x[..., mask, ...] as x[..., *np.nonzero(mask), ...]):
+    each mask replaced by its positions, one int array per dim it spans; `mask_dims` gets the size each one's axis
+    must have."""
+    from .selection import nonzero_ids
+    out = []
+    for item in items:
+        if not _is_bool_array(item):
+            out.append(item)
+            continue
+        mask = as_var(b, np.asarray(item) if isinstance(item, list) else item)
+        for j, ids in enumerate(nonzero_ids(b, mask)):
+            mask_dims[id(ids)] = mask.shape[j]
+            out.append(ids)
+    return tuple(out)
 
 
 def _adjacent(axes) -> bool:
@@ -499,8 +532,9 @@ def at_most(env, a, n) -> bool:
     return False
 
 
-def gather(b: Builder, x: Var, ids, axis: int) -> Var:
-    """x.take(ids, axis) for integer ids (an array, a list, a range): ids.shape replaces dim `axis`."""
+def gather(b: Builder, x: Var, ids, axis: int, checked: bool = True) -> Var:
+    """x.take(ids, axis) for integer ids (an array, a list, a range): ids.shape replaces dim `axis`. Ids not
+    `checked` are known to be in range (a mask's positions)."""
     if isinstance(ids, (range, RuntimeRange)):
         ids = ids.materialize(b) if isinstance(ids, RuntimeRange) else np.arange(ids.start, ids.stop, ids.step)
     if isinstance(ids, list):
@@ -512,6 +546,7 @@ def gather(b: Builder, x: Var, ids, axis: int) -> Var:
         raise UserError("arrays used as indices must be of integer type", IndexError)
     n = x.shape[axis]
     shape = x.shape[:axis] + ids.shape + x.shape[axis + 1:]
-    flag = b.emit1("index_check", [ids], dtypes.BOOL, (), n=n)
-    b.check(flag, IndexError, f"index out of bounds for axis {axis} with size {n}")
+    if checked:
+        flag = b.emit1("index_check", [ids], dtypes.BOOL, (), n=n)
+        b.check(flag, IndexError, f"index out of bounds for axis {axis} with size {n}")
     return b.emit1("gather", [x, ids], x.dtype, shape, axis=axis)
