@@ -247,10 +247,30 @@ def passes_selections(a, b):
     return _spread(a[a > 0]) + _spread(b[b > 0]) + _spread(a[a > -1])
 
 
+def _positives(v):
+    w = v * 2.0 + 1.0
+    w = w - v / 3.0
+    w = np.tanh(w) + np.exp(-w) * 0.5
+    return w[w > 0.5] * 1.5 + w.sum()
+
+
+def returns_selections(a, b):
+    return _positives(a).sum() + _positives(b).sum(), _positives(a)
+
+
 def test_selections_passed_to_outlined_functions():
     a, b = np.linspace(-2, 2, 11), np.linspace(-1, 3, 7)
     check(passes_selections, a, b)
     assert "call callee=" in transpile(passes_selections).emit(a, b, stage="typed")
+
+
+def test_outlined_function_returning_a_selection():
+    """Regression: a function called again (outlined) whose result's size it computes from data was an internal
+    error ('size ... (result) used before the value that defines it'): the caller cannot allocate that result
+    before the call, so such a function is inlined."""
+    a, b = np.linspace(-2, 2, 11), np.linspace(-1, 3, 7)
+    check(returns_selections, a, b)
+    check(returns_selections, a[:0], b)
 
 
 def shrink_in_a_loop(x, t):

@@ -24,7 +24,7 @@ from ..runtime.signature import Unavailable, is_structure_object, result_templat
 from .builder import Builder
 from .elementwise import apply_ufunc
 from .control import Control, Undefined, contains_return
-from .outline import Outliner, WritesArrays, signature_key
+from .outline import MustInline, Outliner, WritesArrays, signature_key
 from .scope import Frame
 from .source import function_source
 from .values import (OPERATOR_UFUNCS, PY_OPERATORS, BoundMethod, Closure, Interpreted, RuntimeRange,
@@ -823,7 +823,7 @@ class Interpreter:
         if self.active and self.outliner.wants(key, src.node, fn):   # the compiled function itself: never outlined
             try:
                 return self.outliner.call(fn, key, bound.arguments, interpret)
-            except WritesArrays:
+            except MustInline:
                 self.outliner.size[key] = 0    # inline this signature from now on
         return self.outliner.inline_first(key, interpret, bound.arguments)
 
