@@ -315,3 +315,29 @@ def test_sizes_from_data_that_change_in_loops_and_branches():
             check(select_in_branches, x, c)
             check(select_in_branches, np.zeros(0), c)
         check(select_again_in_a_branch, x, c)
+
+
+def test_masks_known_at_compile_time_give_static_lengths():
+    x = np.arange(12.0).reshape(3, 4)
+    select_rows = transpile(lambda x: x[np.array([True, False, True])])
+    assert "float64[2,x.shape[1]]" in select_rows.emit(x, stage="typed")    # no count in the kernel
+    check(lambda x: x[np.array([True, False, True])], x)
+    check(lambda x: x[[True, False, True]], x)                              # a list of bools
+    check(lambda x: x[:, np.array([True, False, True, True])] + x[:, [1, 0, 1]], x)
+    check(lambda x: np.compress([0, 1], x, axis=1), x)
+    check(lambda x: np.extract(np.arange(12).reshape(3, 4) % 2, x), x)
+
+    def assign(x):
+        x[[True, False, True]] = 0
+        return x
+    check(assign, x)
+
+
+def test_mask_against_a_selection_is_checked_in_the_kernel():
+    """A mask whose length is static or another selection's, indexing a selection: the sizes are compared when the
+    kernel runs (NumPy's IndexError after the call), never read out of bounds."""
+    x = np.arange(12.0)
+    check(lambda x: x[x > 3][np.array([True, False] * 4)], x)
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        transpile(lambda x: x[x > 3][np.array([True, False] * 3)])(x)
+    check(lambda x, m: x[x > 3][m[x > 3]], x, x % 3 == 0)                   # the same mask: its own length

@@ -54,7 +54,8 @@ def parse_index(b: Builder, x: Var, index):
 def getitem(b: Builder, x: Var, index):
     if is_mask(index):
         from .selection import get_masked
-        return get_masked(b, x, as_var(b, index[0] if isinstance(index, tuple) else index))
+        mask = index[0] if isinstance(index, tuple) else index
+        return get_masked(b, x, mask if isinstance(mask, Var) else np.asarray(mask))
     items = index if isinstance(index, tuple) else (index,)
     if x.ndim == 0 and all(i is Ellipsis for i in items):
         # NumPy: a 0-d array indexed by () is a scalar; anything indexed by ... is a 0-d array (a view)
@@ -67,7 +68,7 @@ def getitem(b: Builder, x: Var, index):
         from .selection import match_mask_dim
         for axis, _, item in advanced:
             if id(item) in mask_dims:      # a mask's positions are in range once it has its axes' sizes
-                match_mask_dim(b, mask_dims[id(item)], x.shape[axis], axis)
+                match_mask_dim(b, mask_dims[id(item)], x.shape[axis], axis, reading=True)
     result = _basic(b, x, specs)
     if result is x and not advanced and not new_axes:
         result = same_view(b, x)         # x[...], x[:, ...]: a new view of x, as in NumPy
@@ -203,6 +204,8 @@ def is_mask(index) -> bool:
         index = index[0]
     if isinstance(index, Var):
         return index.dtype == dtypes.BOOL and not index.weak     # a 0-d mask too: all or nothing
+    if isinstance(index, list) and index and not contains_var(index):
+        index = np.asarray(index)                                # a list of bools is a mask
     return isinstance(index, np.ndarray) and index.dtype == np.bool_
 
 
@@ -357,7 +360,7 @@ def _masks_as_ids(b: Builder, items, mask_dims: dict) -> tuple:
         if not _is_bool_array(item):
             out.append(item)
             continue
-        mask = as_var(b, np.asarray(item) if isinstance(item, list) else item)
+        mask = item if isinstance(item, Var) else np.asarray(item)
         for j, ids in enumerate(nonzero_ids(b, mask)):
             mask_dims[id(ids)] = mask.shape[j]
             out.append(ids)

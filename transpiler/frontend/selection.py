@@ -21,8 +21,13 @@ from .shape_ops import as_var, expand_dims, normalize_axis, product, reshape, st
 
 def nonzero_ids(b: Builder, a, flat: bool = False) -> list:
     """int64 positions of the nonzero elements of `a` (at least 1-d): one array per dim, or one of flat positions.
-    One mask's selections in a region share their length (`x[m] + y[m]` broadcasts), so it is counted once."""
-    mask = to_bool(b, as_var(b, a))
+    One mask's selections in a region share their length (`x[m] + y[m]` broadcasts), so it is counted once. A mask
+    known at compile time gives constant positions (static lengths)."""
+    if not isinstance(a, Var):
+        arr = np.asarray(a)
+        ids = [np.flatnonzero(arr)] if flat else np.nonzero(arr)
+        return [b.const(i.astype(np.int64)) for i in ids]
+    mask = to_bool(b, a)
     prior = next((e for e in reversed(b.eqns) if e.prim == "nonzero" and e.inputs[0] is mask), None)
     if prior is not None and prior.params["flat"] == flat:
         return list(prior.outputs)
@@ -60,34 +65,42 @@ def flatnonzero(b: Builder, a) -> Var:
     return nonzero_ids(b, x if x.ndim else expand_dims(b, x, 0), flat=True)[0]
 
 
-def get_masked(b: Builder, x: Var, mask: Var) -> Var:
+def get_masked(b: Builder, x: Var, mask) -> Var:
     """x[mask] for a bool mask of x's shape or of its leading dims (which selects rows); a 0-d mask selects all of
     x (as one row) or nothing. A copy, as in NumPy."""
     from .indexing import gather
     if mask.ndim == 0:
-        x, mask = expand_dims(b, x, 0), expand_dims(b, mask, 0)
-    match_mask(b, x, mask)
+        x = expand_dims(b, x, 0)
+        mask = expand_dims(b, mask, 0) if isinstance(mask, Var) else np.expand_dims(mask, 0)
+    match_mask(b, x, mask, reading=True)
     ids, = nonzero_ids(b, mask, flat=True)
     k = mask.ndim
     rows = x if k == 1 else reshape(b, x, (product(x.shape[:k], b),) + tuple(x.shape[k:]))
     return gather(b, rows, ids, 0, checked=False)
 
 
-def match_mask(b: Builder, x: Var, mask: Var) -> None:
+def match_mask(b: Builder, x: Var, mask, reading: bool = False) -> None:
     """A mask indexes x's leading dims, whose sizes it must have: NumPy's IndexError otherwise (before the call
     for run-time sizes)."""
     if mask.ndim > x.ndim:
         raise UserError(f"too many indices for array: array is {x.ndim}-dimensional, but {mask.ndim} were indexed",
                         IndexError)
     for axis, (m, d) in enumerate(zip(mask.shape, x.shape)):
-        match_mask_dim(b, m, d, axis)
+        match_mask_dim(b, m, d, axis, reading)
 
 
-def match_mask_dim(b: Builder, m, d, axis: int) -> None:
+def match_mask_dim(b: Builder, m, d, axis: int, reading: bool = False) -> None:
+    """The mask's size m along an axis of size d. When only the kernel can compare them (one is a selection's
+    length), a read checks them there (IndexError after the call; its gathers clamp, so a mismatch reads nothing
+    out of bounds); a write, whose loops follow the mask, is refused."""
     m, d = b.env.find(m), b.env.find(d)
     message = f"boolean index did not match indexed array along axis {axis}"
     if isinstance(m, int) and isinstance(d, int):
         message += f"; size of axis is {d} but size of corresponding boolean axis is {m}"
+    if reading and b.env.needs_kernel_check(m, d):
+        sizes = [b.emit1("size_value", [], dtypes.INT64, (), dim=s) for s in (m, d)]
+        b.check(b.emit1("ne", sizes, dtypes.BOOL, ()), IndexError, message)
+        return
     b.env.unify(m, d, message, IndexError)
 
 
@@ -102,7 +115,7 @@ def compress(b: Builder, condition, a, axis=None, out=None) -> Var:
     if axis is None:
         x, axis = reshape(b, x, (product(x.shape, b),)), 0
     axis = normalize_axis(axis, x.ndim)
-    cond = as_var(b, condition)
+    cond = condition if isinstance(condition, Var) else np.asarray(condition)   # constant: static positions
     if cond.ndim != 1:
         raise UserError("condition must be a 1-d array", ValueError)
     ids, = nonzero_ids(b, cond)
@@ -113,7 +126,8 @@ def compress(b: Builder, condition, a, axis=None, out=None) -> Var:
 
 def extract(b: Builder, condition, arr) -> Var:
     """np.extract: np.take(np.ravel(arr), np.nonzero(np.ravel(condition))[0])."""
-    return compress(b, reshape(b, as_var(b, condition), (-1,)), arr)
+    cond = reshape(b, condition, (-1,)) if isinstance(condition, Var) else np.ravel(condition)
+    return compress(b, cond, arr)
 
 
 def where_one(b: Builder, condition) -> tuple:
