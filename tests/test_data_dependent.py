@@ -341,3 +341,34 @@ def test_mask_against_a_selection_is_checked_in_the_kernel():
     with pytest.raises(IndexError, match="boolean index did not match"):
         transpile(lambda x: x[x > 3][np.array([True, False] * 3)])(x)
     check(lambda x, m: x[x > 3][m[x > 3]], x, x % 3 == 0)                   # the same mask: its own length
+
+
+def assign_among_other_indices(x, m):
+    x[:, m] = -1.0
+    return x
+
+
+def add_at_a_mask_and_an_int(x, m):
+    x[m, 0] += 5
+    return x
+
+
+def multiply_selection_by_itself(x, m):
+    x[m] *= x[m]
+    return x
+
+
+def add_a_row_to_selected_rows(x, m):
+    x[m] += np.arange(4.0)
+    return x
+
+
+def test_writes_through_masks():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    check(assign_among_other_indices, x, np.array([True, False, True]))
+    check(assign_among_other_indices, x, np.zeros(3, bool))
+    check(add_at_a_mask_and_an_int, x, np.array([False, True]))
+    check(multiply_selection_by_itself, x, x > 10)          # values, one per selected element
+    check(add_a_row_to_selected_rows, x, x[:, :, 0] > 10)   # a row added to each selected row
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        transpile(assign_among_other_indices)(x, np.array([True, False]))

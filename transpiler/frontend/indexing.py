@@ -64,11 +64,7 @@ def getitem(b: Builder, x: Var, index):
     if any(_is_bool_array(i) for i in items):
         index = _masks_as_ids(b, items, mask_dims)   # x[mask, j], x[:, mask]: its positions, one array per dim
     specs, new_axes, advanced = parse_index(b, x, index)
-    if mask_dims:
-        from .selection import match_mask_dim
-        for axis, _, item in advanced:
-            if id(item) in mask_dims:      # a mask's positions are in range once it has its axes' sizes
-                match_mask_dim(b, mask_dims[id(item)], x.shape[axis], axis, reading=True)
+    _match_mask_dims(b, x, advanced, mask_dims, reading=True)
     result = _basic(b, x, specs)
     if result is x and not advanced and not new_axes:
         result = same_view(b, x)         # x[...], x[:, ...]: a new view of x, as in NumPy
@@ -108,7 +104,12 @@ def setitem(b: Builder, x: Var, index, value) -> Var:
     an int array truncates) and broadcast to x[index]'s shape."""
     if is_mask(index):
         return _set_masked(b, x, as_var(b, index), value)
+    items = index if isinstance(index, tuple) else (index,)
+    mask_dims: dict = {}
+    if any(_is_bool_array(i) for i in items):
+        index = _masks_as_ids(b, items, mask_dims)     # x[:, mask] = v: at the mask's positions
     specs, new_axes, advanced = parse_index(b, x, index)
+    _match_mask_dims(b, x, advanced, mask_dims, reading=False)
     if len(advanced) > 1 or advanced and any(s[0] != "all" for s in specs):
         return _scatter_many(b, x, specs, advanced, value)
     if advanced:
@@ -281,8 +282,8 @@ def _index_array(b: Builder, ids) -> Var:
             ids = ids.astype(np.int64)
     ids = as_var(b, ids)
     if ids.dtype == dtypes.BOOL:
-        raise UserError("assigning through a boolean mask combined with other indices is not supported: assign "
-                        "with the mask alone (x[mask] = v), or with np.nonzero(mask)'s arrays", TypeError)
+        raise UserError("boolean arrays combined with other indices are not supported here: use "
+                        "np.nonzero(mask)'s arrays", TypeError)
     if ids.dtype.kind not in "iu":
         raise UserError("arrays used as indices must be of integer type", IndexError)
     return ids
@@ -348,6 +349,14 @@ def _is_bool_array(item) -> bool:
     if isinstance(item, list) and item and not contains_var(item):
         item = np.asarray(item)
     return isinstance(item, np.ndarray) and item.dtype == np.bool_ and item.ndim > 0
+
+
+def _match_mask_dims(b: Builder, x: Var, advanced, mask_dims: dict, reading: bool) -> None:
+    """A mask's positions (from _masks_as_ids) are in range once the mask has the sizes of the axes it indexes."""
+    from .selection import match_mask_dim
+    for axis, _, item in advanced:
+        if id(item) in mask_dims:
+            match_mask_dim(b, mask_dims[id(item)], x.shape[axis], axis, reading)
 
 
 def _masks_as_ids(b: Builder, items, mask_dims: dict) -> tuple:

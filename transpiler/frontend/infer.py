@@ -249,11 +249,13 @@ class Interpreter:
         self._located(s.target, frame, lambda: self.setitem(container, index, new, s.target, frame))
 
     def _augassign_masked(self, s, x: Var, mask, frame):
-        """x[mask] op= v with one v for every selected element: x op v where the mask is set."""
+        """x[mask] op= v: with one v for every selected element, x op v where the mask is set; else as Python runs
+        it, tmp = x[mask]; tmp op= v; x[mask] = tmp (v one value or row per selected element)."""
         rhs = self.eval(s.value, frame)
         if (rhs.ndim if isinstance(rhs, Var) else np.ndim(rhs)) != 0:
-            raise self.error_at(s.value, frame, "x[mask] op= an array of values (one per selected element) is not "
-                                "supported yet; write x = np.where(mask, x op values, x)", TypeError)
+            old = self._located(s.target, frame, lambda: self.subscript(x, mask))
+            new = self.inplace(old, s.op, rhs)
+            return self._located(s.target, frame, lambda: self.setitem(x, mask, new, s.target, frame))
         mask = indexing.as_var(self.b, mask)
         self._located(s, frame, lambda: self.memory.write(self.b, x, indexing.masked_merge(
             self.b, x, mask, self.inplace(x, s.op, rhs))))
