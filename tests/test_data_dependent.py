@@ -214,10 +214,17 @@ def test_empty_selections_follow_numpy():
         transpile(lambda x: x[x > 10].max())(x)
 
 
-def test_selections_with_two_masks_cannot_be_combined():
-    """Two masks give two sizes the kernel computes: combining them elementwise is refused (not guessed)."""
-    x = np.arange(6.0)
-    with pytest.raises(ValueError, match="cannot check that the run-time sizes"):
+def test_selections_of_two_masks_are_compared_in_the_kernel():
+    """Two masks give two sizes the kernel computes: combined elementwise, they are compared there (NumPy's
+    ValueError after the call when they differ); each operand is cut to the common size, so nothing is read past
+    either."""
+    x = np.arange(-3.0, 4.0)
+    check(lambda x: x[x > 0] + x[x > -1][1:], x)
+    check(lambda x: x[x > 0] * x[x < 0][::-1], x)
+    check(lambda x, y: np.where(x[x > 0] > 1, x[x > 0], y[y > 1]), x, x + 0.5)
+    check(lambda x: x[x > 10] + x[x > 11], x)                       # both empty
+    check(lambda x: x[x[:, 0] > 0] + x[x[:, 1] > 2], np.arange(12.0).reshape(3, 4))   # rows
+    with pytest.raises(ValueError, match="operands could not be broadcast together"):
         transpile(lambda x: x[x > 0] + x[x > 1])(x)
 
 
