@@ -227,3 +227,12 @@ def test_mismatched_concat_raises():
         transpile(lambda a, b: np.concatenate([a, b], axis=0))(arr((2, 3)), arr((2, 4)))
     with pytest.raises(CompileError):
         transpile(lambda a, b: np.concatenate([a, b]), static_shapes=True)(arr((2, 3)), arr((2, 4)))
+
+
+def test_concatenate_lists_holding_run_time_numbers():
+    """A list among the arrays that holds run-time numbers is the array NumPy makes of it (was refused)."""
+    x, i = np.arange(4.0), np.arange(4, dtype=np.int32)
+    check(lambda x: np.concatenate((x, [len(x)])), x)
+    check(lambda x: np.concatenate((x, [len(x), x[0]])), x)
+    check(lambda i: np.concatenate(([len(i)], i)), i)
+    check(lambda i: np.concatenate(([i[0] * 2], i)), i)
