@@ -128,7 +128,3 @@ def extract(b: Builder, condition, arr) -> Var:
     """np.extract: np.take(np.ravel(arr), np.nonzero(np.ravel(condition))[0])."""
     cond = reshape(b, condition, (-1,)) if isinstance(condition, Var) else np.ravel(condition)
     return compress(b, cond, arr)
-
-
-def where_one(b: Builder, condition) -> tuple:
-    return nonzero(b, np.asarray(condition) if not isinstance(condition, Var) else condition)
