@@ -296,8 +296,8 @@ def unsupported_linalg(x):
     return np.linalg.inv(x)  # error: TypeError
 
 
-def unique_values(x):
-    return np.unique(x)  # error: CompileError
+def reduction_with_where(x):
+    return x.sum(where=x > 0)  # error: CompileError
 
 
 def index_with_float(x):
@@ -376,7 +376,7 @@ CASES = {
     "compile_time_zero_division": ((np.ones(4),), {}),
     "import_missing_module": ((np.ones(4),), {}),
     "unsupported_linalg": ((np.ones((3, 3)),), {}),
-    "unique_values": ((np.ones(3),), {}),
+    "reduction_with_where": ((np.ones(3),), {}),
     "index_with_float": ((np.ones(4),), {}),
     "bitwise_on_float": ((np.ones(4),), {}),
     "int_to_negative_power": ((np.arange(1, 4),), {}),
