@@ -214,3 +214,38 @@ def cavity_flow(nx, ny, nt, nit, u, v, dt, dx, dy, p, rho, nu):
         v[-1, :] = 0
         v[:, 0] = 0
         v[:, -1] = 0
+
+
+# ---- data-dependent sizes -------------------------------------------------------------------------------------
+def group_sums(keys, values):
+    """Sums of the values over each run of equal keys (sorted keys, as a group-by does): the runs start where
+    np.diff changes, found with a mask; one sum per run from the running total."""
+    change = np.diff(keys) != 0
+    starts = np.flatnonzero(np.concatenate(([True], change)))
+    ends = np.concatenate((starts[1:], [len(keys)]))
+    totals = np.cumsum(values)
+    return keys[starts], totals[ends - 1] - np.concatenate(([0.0], totals[ends[:-1] - 1]))
+
+
+def sieve(is_prime):
+    """The sieve of Eratosthenes over a boolean array (all True on entry): the primes below its length."""
+    n = len(is_prime)
+    is_prime[:2] = False
+    i = 2
+    while i * i < n:
+        if is_prime[i]:
+            is_prime[i * i::i] = False
+        i += 1
+    return np.flatnonzero(is_prime)
+
+
+def clipped_mean_outliers(x, k):
+    """Iterative sigma clipping: drop values more than k standard deviations from the mean until none is."""
+    kept = x
+    while True:
+        mean, std = kept.mean(), kept.std()
+        inside = np.abs(kept - mean) <= k * std
+        if inside.all():
+            break
+        kept = kept[inside]
+    return kept.mean(), kept.shape[0]

@@ -24,6 +24,12 @@ FUNCTIONS = {
     "row": lambda x: x[0],
     "flip": lambda x: np.flip(x, 0),
     "swapaxes": lambda x: np.swapaxes(x, 0, 1),
+    # views of a C-contiguous argument, copies of the others (NumPy decides from strides; contiguity is in the key)
+    "reshape": lambda x: x.reshape(-1),
+    "reshape rows": lambda x: x.reshape(3, 16),
+    "ravel": lambda x: x.ravel(),
+    "np.ravel": lambda x: np.ravel(x),
+    "slice of a reshape": lambda x: x.reshape(-1)[2:],
     # new arrays
     "copy": lambda x: x.copy(),
     "np.copy": lambda x: np.copy(x),
@@ -186,3 +192,60 @@ def test_a_2d_identity_view_is_a_new_object():
     x = np.arange(6.0).reshape(2, 3)
     got = transpile(fn)(x)
     assert got is not x and np.shares_memory(got, x)
+
+
+# views at positions only the kernel knows: the kernel returns the positions, the call makes the same view of the
+# caller's array (they were returned as copies)
+RUN_TIME_VIEWS = {
+    "start from data": lambda x, s, i: x[s[0]:],
+    "bounds and step from data": lambda x, s, i: x[s[1]:s[0]:s[2]],
+    "negative step from data": lambda x, s, i: x[::-s[2]],
+    "row at a NumPy-scalar index": lambda x, s, i: x[i],
+    "row slice": lambda x, s, i: x[i, 1:],
+    "columns at a run-time step": lambda x, s, i: x[:, ::i],
+    "view of a view": lambda x, s, i: x[s[0]:][i:].T,
+    "reshape of a run-time slice": lambda x, s, i: x[s[0]:].reshape(-1),
+}
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "reversed"])
+@pytest.mark.parametrize("s, i", [((2, 1, 2), 1), ((-3, 0, 1), -1), ((9, 7, 3), 2)], ids=str)
+@pytest.mark.parametrize("name", list(RUN_TIME_VIEWS))
+def test_a_view_at_run_time_positions_is_a_view_of_the_callers_array(name, layout, s, i):
+    fn = RUN_TIME_VIEWS[name]
+    x, y = argument(layout), argument(layout)
+    s, i = np.array(s), np.int64(i)
+    expected, got = fn(x, s, i), transpile(fn)(y, s, i)
+    np.testing.assert_array_equal(got, expected)
+    assert np.shares_memory(got, y) == np.shares_memory(expected, x)
+    if expected.size and np.shares_memory(expected, x):
+        expected.flat[0] = -7.0
+        got.flat[0] = -7.0
+        np.testing.assert_array_equal(y, x)
+
+
+def test_a_view_made_in_a_run_time_loop_is_returned_as_a_copy():
+    """Its position is a value of the loop's body, not one the kernel can return: a copy, as before."""
+    def f(x, n):
+        v = x[0]
+        for j in range(n):
+            v = x[j]
+        return v
+
+    x = np.arange(10.0).reshape(5, 2)
+    got = transpile(f)(x, np.int64(3))
+    np.testing.assert_array_equal(got, f(x, 3))
+
+
+def test_results_that_view_one_another_at_run_time_positions_share_memory():
+    def f(x, s):
+        r = x * 2
+        return r, r[s[0]:], r[::s[1]][1:]
+
+    x, s = np.arange(6.0), np.array([2, -2])
+    expected, got = f(x, s), transpile(f)(x, s)
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
+    assert np.shares_memory(got[0], got[1]) and np.shares_memory(got[0], got[2])
+    got[0][-1] = -1.0
+    assert got[1][-1] == -1.0 and got[2][0] == got[0][-3]

@@ -226,11 +226,9 @@ NASTY = textwrap.dedent(r'''
     f_add, f_red, f_gather, f_mm, f_shapes = map(transpile, (add, reduce_all, gather, mm, shapes))
     raw = np.zeros(1001, np.uint8)
     misaligned = raw[1:801].view(np.float64)
-    from transpiler import CompileError
     V = None    # NumPy's value, compared exactly (dtype, shape, NaNs equal)
     # Each case with what it must give: NumPy's value, or the exception type NumPy raises (the documented refusals:
-    # unsupported dtypes and list arguments that NumPy would treat as Python lists are TypeError, boolean masks
-    # a CompileError)
+    # unsupported dtypes and list arguments that NumPy would treat as Python lists are TypeError)
     cases = [
         (f_add, (np.ones(3), np.ones(4)), ValueError),
         (f_add, (np.ones((0, 3)), np.ones((5, 1))), ValueError),
@@ -261,7 +259,9 @@ NASTY = textwrap.dedent(r'''
         (f_gather, (np.ones((0, 2)), np.array([0])), IndexError),
         (f_gather, (np.ones((5, 2)), np.array([], np.int64)), V),
         (f_gather, (np.ones((5, 2)), np.array([1.5])), IndexError),
-        (f_gather, (np.ones((5, 2)), np.array([True, False, True, False, True])), CompileError),
+        (f_gather, (np.ones((5, 2)), np.array([True, False, True, False, True])), V),
+        (f_gather, (np.ones((5, 2)), np.array([True, False, True])), IndexError),
+        (f_gather, (np.ones((5, 2)), np.zeros((0, 2), bool)), IndexError),
         (f_gather, (np.ones((5, 2)), [[0, 1], [2, 3]]), V),
         (f_gather, (np.ones((5, 2)), 7), IndexError),
         (f_gather, (np.ones((5, 2)), -9), IndexError),

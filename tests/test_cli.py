@@ -42,6 +42,15 @@ def test_function_selection_and_scalar_args(tmp_path):
     assert r.returncode == 0 and "tensor<3xi32>" in r.stdout
 
 
+def test_array_types_are_c_contiguous(tmp_path):
+    """An array type describes a C-contiguous array, as NumPy makes them: a write through its reshape compiles (it
+    is a view; for an array of another layout it would be refused)."""
+    src = tmp_path / "flat.py"
+    src.write_text("def f(x: 'float64[?,3]'):\n    x.reshape(-1)[0] = 1.0\n    return x\n")
+    r = run(str(src), "--emit", "typed")
+    assert r.returncode == 0, r.stderr
+
+
 def test_errors_are_located_without_traceback(tmp_path):
     src = tmp_path / "bad.py"
     src.write_text("import numpy as np\n\ndef f(x: 'bool[?]'):\n    return x - x\n")

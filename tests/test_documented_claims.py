@@ -40,19 +40,24 @@ def test_a_run_time_size_of_one_raises_where_numpy_broadcasts():
 
 # ---- semantics.md, Memory: a result that would alias an input is a copy ----------------------------------------
 def reshaped(x):
-    return x.reshape(-1)
+    return x.reshape(x.shape[0], 2, -1)
 
 
-def row_at(x, i):
-    return x[i]
+def row_in_a_loop(x, n):
+    v = x[0]
+    for j in range(n):
+        v = x[j]
+    return v
 
 
-@pytest.mark.parametrize("fn, args", [(reshaped, ()), (row_at, (np.int64(1),))], ids=["reshape", "run-time index"])
+@pytest.mark.parametrize("fn, args", [(reshaped, ()), (row_in_a_loop, (np.int64(2),))],
+                         ids=["reshape of a non-contiguous argument", "view made in a run-time loop"])
 def test_results_numpy_would_return_as_views_are_copies_where_documented(fn, args):
-    """A reshape of an argument, or a view at a position the kernel computes, is returned as a copy: it shares no
-    memory with the argument, and a later write to the caller's array does not show through it. (A NumPy scalar
-    index is a run-time value; a Python int index specializes, and `x[1]` is then a view as in NumPy.)"""
-    x = np.arange(12.0).reshape(3, 4)
+    """A reshape of an argument that is not C-contiguous (NumPy decides from its strides), or a view at a position
+    computed in a run-time loop, is returned as a copy: it shares no memory with the argument, and a later write to
+    the caller's array does not show through it. (A reshape of a C-contiguous argument, and a view at a position
+    the kernel computes at its top level, are views as in NumPy.)"""
+    x = np.arange(24.0).reshape(4, 6)[:, :4]
     expected = fn(x.copy(), *args)
     assert np.shares_memory(fn(x, *args), x)                      # NumPy: a view
     got = transpile(fn)(x, *args)

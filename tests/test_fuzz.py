@@ -2,7 +2,7 @@
 
 A program is a real Python function, generated as source text (straight-line NumPy: elementwise operators and
 ufuncs with broadcasting, reductions with axis/keepdims, matmul, transpose, reshape, slicing, expand_dims,
-concatenate, casts), written to a .py file in a temporary directory, imported, and compiled with `transpile`. Its
+concatenate, casts, masks and np.nonzero: selections whose length the kernel computes), written to a .py file in a temporary directory, imported, and compiled with `transpile`. Its
 NumPy run is the reference: the compiled run must return the same type, dtype, shape and values, or raise the same
 exception type where NumPy raises (max of an empty axis, x[0] of an empty array, ...).
 
@@ -354,9 +354,29 @@ def op_concat(c, nodes):
     return f"np.concatenate([{a.name}, {b.name}], axis={axis})", shape, {"args": [a, b]}
 
 
+def op_select(c, nodes):
+    """Selections whose length the kernel computes from the data: a mask of the operand's shape or of its rows,
+    np.flatnonzero, np.nonzero's first array. The masks compare exact values only (a comparison is discontinuous)."""
+    a = _pick(c, nodes, lambda n: not n.approx)
+    if a is None:
+        return None
+    nd = len(a.shape)
+    kind = c.choice(["mask", "mask", "rows", "flatnonzero", "nonzero"])
+    threshold = c.choice(["0", "1", "-1", "2"])
+    if kind == "mask":
+        return f"{a.name}[{a.name} > {threshold}]", (fresh("sel"),), {"args": [a]}
+    if kind == "rows" and nd >= 2:
+        return f"{a.name}[{a.name}[..., 0] > {threshold}]", (fresh("rows"), a.shape[-1]), {"args": [a]}
+    if kind == "flatnonzero":
+        return f"np.flatnonzero({a.name} > {threshold})", (fresh("nz"),), {"args": [a]}
+    if kind == "nonzero" and nd >= 1:
+        return f"np.nonzero({a.name} > {threshold})[0]", (fresh("nz"),), {"args": [a]}
+    return None
+
+
 # weights: shape ops are often invalid for the operand's rank (and then another op is drawn), so they come often
 OPS = [op_unary, op_unary, op_binary, op_binary, op_binary, op_cast, op_reduce, op_reduce, op_matmul, op_shape,
-       op_shape, op_shape, op_shape, op_concat]
+       op_shape, op_shape, op_shape, op_concat, op_select]
 
 
 def sample_value(dtype: str, shape: tuple, rng, kind: str = "array"):
@@ -782,7 +802,8 @@ def test_generator_is_varied():
     text = "\n".join(generate(RandomChooser(seed)).source for seed in range(300))
     for needle in ("@", ".reshape(", "np.concatenate(", "keepdims=True", "[1:]", "[::-1]", "[::2]", "[0]",
                    "[..., :2]", "[:, None]", "np.expand_dims(", ".T", "np.transpose(", "np.swapaxes(", "np.exp(",
-                   "np.sum(", ".max(", "mean(", ".astype(", "np.where(", " // ", " % ", "np.fmax(", "any(", "all("):
+                   "np.sum(", ".max(", "mean(", ".astype(", "np.where(", " // ", " % ", "np.fmax(", "any(", "all(",
+                   "np.flatnonzero(", "np.nonzero(", " > 0]"):
         assert needle in text, needle
 
 

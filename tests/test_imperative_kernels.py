@@ -74,3 +74,21 @@ def test_cavity_flow():
     nx = ny = 9
     u, v, p = np.zeros((ny, nx)), np.zeros((ny, nx)), np.zeros((ny, nx))
     check(P.cavity_flow, nx, ny, 5, 4, u, v, 0.001, 2 / (nx - 1), 2 / (ny - 1), p, 1.0, 0.1)
+
+
+@pytest.mark.parametrize("n", [1, 6, 40])
+def test_group_sums(n):
+    keys = np.sort(rng(n).integers(0, 5, n))
+    check(P.group_sums, keys, rng(n + 1).random(n))
+    check(P.group_sums, np.zeros(n, np.int64), np.ones(n))      # one group
+
+
+@pytest.mark.parametrize("n", [2, 3, 50, 101])
+def test_sieve(n):
+    check(P.sieve, np.ones(n, bool))
+
+
+def test_sigma_clipping():
+    x = np.concatenate([rng(6).standard_normal(200), [15.0, -12.0, 40.0]])
+    check(P.clipped_mean_outliers, x, 3.0)
+    check(P.clipped_mean_outliers, np.ones(5), 1.0)

@@ -38,6 +38,27 @@ def test_repeated_calls_are_one_function():
     assert "func.func private" not in emit(P.mlp, x, layers([6, 6, 6, 6, 2]), stage="mlir")
 
 
+def _spread(v):
+    w = v * 2.0 + 1.0
+    w = w - v / 3.0
+    w = np.tanh(w) + np.exp(-w) * 0.5
+    return w.sum() + w.max() + w.max() * w.mean()
+
+
+def _spread_three_times(a, b):
+    return _spread(a) + _spread(b) + _spread(a[1:])
+
+
+def test_outlined_function_with_two_alike_checks():
+    """Regression: an outlined function's two emptiness checks of one size (w.max() twice) became one value after
+    CSE, materialized into two destinations, which did not bufferize (an internal compiler error)."""
+    a, b = np.linspace(-2, 2, 11), np.linspace(-1, 3, 7)
+    assert "= call callee='_spread" in emit(_spread_three_times, a, b, stage="typed")
+    check(_spread_three_times, a, b)
+    with pytest.raises(ValueError, match="zero-size array"):
+        transpile(_spread_three_times)(a, b[:0])
+
+
 def test_zip_map_sorted_and_dict_comprehension():
     ws = [RNG.standard_normal((4, 3)).astype(np.float32) for _ in range(3)]
     bs = [RNG.standard_normal(3).astype(np.float32) for _ in range(3)]

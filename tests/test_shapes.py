@@ -114,6 +114,50 @@ def test_mixed_advanced_and_int_index_order():
     check(lambda x: x[:, 0, [1, 2]], x)      # adjacent: they stay in place
 
 
+# several integer arrays (NumPy's advanced indexing): broadcast together, with ints and slices between them
+MANY_INDEX_READS = [
+    lambda x, r, c: x[r, c],
+    lambda x, r, c: x[r[:, None], c[None, :]],       # an outer product of indices
+    lambda x, r, c: x[r, :, c],                      # separated by a slice: the broadcast dims go first
+    lambda x, r, c: x[:, r, c],                      # adjacent: they stay in place
+    lambda x, r, c: x[r, c, 1:],
+    lambda x, r, c: x[r, 0, c],                      # an int between them counts as advanced: adjacent
+    lambda x, r, c: x[0, r, ::-1][c],
+    lambda x, r, c: x[..., r[:, None], c],
+    lambda x, r, c: x[r, -1, [0]],                   # a list broadcast against an array
+    lambda x, r, c: x[-1, :, c] + x[r, 1, c],
+]
+
+
+@pytest.mark.parametrize("shape", [(3, 4, 5), (1, 3, 4), (4, 1, 4), (2, 3, 0)])
+@pytest.mark.parametrize("r, c", [([0, 2, -1], [1, 0, 3]), ([0], [2, -3, 1]), ([], [])], ids=str)
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_several_index_arrays(shape, r, c, dtype):
+    x = arr(shape).astype(dtype)
+    r = np.array([i % shape[0] for i in r], np.int64)
+    c = np.array([i % max(shape[2], 1) for i in c], np.int32) if shape[2] else np.zeros((0,), np.int32)
+    for fn in MANY_INDEX_READS:
+        try:
+            fn(x, r, c)
+        except (IndexError, ValueError) as e:       # out of range, or shapes that do not broadcast, for this x
+            with pytest.raises(type(e)):
+                transpile(fn)(x, r, c)
+            continue
+        check(fn, x, r, c)
+
+
+def test_several_index_arrays_out_of_range_and_mismatched():
+    x = arr((3, 4))
+    f = transpile(lambda x, r, c: x[r, c])
+    for r, c in (([0, 3], [0, 1]), ([0, 1], [0, -5]), ([-4], [1])):
+        with pytest.raises(IndexError):
+            f(x, np.array(r), np.array(c))
+    with pytest.raises(CompileError, match="could not be broadcast") as e:
+        transpile(lambda x: x[[0, 1], [0, 1, 2]])(x)
+    assert isinstance(e.value, IndexError)
+    check(lambda x, m: x[m, 0], x, np.array([True, False, True]))   # a mask among other indices: its positions
+
+
 @pytest.mark.parametrize("static", [False, True])
 def test_split_and_join(static):
     x = arr((4, 12))
@@ -183,3 +227,12 @@ def test_mismatched_concat_raises():
         transpile(lambda a, b: np.concatenate([a, b], axis=0))(arr((2, 3)), arr((2, 4)))
     with pytest.raises(CompileError):
         transpile(lambda a, b: np.concatenate([a, b]), static_shapes=True)(arr((2, 3)), arr((2, 4)))
+
+
+def test_concatenate_lists_holding_run_time_numbers():
+    """A list among the arrays that holds run-time numbers is the array NumPy makes of it (was refused)."""
+    x, i = np.arange(4.0), np.arange(4, dtype=np.int32)
+    check(lambda x: np.concatenate((x, [len(x)])), x)
+    check(lambda x: np.concatenate((x, [len(x), x[0]])), x)
+    check(lambda i: np.concatenate(([len(i)], i)), i)
+    check(lambda i: np.concatenate(([i[0] * 2], i)), i)

@@ -230,6 +230,127 @@ def test_integer_array_out_of_range():
         transpile(set_ids)(np.zeros(3), np.array([0, 3]))
 
 
+# ---- several integer arrays, or one among other indices (NumPy's advanced indexing) ----------------------------
+def set_pairs(x, r, c, v):
+    x[r, c] = v              # the last of repeated (r, c) pairs wins
+    return x
+
+
+def add_at_pairs(x, r, c):
+    x[r, c] += 10            # buffered, as in NumPy: a repeated pair adds once
+    return x
+
+
+def set_outer(x, r, c):
+    x[r[:, None], c[None, :]] = np.arange(len(r) * len(c)).reshape(len(r), len(c))
+    return x
+
+
+def set_ids_with_int_and_slice(x, r, v):
+    x[r, 1] = v
+    x[r, 2:] *= 2
+    x[-1, r % x.shape[1]] = -1
+    return x
+
+
+def set_ids_and_slice(x, r, v):
+    x[r, 1:] = v
+    return x
+
+
+def set_separated(x, r, c, v):
+    x[r, :, c] = v           # separated by a slice: v's leading dims are the indices'
+    x[0, :, c] = -1          # an int counts as advanced: separated too
+    return x
+
+
+def set_adjacent(x, r, c, v):
+    x[:, r, c] = v
+    return x
+
+
+@pytest.mark.parametrize("r, c", [([0, 2, 2, -1], [1, 0, 0, 3]), ([1], [0, 3, -2]), ([], [])], ids=str)
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_several_index_arrays_assignment(r, c, dtype):
+    x = (rng().random((3, 4)) * 10).astype(dtype)
+    r, c = np.array(r, np.int64), np.array(c, np.int16)
+    v = (rng(1).random(np.broadcast_shapes(r.shape, c.shape)) * 10 - 5)   # floats into ints: truncated
+    check(set_pairs, x, r, c, v)
+    check(set_pairs, x, r, c, 2.5)
+    check(add_at_pairs, x, r, c)
+    check(set_outer, x, r % 3, c % 4)
+    check(set_ids_with_int_and_slice, x, r % 3, 7.9)
+    check(set_ids_with_int_and_slice, x, r % 3, np.arange(len(r)))
+
+
+@pytest.mark.parametrize("shape", [(3, 4, 5), (1, 4, 1), (3, 1, 5)])
+def test_several_index_arrays_assignment_in_3d(shape):
+    x = rng().random(shape)
+    r, c = np.array([0, -1, 0]), np.array([shape[2] - 1, 0, 0])
+    check(set_separated, x, r, c, rng(2).random((3, shape[1])))
+    check(set_separated, x, r, c, rng(2).random(shape[1]))         # broadcast over the indices' dim
+    check(set_adjacent, x, np.array([0, shape[1] - 1]), c[:2], rng(3).random((shape[0], 2)))
+
+
+def test_several_index_arrays_assignment_checks_before_it_writes():
+    x = np.zeros((3, 4))
+    for r, c in (([0, 3], [0, 1]), ([0, 1], [0, -5])):
+        with pytest.raises(IndexError):
+            transpile(set_pairs)(x, np.array(r), np.array(c), 1.0)
+    for r in ([0, 3], [-4, 0]):
+        with pytest.raises(IndexError):
+            transpile(set_ids_and_slice)(x, np.array(r), 1.0)
+    assert not x.any()
+    with pytest.raises(IndexError, match="could not be broadcast"):
+        transpile(set_pairs)(x, np.array([0, 1]), np.array([0, 1, 2]), 1.0)
+    with pytest.raises(ValueError, match="could not broadcast"):
+        transpile(set_pairs)(x, np.array([0, 1]), np.array([0, 1]), np.ones(3))
+    assert not x.any()
+
+
+def set_ids_at_a_run_time_int(x, j, r):
+    x[r, j] = 5
+    y = x[1:]
+    y[r % 3, [0, 1, 1]] -= 1    # through a view
+    return x, y
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_several_index_arrays_assignment_through_views_and_layouts(layout):
+    x = np.arange(24.0).reshape(4, 6)
+    x = {"C": x, "F": np.asfortranarray(x), "strided": np.arange(48.0).reshape(4, 12)[:, ::2]}[layout]
+    check(set_ids_at_a_run_time_int, x, np.int64(-2), np.array([0, -1, 2]))
+
+
+def write_through_an_index_by_a_0d_array(x, i):
+    y = x[i]                 # a 0-d integer array is an advanced index: a copy
+    y[0] = -5
+    z = x[i, 1:]
+    z[0] = -6
+    w = x[i[()]]             # a NumPy scalar: a view
+    w[-1] = -7
+    return x, y, z, w
+
+
+@pytest.mark.parametrize("i", [1, -1, 0])
+def test_an_index_by_a_0d_array_is_a_copy(i):
+    """Regression: x[np.array(1)] was a view (NumPy: a copy), so a write through it changed x."""
+    x = np.arange(12.0).reshape(3, 4)
+    got = check(write_through_an_index_by_a_0d_array, x, np.array(i))
+    assert not np.shares_memory(got[1], got[0]) and np.shares_memory(got[3], got[0])
+
+
+def set_pairs_in_a_loop(x, r, c):
+    for k in range(x.shape[0]):
+        x[r, c] += x[k, 0]
+        x[k, c] = k
+    return x
+
+
+def test_several_index_arrays_assignment_in_a_run_time_loop():
+    check(set_pairs_in_a_loop, rng().random((4, 3)), np.array([1, 3]), np.array([2, 0]))
+
+
 # ---- out=, np.copyto -------------------------------------------------------------------------------------------
 def ufunc_out(a, b):
     c = np.empty_like(a)
@@ -360,6 +481,37 @@ def alias_written_after_join(x, c):
     y = a if c > 0 else b
     a[0] = -1
     return y + 1
+
+
+def write_through_reshape(x, v):
+    flat = x.reshape(-1)
+    flat[1:3] = v
+    x.ravel()[-1:] += 10
+    y = x.reshape(x.shape[0], -1)      # 3-d into 2-d
+    y[-1] *= 2
+    return flat, y
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (1, 3, 1), (2, 1, 0)])
+def test_writes_through_a_reshape_of_a_contiguous_argument(shape):
+    """A reshape or ravel of a C-contiguous argument is a view (C-contiguity is part of the key): writes through it
+    change the caller's array, as in NumPy; the returned reshapes share its memory."""
+    x = rng().random(shape)
+    v = np.array([-1.0, -2.0])[:min(2, max(x.size - 1, 0))]
+    check(write_through_reshape, x, v)
+    ref = x.copy()
+    got = transpile(write_through_reshape)(x, v)
+    if x.size:
+        assert np.shares_memory(got[0], x) and np.shares_memory(got[1], x)
+        assert not np.array_equal(x, ref)
+
+
+def test_a_reshape_of_a_non_contiguous_argument_is_still_refused_for_writes():
+    """NumPy copies or views depending on the strides, which the key does not hold beyond C-contiguity."""
+    x = rng().random((4, 6))[:, ::2]
+    with pytest.raises(CompileError, match="share memory"):
+        transpile(write_through_reshape)(x, np.zeros(2))
+    np.testing.assert_array_equal(transpile(lambda x: x.reshape(-1) * 2)(x), x.reshape(-1) * 2)
 
 
 def test_an_alias_the_compiler_cannot_follow_is_refused():
@@ -696,18 +848,36 @@ def run_time_steps(x, ks):
     y = x.copy()
     y[1::k] = -1
     y[::k] *= 2
-    return y, x[::k].sum(), x[2:-1:k]
+    return y, x[::k].sum(), x[2:-1:k], x[-2:1:k], x[::k]
 
 
-@pytest.mark.parametrize("k", [1, 2, 3, 20])
-def test_slices_with_run_time_steps(k):
-    check(run_time_steps, np.arange(10.0), np.array([k]))
+@pytest.mark.parametrize("k", [1, 2, 3, 20, -1, -2, -3, -20])
+@pytest.mark.parametrize("n", [10, 1, 0])
+def test_slices_with_run_time_steps(k, n):
+    check(run_time_steps, np.arange(float(n)), np.array([k]))
 
 
-@pytest.mark.parametrize("k", [0, -1])
-def test_a_run_time_step_that_is_not_positive_raises(k):
-    with pytest.raises(ValueError, match="must be positive"):
-        transpile(run_time_steps)(np.arange(10.0), np.array([k]))
+def run_time_steps_2d(x, k):
+    x[::k, 1] = np.arange(len(x[::k, 1]))
+    x[1:, ::k] += x[:-1, ::k]
+    v = x[-1::k]
+    v[0] = -1                    # through a view at a run-time step
+    return x[::k, ::-1], x[1:, ::k]
+
+
+@pytest.mark.parametrize("k", [1, 3, -1, -2, -7])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_slices_with_run_time_steps_of_either_sign(k, dtype):
+    """NumPy's slice.indices for a step of either sign, known only when the kernel runs (a NumPy scalar)."""
+    check(run_time_steps_2d, np.arange(20.0).reshape(5, 4), dtype(k))
+    check(run_time_steps_2d, np.arange(4.0).reshape(1, 4), dtype(k))
+
+
+def test_a_run_time_step_of_zero_raises():
+    x = np.arange(10.0)
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        transpile(run_time_steps)(x, np.array([0]))
+    assert (x == np.arange(10.0)).all()
 
 
 def rows_of_a_reshaped_transpose(a):

@@ -1,5 +1,5 @@
 """Differential fuzzing of writes and views: random straight-line programs that take views of their arguments and of
-local arrays, write through them (`=`, `op=`, masks, `out=`), copy and read, compared with NumPy's own run: every
+local arrays, write through them (`=`, `op=`, masks, integer lists among ints and slices, `out=`), copy and read, compared with NumPy's own run: every
 returned value and the final contents of every argument (issue #13)."""
 import random
 import textwrap
@@ -37,6 +37,22 @@ def _view(rng: random.Random, name: str, shape: tuple) -> str:
         if shape else f"{name}[...]"
 
 
+def _advanced(rng: random.Random, shape: tuple) -> str:
+    """An index with integer lists (NumPy's advanced indexing) among ints and slices: at least one list, all of one
+    length (they broadcast), repeats and negative ids included."""
+    length = rng.randrange(1, 4)
+    items = []
+    for n in shape[:rng.randrange(1, len(shape) + 1)]:
+        kind = rng.choice([0, 0, 1, 2])
+        if kind == 0 or not items and n and rng.random() < 0.5:
+            items.append(str([rng.randrange(-n, n) for _ in range(length)]) if n else ":")
+        elif kind == 1 and n:
+            items.append(str(rng.randrange(-n, n)))
+        else:
+            items.append(_slice(rng, n))
+    return ", ".join(items)
+
+
 def shapes(seed: int):
     return SHAPES[seed % len(SHAPES)]
 
@@ -70,8 +86,12 @@ def generate(seed: int) -> str:
         elif kind == 5:
             stmt = f"{name}[{name} > {rng.choice(['0.5', '0.0'])}] = {rng.choice(['0.0', '7.0'])}"
             target = None
-        elif kind == 6:
+        elif kind == 6 and rng.random() < 0.5:
             stmt = f"np.multiply({name}, 2.0, out={name})"
+            target = None
+        elif kind == 6:
+            index = _advanced(rng, shape) if shape else "..."
+            stmt = f"{name}[{index}] {rng.choice(['=', '+=', '*='])} {rng.choice(['1.5', '-2.0', name + '.sum()'])}"
             target = None
         else:
             stmt = f"r{k} = {name} + 0.0"

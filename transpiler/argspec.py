@@ -1,7 +1,7 @@
 """Argument types written as text, for the CLI (`--arg x=float32[?,768]`) and for string annotations
 (`def f(x: "float32[?,768]", n_head: int = 12)`).
 
-    DTYPE[D1,D2,...]   an array; each D is an int (a static size) or ? (a run-time size); DTYPE[] is 0-d
+    DTYPE[D1,D2,...]   a C-contiguous array; each D is an int (a static size) or ? (a run-time size); DTYPE[] is 0-d
     float64 | float    a Python float (a run-time, weak scalar)
     DTYPE              a NumPy scalar of that dtype (run time, strong), e.g. float32
     12, -1, True, 'a'  a Python int, bool or str: compile-time values the program is specialized on
@@ -31,7 +31,7 @@ def parse(text: str):
         dt = _dtype(m.group(1))
         body = m.group(2).strip()
         dims = [d.strip() for d in body.split(",")] if body else []
-        return ("A", dt.str, len(dims), tuple(_dim(d) for d in dims))
+        return ("A", dt.str, len(dims), tuple(_dim(d) for d in dims), True)   # C-contiguous, as NumPy makes arrays
     if text in ("float", "float64"):
         return ("F",)
     if text == "int" or text == "bool" or text == "str":

@@ -31,6 +31,7 @@ class Var:
     scalar: bool = False
     size_of: object = None  # for an int that is a dim (x.shape[0], n // 3 ...): that dim, so it can size arrays
     from_list: bool = False  # a Python list argument (data): Python operators on it are not NumPy's
+    c_contiguous: bool = False  # an array argument C-contiguous at the call (part of the key): its reshape is a view
     ref: object = field(default=None, repr=False)  # frontend only: the buffer and view it is (frontend/memory.py)
     id: int = field(default_factory=lambda: next(_ids))
 

@@ -187,8 +187,8 @@ def too_many_indices(x):
     return x[0, 0]  # error: IndexError numpy
 
 
-def boolean_mask_indexing(x):
-    return x[x > 0]  # error: CompileError
+def boolean_mask_of_wrong_shape(x):
+    return x[np.ones(3, bool)]  # error: IndexError numpy
 
 
 def assignment_that_does_not_broadcast(x):
@@ -296,8 +296,8 @@ def unsupported_linalg(x):
     return np.linalg.lstsq(x, x)  # error: TypeError
 
 
-def nonzero_where(x):
-    return np.where(x > 0)  # error: CompileError
+def reduction_with_where(x):
+    return x.sum(where=x > 0)  # error: CompileError
 
 
 def index_with_float(x):
@@ -352,7 +352,7 @@ CASES = {
     "reshape_mismatch": ((np.ones((2, 3)),), {"static_shapes": True}),
     "static_index_out_of_range": ((np.ones(4),), {"static_shapes": True}),
     "too_many_indices": ((np.ones(4),), {}),
-    "boolean_mask_indexing": ((np.ones(4),), {}),
+    "boolean_mask_of_wrong_shape": ((np.ones(4),), {"static_shapes": True}),
     "assignment_that_does_not_broadcast": ((np.ones(4),), {}),
     "assignment_into_a_numpy_scalar": ((np.ones(4),), {}),
     "starred_unpacking_too_short": ((np.ones(4),), {}),
@@ -376,7 +376,7 @@ CASES = {
     "compile_time_zero_division": ((np.ones(4),), {}),
     "import_missing_module": ((np.ones(4),), {}),
     "unsupported_linalg": ((np.ones((3, 3)),), {}),
-    "nonzero_where": ((np.ones(4),), {}),
+    "reduction_with_where": ((np.ones(3),), {}),
     "index_with_float": ((np.ones(4),), {}),
     "bitwise_on_float": ((np.ones(4),), {}),
     "int_to_negative_power": ((np.arange(1, 4),), {}),

@@ -16,6 +16,7 @@ def region(em: Emitter, block, block_args, values) -> list:
     em.in_region += 1
     for v, arg in zip(block.args, block_args):
         em.bind(v, from_carried(em, arg, v))
+        em.register_sizes(v, em[v])   # a size a loop carries (a selection's length) is read off its argument
     em.emit_eqns(block.eqns)
     results = [to_carried(em, em[v], out) for v, out in zip(block.results, values)]
     em.in_region -= 1
@@ -73,6 +74,7 @@ def _while(em: Emitter, e):
         em.in_region += 1
         for v, arg in zip(cond.args, before.arguments):
             em.bind(v, from_carried(em, arg, v))
+            em.register_sizes(v, em[v])
         em.emit_eqns(cond.eqns)
         flag = condition(em, cond.results[0])
         forwarded = [to_carried(em, em[v], out) for v, out in zip(cond.results[1:], e.outputs)]

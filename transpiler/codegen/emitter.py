@@ -18,7 +18,9 @@ _INDEX_OPS = {"add": arith.addi, "sub": arith.subi, "mul": arith.muli, "floordiv
               "same": lambda a, b: arith.select(arith.cmpi(arith.CmpIPredicate.eq, a, b), a,
                                                 arith.constant(a.type, 0)),
               "upto": lambda a, b: arith.select(arith.cmpi(arith.CmpIPredicate.sle, a, b), a,
-                                                arith.constant(a.type, 0))}
+                                                arith.constant(a.type, 0)),
+              "ifneg": lambda k, a, b: arith.select(arith.cmpi(arith.CmpIPredicate.slt, k, arith.constant(k.type, 0)),
+                                                    a, b)}
 
 
 def emitter(*prims):
@@ -127,8 +129,7 @@ class Emitter:
             results = [self.cast_to(self[v], v) for v in p.outputs]
             if not public:
                 destinations = entry.arguments[len(p.inputs):]
-                results = [bufferization.materialize_in_destination(r.type, r, d) for r, d in
-                           zip(results, destinations)]
+                results = [_into_destination(r, d) for r, d in zip(results, destinations)]
             results += [self.cast_to(self[written[id(v)]], v) for v in p.inputs if id(v) in written]
             func.ReturnOp(results)
         return f
@@ -151,6 +152,15 @@ class Emitter:
             d = self.program.env.find(d)
             if isinstance(d, Sym) and d not in self.sizes:
                 self.register_sym(d, tensor.dim(value, arith.constant(ir.IndexType.get(), axis)))
+
+
+def _into_destination(value: ir.Value, destination: ir.Value) -> ir.Value:
+    """A callee's result written into the destination its caller passed. A 0-d one (a scalar, a check flag) is
+    stored as one element: CSE may merge two results computed alike (two emptiness checks of one size), and one
+    value materialized into two destinations does not bufferize."""
+    if not ir.RankedTensorType(value.type).shape:
+        return tensor.insert(tensor.extract(value, []), destination, [])
+    return bufferization.materialize_in_destination(value.type, value, destination)
 
 
 def lower_program(program: Program) -> ir.Module:

@@ -7,6 +7,7 @@ from mlir import ir
 from mlir.dialects import arith, linalg, scf, tensor
 
 from . import scalar
+from ..types.shapes import nonnegative
 from .emitter import Emitter, emitter
 
 I = arith.CmpIPredicate
@@ -64,7 +65,7 @@ def _slice(em: Emitter, e):
     dyn_st, st_st = mixed(strides)
     value = tensor.extract_slice(em.tensor_type(out), em[x], dyn_off, dyn_sz, dyn_st, st_off, st_sz, st_st)
     for axis in reversed_axes:
-        value = reverse(em, value, out, kept.index(axis))
+        value = reverse(em, value, out, *_reversal(axis, kept))
     return [value]
 
 
@@ -89,7 +90,7 @@ def _update_slice(em: Emitter, e):
         return [tensor.insert(element, em[x], offsets)]
     source = em[value]
     for axis in reversed_axes:
-        source = reverse(em, source, value, kept.index(axis))
+        source = reverse(em, source, value, *_reversal(axis, kept))
     if valid is not None:
         current = tensor.extract_slice(source.type, em[x], dyn_off, dyn_sz, dyn_st, st_off, st_sz, st_st)
         source = arith.select(valid, source, current)
@@ -130,6 +131,16 @@ def _geometry(em: Emitter, x, specs, operands):
                 offsets.append(first)
                 strides.append(-step)
                 reversed_axes.append(axis)
+            elif not nonnegative(step):    # a run-time step of either sign: the lowest element first, then
+                k = em.size(step)           # reversed in the kernel when k < 0
+                size = em.size(length)
+                zero = index_const(0)
+                negative = arith.cmpi(I.slt, k, zero)
+                low = arith.addi(em.size(start), arith.muli(arith.subi(size, index_const(1)), k))
+                low = arith.select(arith.cmpi(I.eq, size, zero), zero, low)     # empty: anywhere in bounds
+                offsets.append(arith.select(negative, low, em.size(start)))
+                strides.append(arith.select(negative, arith.subi(zero, k), k))
+                reversed_axes.append((axis, negative))
             else:
                 offsets.append(_static_or_value(em, start))
                 strides.append(_static_or_value(em, step))      # a run-time step is a Sym
@@ -158,8 +169,15 @@ def _as_value(v):
     return v if isinstance(v, ir.Value) else index_const(v)
 
 
-def reverse(em: Emitter, value: ir.Value, out, axis: int) -> ir.Value:
-    """Reverse `value` along `axis` (a generic reading value[..., n - 1 - i, ...])."""
+def _reversal(axis, kept) -> tuple:
+    """(the result's axis, the condition or None) of a reversed axis of _geometry: an axis, or (axis, i1 value)."""
+    axis, when = axis if isinstance(axis, tuple) else (axis, None)
+    return kept.index(axis), when
+
+
+def reverse(em: Emitter, value: ir.Value, out, axis: int, when: ir.Value | None = None) -> ir.Value:
+    """Reverse `value` along `axis` (a generic reading value[..., n - 1 - i, ...]); with `when` (an i1), only when it
+    holds at run time."""
     rank = out.ndim
     init = em.empty(out)
     op = linalg.GenericOp_(inputs=[], outputs=[init], indexing_maps=[ir.AffineMap.get_identity(rank)],
@@ -168,7 +186,8 @@ def reverse(em: Emitter, value: ir.Value, out, axis: int) -> ir.Value:
     with ir.InsertionPoint(block):
         idx = [linalg.IndexOp(d).result for d in range(rank)]
         n = tensor.dim(value, index_const(axis))
-        idx[axis] = arith.subi(arith.subi(n, index_const(1)), idx[axis])
+        back = arith.subi(arith.subi(n, index_const(1)), idx[axis])
+        idx[axis] = back if when is None else arith.select(when, back, idx[axis])
         linalg.YieldOp([tensor.extract(value, idx)])
     return op.result
 
@@ -193,6 +212,63 @@ def _gather(em: Emitter, e):
         source_index = loop[:axis] + [normalize(i, n)] + loop[axis + k:]
         linalg.YieldOp([tensor.extract(em[x], source_index)])
     return [op.result]
+
+
+def _as_index(raw: ir.Value, dtype) -> ir.Value:
+    """An id read from an index array as an index (uint64 wraps, as NumPy's cast to intp)."""
+    return arith.index_cast(ir.IndexType.get(), raw) if dtype.kind == "i" or dtype == np.uint64 else \
+        arith.index_castui(ir.IndexType.get(), raw)
+
+
+@emitter("gather_nd")
+def _gather_nd(em: Emitter, e):
+    """x[..., ids_0, ..., ids_k-1, ...] over k consecutive axes from `axis`, the ids broadcast to one shape B:
+    out[pre, b, post] = x[pre, ids_0[b], ..., ids_k-1[b], post], each id normalized and clamped (checked before)."""
+    x, ids = e.inputs[0], e.inputs[1:]
+    out = e.outputs[0]
+    axis, k = e.params["axis"], len(ids)
+    rank, kb = out.ndim, ids[0].ndim
+    sizes = [em.size(x.shape[axis + j]) for j in range(k)]
+    ids_map = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(axis + i) for i in range(kb)])
+    op = linalg.GenericOp_(inputs=[em[i] for i in ids], outputs=[em.empty(out)],
+                           indexing_maps=[ids_map] * k + [ir.AffineMap.get_identity(rank)],
+                           iterator_types=[linalg.IteratorType.parallel] * rank)
+    block = op.regions[0].blocks[0]
+    with ir.InsertionPoint(block):
+        loop = [linalg.IndexOp(d).result for d in range(rank)]
+        picked = [normalize(_as_index(block.arguments[j], ids[j].dtype), sizes[j]) for j in range(k)]
+        linalg.YieldOp([tensor.extract(em[x], loop[:axis] + picked + loop[axis + kb:])])
+    return [op.result]
+
+
+@emitter("scatter_nd")
+def _scatter_nd(em: Emitter, e):
+    """x[..., ids_0, ..., ids_k-1, ...] = v over k consecutive axes from `axis` (ids broadcast to one shape B, v of
+    shape pre + B + post): loops over B in C order storing one block of v per position, so a repeated position keeps
+    the last value, as in NumPy. Nothing is stored when any id is out of range (`bad`: IndexError after the call)."""
+    x, v, bad = e.inputs[:3]
+    ids = e.inputs[3:]
+    axis, k = e.params["axis"], len(ids)
+    kb = ids[0].ndim
+    x_sizes = [em.size(d) for d in x.shape]
+    b_sizes = [em.size(d) for d in ids[0].shape]
+    pre, post = x_sizes[:axis], x_sizes[axis + k:]
+
+    def nest(level, indices, acc):
+        if level == kb:
+            picked = [normalize(_as_index(tensor.extract(em[i], indices), i.dtype), x_sizes[axis + j])
+                      for j, i in enumerate(ids)]
+            return _copy_block(em, em[v], [0] * axis + indices + [0] * len(post), pre + [1] * kb + post, acc,
+                               [0] * axis + picked + [0] * len(post), pre + [1] * k + post, len(pre) + len(post))
+        count = b_sizes[level]
+        if level == 0:
+            count = arith.select(condition(em, bad), index_const(0), count)
+        loop = scf.ForOp(index_const(0), count, index_const(1), [acc])
+        with ir.InsertionPoint(loop.body):
+            scf.YieldOp([nest(level + 1, indices + [loop.induction_variable], loop.inner_iter_args[0])])
+        return loop.results[0]
+
+    return [nest(0, [], em[x])]
 
 
 @emitter("index_check")
@@ -306,3 +382,46 @@ def _copy_block(em: Emitter, source, src_offsets, src_sizes, dest, dst_offsets, 
     dyn_dst, st_dst = mixed(dst_offsets)
     dyn_dsz, st_dsz = sizes_mixed(dst_sizes)
     return tensor.insert_slice(piece, dest, dyn_dst, dyn_dsz, [], st_dst, st_dsz, [1] * len(dst_sizes))
+
+
+@emitter("nonzero")
+def _nonzero(em: Emitter, e):
+    """The positions of a mask's set elements in C order: one int64 array per mask dim, or (`flat`) one of flat
+    positions. Their length is `count` (the frontend's sum of the mask), so the loop fills them exactly: it runs
+    over the mask and stores the position of each set element at the next slot."""
+    mask, _count = e.inputs
+    flat, rank = e.params["flat"], mask.ndim
+    i64 = ir.IntegerType.get_signless(64)
+    sizes = [em.size(d) for d in mask.shape]
+    outs = [em.empty(v) for v in e.outputs]
+
+    def store(indices, acc, slot):
+        if flat:
+            linear = indices[0]
+            for i, n in zip(indices[1:], sizes[1:]):
+                linear = arith.addi(arith.muli(linear, n), i)
+            values = [linear]
+        else:
+            values = indices
+        return [tensor.insert(arith.index_cast(i64, v), a, [slot]) for v, a in zip(values, acc)]
+
+    def nest(axis, indices, acc, slot):
+        if axis == rank:
+            selected = arith.cmpi(I.ne, tensor.extract(em[mask], indices), scalar.const_stored(mask.dtype, 0))
+            branch = scf.IfOp(selected, [a.type for a in acc] + [slot.type], has_else=True)
+            with ir.InsertionPoint(branch.then_block):
+                scf.YieldOp(store(indices, acc, slot) + [arith.addi(slot, index_const(1))])
+            with ir.InsertionPoint(branch.else_block):
+                scf.YieldOp(list(acc) + [slot])
+            results = list(branch.results)
+            return results[:-1], results[-1]
+        loop = scf.ForOp(index_const(0), sizes[axis], index_const(1), list(acc) + [slot])
+        with ir.InsertionPoint(loop.body):
+            inner = list(loop.inner_iter_args)
+            acc_out, slot_out = nest(axis + 1, indices + [loop.induction_variable], inner[:-1], inner[-1])
+            scf.YieldOp(list(acc_out) + [slot_out])
+        results = list(loop.results)
+        return results[:-1], results[-1]
+
+    results, _ = nest(0, [], outs, index_const(0))
+    return results

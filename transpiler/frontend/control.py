@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Block, Eqn, Var
 from ..types import dtypes
+from ..types.shapes import Sym
 from .builder import is_weak
 from .loop_exits import UNSET
 from .memory import Alias, Buffer, Ref, State
@@ -264,8 +265,7 @@ class Control:
                 raise UserError(f"{what} has different compile-time values on the two paths of a run-time branch "
                                 f"({t!r} and {e!r})", TypeError)
         tv, ev = self._to_var(t, e, t_eqns), self._to_var(e, t, e_eqns)
-        self._same_type(tv, ev, what)
-        return _Joined(tv, ev)
+        return _Joined(tv, ev, self._same_type(tv, ev, what))
 
     def _to_var(self, value, other, eqns) -> Var:
         if isinstance(value, Var):
@@ -280,12 +280,14 @@ class Control:
         eqns.append(Eqn("const", [], [v], {"value": arr}, self.b.loc))
         return v
 
-    def _same_type(self, a: Var, c: Var, what: str) -> None:
+    def _same_type(self, a: Var, c: Var, what: str) -> tuple:
+        """The joined value's shape: the branches' sizes, which must be equal, except sizes only the kernel knows
+        (a selection's length): those may differ, and the joined value has a size of its own."""
         if a.dtype != c.dtype or a.ndim != c.ndim:
             raise UserError(f"{what} is {a.type_text()} on one path of a run-time branch and {c.type_text()} on the "
                             f"other; make both the same dtype and rank (e.g. with .astype)", TypeError)
-        for x, y in zip(a.shape, c.shape):
-            self.b.env.unify(x, y, f"{what} has different shapes on the two paths of a run-time branch")
+        return join_shapes(self.b.env, a.shape, c.shape, what,
+                           f"{what} has different shapes on the two paths of a run-time branch")
 
     def rebuild(self, joined, outs: list):
         it = iter(outs)
@@ -469,8 +471,7 @@ class Control:
             raise UserError(f"'{name}' becomes a {type(new).__name__} inside the loop", TypeError)
         if new.ndim != len(shape):
             raise UserError(f"'{name}' changes rank inside the loop ({len(shape)} -> {new.ndim})", TypeError)
-        for a, c in zip(shape, new.shape):
-            self.b.env.unify(a, c, f"'{name}' changes shape inside the loop")
+        shape = join_shapes(self.b.env, shape, new.shape, name, f"'{name}' changes shape inside the loop")
         if new.dtype == dt:
             return (dt, shape, weak and new.weak, scalar and new.scalar)
         if weak or np.can_cast(dt, new.dtype, "safe"):
@@ -565,6 +566,25 @@ class _LoopState:
 class _Joined:
     then: Var
     other: Var
+    shape: tuple = None     # the joined value's (None: then's)
+
+
+def join_shapes(env, first: tuple, second: tuple, name: str, message: str) -> tuple:
+    """The shape of a value that is one of two values (an if's branches; a loop's value before and after its body,
+    `first` being the carried one). Their sizes must be equal, except sizes only the kernel knows (a selection's
+    length), which may differ: the joined value has a size of its own there, read off it by codegen, which a loop
+    keeps once it has one."""
+    out = []
+    for i, (a, c) in enumerate(zip(first, second)):
+        found = env.find(a)
+        if isinstance(found, Sym) and found.origin[0] == "joined":
+            out.append(found)
+        elif env.needs_kernel_check(a, c):
+            out.append(Sym(f"{name}.shape[{i}]", ("joined",)))
+        else:
+            env.unify(a, c, message)
+            out.append(a)
+    return tuple(out)
 
 
 @dataclass
@@ -579,7 +599,8 @@ def _flatten_joined(joined):
         if isinstance(j, _Joined):
             t.append(j.then)
             e.append(j.other)
-            types.append((j.then.dtype, j.then.shape, j.then.weak and j.other.weak, j.then.scalar and j.other.scalar))
+            types.append((j.then.dtype, j.shape or j.then.shape, j.then.weak and j.other.weak,
+                          j.then.scalar and j.other.scalar))
         elif isinstance(j, (list, tuple)):
             for x in j:
                 walk(x)

@@ -76,6 +76,7 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     operands = [coerce(b, a, dt) for a, dt in zip(args, in_dts)]
     if ufunc is np.power and in_dts[0].kind in "iub":
         _check_integer_exponent(b, args[1] if in_dts[1].kind == "i" else 0)
+    operands = checked_in_kernel(b, operands)
     shape = broadcast([o.shape for o in operands], b.env)
     weak = python_op and all(is_weak(a) for a in args)
     prim = UFUNC_PRIMS[ufunc]
@@ -93,6 +94,39 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         elif ufunc in (np.add, np.subtract):
             result.small = True      # a sum of two small ints is still far inside int64
     return result
+
+
+def checked_in_kernel(b: Builder, operands: list) -> list:
+    """Operands with sizes only the kernel can compare (selections made with two different masks, x[x > 0] +
+    x[x > 1]): their equality is checked there (NumPy's ValueError after the call; a size that turns out to be 1
+    does not broadcast), and each is cut to the common size `same(a, b)` (0 when they differ), so the kernel never
+    reads past either. Other operands are returned as they are."""
+    env = b.env
+    rank = max((o.ndim for o in operands), default=0)
+    operands = list(operands)
+    for i in range(rank):
+        at = [(k, o.ndim - rank + i) for k, o in enumerate(operands) if o.ndim - rank + i >= 0]
+        at = [(k, ax) for k, ax in at if env.find(operands[k].shape[ax]) != 1]
+        dims = [operands[k].shape[ax] for k, ax in at]
+        if not any(env.needs_kernel_check(d, e) for d in dims for e in dims):
+            continue
+        common, differ = dims[0], None
+        for d in dims[1:]:
+            if env.needs_kernel_check(common, d):
+                sizes = [b.emit1("size_value", [], dtypes.INT64, (), dim=x) for x in (common, d)]
+                ne = b.emit1("ne", sizes, dtypes.BOOL, ())
+                differ = ne if differ is None else b.emit1("or", [differ, ne], dtypes.BOOL, ())
+                common = derived("same", common, d)
+            else:
+                env.unify(common, d, "operands could not be broadcast together")
+        b.check(differ, ValueError, "operands could not be broadcast together (sizes computed from the data, "
+                                    "known only when the kernel runs, differ)")
+        for k, ax in at:
+            o = operands[k]
+            specs = tuple(("range", 0, common, 1) if a == ax else ("all",) for a in range(o.ndim))
+            shape = tuple(common if a == ax else d for a, d in enumerate(o.shape))
+            operands[k] = b.emit1("slice", [o], o.dtype, shape, specs=specs)
+    return operands
 
 
 def _sqrt_for_half_power(python_op: bool, dtype) -> bool:
@@ -222,7 +256,7 @@ def where(b: Builder, condition, x, y) -> Var:
     # a Python int that does not fit is cast as NumPy casts it here (np.where(c, uint16_array, -1) holds 65535)
     branches = [b.const(np.asarray(v).astype(out)) if is_weak(v) and not isinstance(v, Var) else coerce(b, v, out)
                 for v in (x, y)]
-    ops = [cond if isinstance(cond, Var) else b.const(cond)] + branches
+    ops = checked_in_kernel(b, [cond if isinstance(cond, Var) else b.const(cond)] + branches)
     shape = broadcast([o.shape for o in ops], b.env)
     return b.emit1("select", ops, out, shape, scalar=False)
 

@@ -1,5 +1,7 @@
 """x[index] on run-time arrays: basic indexing (ints, slices, Ellipsis, None) as one `slice` primitive plus
-`expand_dims`, and one advanced index (an int array, a list of ints, a range) as a `gather` along its axis.
+`expand_dims`; one advanced index (an int array, a list of ints, a range) as a `gather` along its axis, several
+(broadcast together, NumPy's advanced indexing) as one `gather_nd` over their axes, and their writes as
+`scatter` / `scatter_nd`.
 
 Negative indices count from the end, as in NumPy. An integer index or gathered id that is out of range raises
 IndexError: at compile time when it is known then, else through a kernel check flag (the kernel clamps the read,
@@ -12,7 +14,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym, derived, fmt_shape, nonnegative, sym_text
+from ..types.shapes import Sym, broadcast, derived, fmt_shape, nonnegative, sym_text
 from .builder import Builder
 from .elementwise import as_dim
 from .shape_ops import as_var, expand_dims, same_view, squeeze, transpose
@@ -44,8 +46,6 @@ def parse_index(b: Builder, x: Var, index):
             specs.append(_index_spec(b, item, x.shape[axis], axis))
         axis += 1
     specs += [("all",)] * (x.ndim - axis)
-    if len(advanced) > 1:
-        raise UserError("indexing with more than one integer array is not supported", TypeError)
     if advanced and new_axes:
         raise UserError("combining an integer array index with None/np.newaxis is not supported", TypeError)
     return specs, new_axes, advanced
@@ -53,18 +53,26 @@ def parse_index(b: Builder, x: Var, index):
 
 def getitem(b: Builder, x: Var, index):
     if is_mask(index):
-        raise UserError("reading x[mask] with a boolean mask (a result whose size depends on the data) is not "
-                        "supported yet; use np.where(mask, x, 0) or a reduction with where=mask", TypeError)
+        from .selection import get_masked
+        mask = index[0] if isinstance(index, tuple) else index
+        return get_masked(b, x, mask if isinstance(mask, Var) else np.asarray(mask))
     items = index if isinstance(index, tuple) else (index,)
     if x.ndim == 0 and all(i is Ellipsis for i in items):
         # NumPy: a 0-d array indexed by () is a scalar; anything indexed by ... is a 0-d array (a view)
         return b.emit1("copy", [x], x.dtype, (), scalar=not items) if x.scalar == bool(items) else x
+    mask_dims: dict = {}
+    if any(_is_bool_array(i) for i in items):
+        index = _masks_as_ids(b, items, mask_dims)   # x[mask, j], x[:, mask]: its positions, one array per dim
     specs, new_axes, advanced = parse_index(b, x, index)
+    _match_mask_dims(b, x, advanced, mask_dims, reading=True)
     result = _basic(b, x, specs)
     if result is x and not advanced and not new_axes:
         result = same_view(b, x)         # x[...], x[:, ...]: a new view of x, as in NumPy
-    if advanced:
+    if len(advanced) > 1:
+        result = _gather_many(b, result, specs, advanced)
+    elif advanced:
         ax, _, idx = advanced[0]
+        idx = _index_array(b, idx)
         dropped = sum(1 for s in specs[:ax] if s[0] == "index")
         result = gather(b, result, idx, ax - dropped)
         ints = [i for i, s in enumerate(specs) if s[0] == "index"]
@@ -77,7 +85,17 @@ def getitem(b: Builder, x: Var, index):
             result = transpose(b, result, perm)
     if new_axes:
         result = expand_dims(b, result, tuple(new_axes))
+    if not advanced and not result.scalar and any(_is_array_scalar(i) for i in items):
+        # NumPy: a 0-d integer array index is an advanced index (x[np.array(1)] is a copy, x[np.int64(1)] a view)
+        result = b.emit1("copy", [result], result.dtype, result.shape)
     return result
+
+
+def _is_array_scalar(item) -> bool:
+    """A 0-d integer array (not a NumPy or Python scalar)."""
+    if isinstance(item, Var):
+        return item.ndim == 0 and not item.scalar and not item.weak and item.dtype.kind in "iu"
+    return isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype.kind in "iu"
 
 
 # ---- x[index] = value ----------------------------------------------------------------------------------------
@@ -86,7 +104,14 @@ def setitem(b: Builder, x: Var, index, value) -> Var:
     an int array truncates) and broadcast to x[index]'s shape."""
     if is_mask(index):
         return _set_masked(b, x, as_var(b, index), value)
+    items = index if isinstance(index, tuple) else (index,)
+    mask_dims: dict = {}
+    if any(_is_bool_array(i) for i in items):
+        index = _masks_as_ids(b, items, mask_dims)     # x[:, mask] = v: at the mask's positions
     specs, new_axes, advanced = parse_index(b, x, index)
+    _match_mask_dims(b, x, advanced, mask_dims, reading=False)
+    if len(advanced) > 1 or advanced and any(s[0] != "all" for s in specs):
+        return _scatter_many(b, x, specs, advanced, value)
     if advanced:
         return _scatter(b, x, specs, advanced[0], value)
     shape, extra, norm = _normalized(b, x, specs)
@@ -180,6 +205,8 @@ def is_mask(index) -> bool:
         index = index[0]
     if isinstance(index, Var):
         return index.dtype == dtypes.BOOL and not index.weak     # a 0-d mask too: all or nothing
+    if isinstance(index, list) and index and not contains_var(index):
+        index = np.asarray(index)                                # a list of bools is a mask
     return isinstance(index, np.ndarray) and index.dtype == np.bool_
 
 
@@ -225,22 +252,15 @@ def masked_merge(b: Builder, x: Var, mask: Var, value: Var) -> Var:
 
 
 def _match_mask(b: Builder, x: Var, mask: Var) -> None:
-    for axis, (m, d) in enumerate(zip(mask.shape, x.shape)):
-        b.env.unify(m, d, f"boolean index did not match indexed array along axis {axis}")
+    from .selection import match_mask
+    match_mask(b, x, mask)
 
 
 def _scatter(b: Builder, x: Var, specs, advanced, value) -> Var:
     """x[..., ids, ...] = value for one integer index array (its other indices full slices): stored id by id in
     order, so a repeated id keeps the last value, as in NumPy."""
     axis, _, ids = advanced
-    if any(s[0] != "all" for s in specs):
-        raise UserError("assigning through an integer array index combined with other indices or slices is not "
-                        "supported yet", TypeError)
-    if isinstance(ids, (range, RuntimeRange)):
-        ids = ids.materialize(b) if isinstance(ids, RuntimeRange) else np.arange(ids.start, ids.stop, ids.step)
-    ids = as_var(b, np.asarray(ids) if isinstance(ids, list) else ids)
-    if ids.dtype.kind not in "iu":
-        raise UserError("arrays used as indices must be of integer type", IndexError)
+    ids = _index_array(b, ids)
     if ids.ndim != 1:
         from .shape_ops import reshape
         ids = reshape(b, ids, (-1,))
@@ -250,6 +270,110 @@ def _scatter(b: Builder, x: Var, specs, advanced, value) -> Var:
     flag = b.emit1("index_check", [ids], dtypes.BOOL, (), n=n)
     b.check(flag, IndexError, f"index out of bounds for axis {axis} with size {n}")
     return b.emit1("scatter", [x, ids, v, flag], x.dtype, x.shape, axis=axis)
+
+
+def _index_array(b: Builder, ids) -> Var:
+    """An advanced index (an int array, a list of ints, a range) as an integer Var."""
+    if isinstance(ids, (range, RuntimeRange)):
+        ids = ids.materialize(b) if isinstance(ids, RuntimeRange) else np.arange(ids.start, ids.stop, ids.step)
+    if isinstance(ids, list):
+        ids = np.asarray(ids)
+        if ids.size == 0:
+            ids = ids.astype(np.int64)
+    ids = as_var(b, ids)
+    if ids.dtype == dtypes.BOOL:
+        raise UserError("boolean arrays combined with other indices are not supported here: use "
+                        "np.nonzero(mask)'s arrays", TypeError)
+    if ids.dtype.kind not in "iu":
+        raise UserError("arrays used as indices must be of integer type", IndexError)
+    return ids
+
+
+def _advanced_layout(b: Builder, r: Var, specs, advanced):
+    """NumPy's advanced indexing over several index arrays, on the basic result (integer indices dropped):
+    (the advanced axes there, whether they stay where they are, the index arrays broadcast to one shape B and
+    checked in range, the flag of any id out of range). NumPy puts B where the advanced indices were when they
+    (and the integer indices, which count as advanced) are adjacent, else first."""
+    dropped = [i for i, s in enumerate(specs) if s[0] == "index"]
+    axes = [ax - sum(1 for i in dropped if i < ax) for ax, _, _ in advanced]
+    sizes = [r.shape[a] for a in axes]
+    adjacent = _adjacent(dropped + [ax for ax, _, _ in advanced])
+    ids = [_index_array(b, item) for _, _, item in advanced]
+    shape = broadcast([i.shape for i in ids], b.env, "shape mismatch: indexing arrays could not be broadcast together "
+                      "with shapes " + " ".join(fmt_shape(i.shape) for i in ids), IndexError)
+    ids = [i if tuple(b.env.find(d) for d in i.shape) == tuple(b.env.find(d) for d in shape) else
+           b.emit1("copy", [i], i.dtype, shape) for i in ids]
+    bad = None
+    for (ax, _, _), i, n in zip(advanced, ids, sizes):     # after broadcasting: NumPy checks only the ids it uses
+        flag = b.emit1("index_check", [i], dtypes.BOOL, (), n=n)
+        b.check(flag, IndexError, f"index out of bounds for axis {ax} with size {n}")
+        bad = flag if bad is None else b.emit1("or", [bad, flag], dtypes.BOOL, ())
+    return axes, adjacent, ids, shape, bad
+
+
+def _gather_many(b: Builder, r: Var, specs, advanced) -> Var:
+    """r (x's basic result) indexed by several index arrays: one gather_nd over their axes."""
+    axes, adjacent, ids, shape, _ = _advanced_layout(b, r, specs, advanced)
+    if not adjacent:
+        r = transpose(b, r, axes + [a for a in range(r.ndim) if a not in axes])
+    start = axes[0] if adjacent else 0
+    out = r.shape[:start] + tuple(shape) + r.shape[start + len(axes):]
+    return b.emit1("gather_nd", [r, *ids], r.dtype, out, axis=start)
+
+
+def _scatter_many(b: Builder, x: Var, specs, advanced, value) -> Var:
+    """x[index] = value with integer arrays among other indices or slices: the basic region (integer indices
+    dropped) with a scatter_nd over the advanced axes (moved first when NumPy puts their dims first), written
+    back with update_slice. The ids are stored in C order of their broadcast shape: the last of repeated ids wins."""
+    r = _basic(b, x, specs)
+    axes, adjacent, ids, shape, bad = _advanced_layout(b, r, specs, advanced)
+    perm = None
+    if not adjacent:
+        perm = axes + [a for a in range(r.ndim) if a not in axes]
+        r = transpose(b, r, perm)
+    start = axes[0] if adjacent else 0
+    region = r.shape[:start] + tuple(shape) + r.shape[start + len(axes):]
+    v = fit_value(b, value, x.dtype, region)
+    new = b.emit1("scatter_nd", [r, v, bad, *ids], x.dtype, r.shape, axis=start)
+    if perm is not None:
+        new = transpose(b, new, sorted(range(len(perm)), key=lambda i: perm[i]))
+    if all(s[0] == "all" for s in specs):
+        return new
+    _, extra, norm = _normalized(b, x, specs)
+    return b.emit1("update_slice", [x, new, *extra], x.dtype, x.shape, specs=norm)
+
+
+def _is_bool_array(item) -> bool:
+    if isinstance(item, Var):
+        return item.dtype == dtypes.BOOL and not item.weak and item.ndim > 0
+    if isinstance(item, list) and item and not contains_var(item):
+        item = np.asarray(item)
+    return isinstance(item, np.ndarray) and item.dtype == np.bool_ and item.ndim > 0
+
+
+def _match_mask_dims(b: Builder, x: Var, advanced, mask_dims: dict, reading: bool) -> None:
+    """A mask's positions (from _masks_as_ids) are in range once the mask has the sizes of the axes it indexes."""
+    from .selection import match_mask_dim
+    for axis, _, item in advanced:
+        if id(item) in mask_dims:
+            match_mask_dim(b, mask_dims[id(item)], x.shape[axis], axis, reading)
+
+
+def _masks_as_ids(b: Builder, items, mask_dims: dict) -> tuple:
+    """An index with masks among other items (NumPy reads x[..., mask, ...] as x[..., *np.nonzero(mask), ...]):
+    each mask replaced by its positions, one int array per dim it spans; `mask_dims` gets the size each one's axis
+    must have."""
+    from .selection import nonzero_ids
+    out = []
+    for item in items:
+        if not _is_bool_array(item):
+            out.append(item)
+            continue
+        mask = item if isinstance(item, Var) else np.asarray(item)
+        for j, ids in enumerate(nonzero_ids(b, mask)):
+            mask_dims[id(ids)] = mask.shape[j]
+            out.append(ids)
+    return tuple(out)
 
 
 def _adjacent(axes) -> bool:
@@ -320,20 +444,29 @@ def _slice_spec(b: Builder, s: slice, n):
 
 
 def _runtime_step_spec(b: Builder, s: slice, n, step: Var):
-    """x[a:b:k] with a run-time k: a forward slice. NumPy also reads backwards for a negative k; here a k <= 0 is
-    a ValueError when the kernel runs (the bounds of a backward slice default differently)."""
+    """x[a:b:k] with a run-time k of either sign: Python's slice.indices, with both geometries computed and the one
+    of k's sign taken in the kernel (`ifneg`). A k of 0 is NumPy's ValueError when the kernel runs (it reads as 1
+    meanwhile)."""
     if step.ndim or step.dtype.kind not in "iu":
         raise UserError("slice indices must be integers or None or have an __index__ method", TypeError)
     from .elementwise import apply_ufunc
-    bad = apply_ufunc(b, np.less_equal, [step, 0])
-    b.check(bad, ValueError, "a slice step known only at run time must be positive (the compiler reads such "
-                             "slices forwards)")
-    k = derived("max", run_time_int(step), 1)   # k <= 0 raises after the kernel; meanwhile it reads as 1
+    b.check(apply_ufunc(b, np.equal, [step, 0]), ValueError, "slice step cannot be zero")
+    k = run_time_int(step)
     n = b.env.find(n)
+    forward_k = derived("max", k, 1)
     start, stop = (_bound(v, n, default, 0, n) for v, default in zip([s.start, s.stop], (0, n)))
-    length = derived("floordiv", derived("add", derived("max", derived("sub", stop, start), 0),
-                                         derived("sub", k, 1)), k)
-    return ("range", start, derived("max", length, 0), k)
+    forward = derived("max", derived("floordiv", derived("add", derived("sub", stop, start),
+                                                          derived("sub", forward_k, 1)), forward_k), 0)
+    if step.dtype.kind == "u":
+        return ("range", start, forward, forward_k)
+    last = derived("sub", n, 1)
+    back_start, back_stop = (_bound(v, n, default, -1, last) for v, default in zip([s.start, s.stop], (last, -1)))
+    back_k = derived("min", k, -1)        # -k > 0 in the backward geometry
+    backward = derived("max", derived("floordiv", derived("add", derived("sub", back_start, back_stop),
+                                                           derived("sub", derived("sub", 0, back_k), 1)),
+                                      derived("sub", 0, back_k)), 0)
+    return ("range", derived("ifneg", k, back_start, start), derived("ifneg", k, backward, forward),
+            derived("ifneg", k, back_k, forward_k))
 
 
 def _bound(v, n, default, low, high):
@@ -411,8 +544,9 @@ def at_most(env, a, n) -> bool:
     return False
 
 
-def gather(b: Builder, x: Var, ids, axis: int) -> Var:
-    """x.take(ids, axis) for integer ids (an array, a list, a range): ids.shape replaces dim `axis`."""
+def gather(b: Builder, x: Var, ids, axis: int, checked: bool = True) -> Var:
+    """x.take(ids, axis) for integer ids (an array, a list, a range): ids.shape replaces dim `axis`. Ids not
+    `checked` are known to be in range (a mask's positions)."""
     if isinstance(ids, (range, RuntimeRange)):
         ids = ids.materialize(b) if isinstance(ids, RuntimeRange) else np.arange(ids.start, ids.stop, ids.step)
     if isinstance(ids, list):
@@ -424,6 +558,7 @@ def gather(b: Builder, x: Var, ids, axis: int) -> Var:
         raise UserError("arrays used as indices must be of integer type", IndexError)
     n = x.shape[axis]
     shape = x.shape[:axis] + ids.shape + x.shape[axis + 1:]
-    flag = b.emit1("index_check", [ids], dtypes.BOOL, (), n=n)
-    b.check(flag, IndexError, f"index out of bounds for axis {axis} with size {n}")
+    if checked:
+        flag = b.emit1("index_check", [ids], dtypes.BOOL, (), n=n)
+        b.check(flag, IndexError, f"index out of bounds for axis {axis} with size {n}")
     return b.emit1("gather", [x, ids], x.dtype, shape, axis=axis)

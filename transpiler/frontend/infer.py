@@ -26,7 +26,7 @@ from ..runtime.signature import Unavailable, is_structure_object, result_templat
 from .builder import Builder
 from .elementwise import apply_ufunc
 from .control import Control, Undefined, contains_return
-from .outline import Outliner, WritesArrays, signature_key
+from .outline import MustInline, Outliner, WritesArrays, signature_key
 from .scope import Frame
 from .source import function_source
 from .values import (OPERATOR_UFUNCS, PY_OPERATORS, BoundMethod, Closure, Interpreted, NdIndex, RuntimeRange,
@@ -136,7 +136,7 @@ class Interpreter:
         try:
             value = self.call(fn, args, kwargs)
             program.writes = self.memory.arguments_written()
-            return self.memory.as_returned(value)
+            return self.memory.as_returned(value, self.b)
         except UserError as e:  # raised before any statement ran, e.g. while binding the arguments
             code = getattr(fn, "__code__", None)
             filename, line = (code.co_filename, code.co_firstlineno) if code else ("<unknown>", 0)
@@ -251,11 +251,13 @@ class Interpreter:
         self._located(s.target, frame, lambda: self.setitem(container, index, new, s.target, frame))
 
     def _augassign_masked(self, s, x: Var, mask, frame):
-        """x[mask] op= v with one v for every selected element: x op v where the mask is set."""
+        """x[mask] op= v: with one v for every selected element, x op v where the mask is set; else as Python runs
+        it, tmp = x[mask]; tmp op= v; x[mask] = tmp (v one value or row per selected element)."""
         rhs = self.eval(s.value, frame)
         if (rhs.ndim if isinstance(rhs, Var) else np.ndim(rhs)) != 0:
-            raise self.error_at(s.value, frame, "x[mask] op= an array of values (one per selected element) is not "
-                                "supported yet; write x = np.where(mask, x op values, x)", TypeError)
+            old = self._located(s.target, frame, lambda: self.subscript(x, mask))
+            new = self.inplace(old, s.op, rhs)
+            return self._located(s.target, frame, lambda: self.setitem(x, mask, new, s.target, frame))
         mask = indexing.as_var(self.b, mask)
         self._located(s, frame, lambda: self.memory.write(self.b, x, indexing.masked_merge(
             self.b, x, mask, self.inplace(x, s.op, rhs))))
@@ -857,7 +859,7 @@ class Interpreter:
         if self.active and self.outliner.wants(key, src.node, fn):   # the compiled function itself: never outlined
             try:
                 return self.outliner.call(fn, key, bound.arguments, interpret)
-            except WritesArrays:
+            except MustInline:
                 self.outliner.size[key] = 0    # inline this signature from now on
         return self.outliner.inline_first(key, interpret, bound.arguments)
 

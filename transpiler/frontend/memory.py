@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from ..errors import UserError
 from ..program import Var, next_var_id
 from ..runtime.signature import ArgumentView, ResultView, object_attributes
-from ..types.shapes import is_checkable
+from ..types import dtypes
+from ..types.shapes import DIM_OPS, is_checkable
 
 # primitives whose result is a view of their first input in NumPy
 VIEW_PRIMS = frozenset({"slice", "transpose", "reshape", "expand_dims", "squeeze"})
@@ -92,15 +93,16 @@ class Memory:
         return v.ref
 
     def argument(self, v: Var, name: str) -> None:
-        """An argument's buffer. Its layout is not part of the specialization (the kernel sees a C-contiguous
-        array, a copy for other layouts), so whether a reshape of it is a view is unknown: not `contiguous`."""
+        """An argument's buffer. It is `contiguous` when the key says the caller's array is C-contiguous (then
+        NumPy makes any reshape of it a view); otherwise whether a reshape is a view depends on strides the kernel
+        does not know (it sees a C-contiguous copy), so such a reshape stays an Alias."""
         if v.from_list:     # data from a Python list: writing into it could not change the caller's list
             buffer = Buffer(f"argument '{name}'", v, readonly=f"'{name}' is a Python list, converted to an array "
                                                                "for the kernel: writing into it would not change it",
                             contiguous=False)
         else:
-            buffer = Buffer(f"argument '{name}'", v, argument=v, contiguous=False)
-        v.ref = Ref(buffer, v, (), False)
+            buffer = Buffer(f"argument '{name}'", v, argument=v, contiguous=v.c_contiguous)
+        v.ref = Ref(buffer, v, (), buffer.contiguous)
         self.current[buffer] = v
 
     def deps(self, v) -> tuple:
@@ -280,11 +282,12 @@ class Memory:
                 if buf.argument is not None and v is not buf.argument and
                 (inputs is None or any(buf.argument is i for i in inputs))]
 
-    def as_returned(self, value):
+    def as_returned(self, value, b=None):
         """The returned value as the call rebuilds it: arguments and their views as in `as_inputs`; and where two or
         more returned arrays view one array the function made (`return r, r[None]`), each of them is that array's
         final contents with its view replayed at the call (ResultView), so they share memory as NumPy's do."""
-        value = self.as_inputs(value)
+        computed = _kernel_values(b) if b is not None else None
+        value = self.as_inputs(value, computed)
         leaves: list = []
         var_leaves(value, leaves)
         by_buffer: dict = {}
@@ -300,25 +303,26 @@ class Memory:
         for buffer, vs in by_buffer.items():
             if len({id(v) for v in vs}) < 2:
                 continue
-            steps = [_replayable(v.ref.path) if v.ref.path else [] for v in vs]
+            steps = [_replayable(v.ref.path, computed) if v.ref.path else [] for v in vs]
             if all(s is not None for s in steps):
                 views.update({id(v): ResultView(self.current[buffer], s) for v, s in zip(vs, steps)})
         return _replace_leaves(value, views) if views else value
 
-    def as_inputs(self, value):
+    def as_inputs(self, value, computed=None):
         """A returned value with each argument's current contents replaced by the argument itself (the caller gets
-        its own array back, as in NumPy)."""
+        its own array back, as in NumPy). A view of an argument at positions only the kernel knows (`x[s[0]:]`)
+        is the same view of the caller's array, its positions returned by the kernel (`computed`)."""
         ref = value.ref if isinstance(value, Var) else None
         if isinstance(ref, Ref) and ref.buffer.argument is not None and self.current.get(ref.buffer) is ref.base:
             if not ref.path:
                 return ref.buffer.argument
-            steps = _replayable(ref.path)
+            steps = _replayable(ref.path, computed)
             if steps is not None:
                 return ArgumentView(ref.buffer.argument, steps)
         if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
-            return type(value)(self.as_inputs(v) for v in value)
+            return type(value)(self.as_inputs(v, computed) for v in value)
         if isinstance(value, dict):
-            return {k: self.as_inputs(v) for k, v in value.items()}
+            return {k: self.as_inputs(v, computed) for k, v in value.items()}
         return value
 
 
@@ -344,23 +348,62 @@ def _replace_leaves(value, views: dict):
     return value
 
 
-def _replayable(path: tuple):
+def _kernel_values(b):
+    """For _replayable: a function giving a Var that the kernel returns for a run-time index (a 0-d int Var) or a
+    dim computed in the kernel (a Sym), or None when it is not available at the top level of the program (a value
+    made inside a loop or branch)."""
+    top = {id(e_out) for e in b.eqns for e_out in e.outputs} | {id(v) for v in b.program.inputs}
+
+    def available(d) -> bool:
+        if isinstance(d, int):
+            return True
+        if isinstance(d, Var):
+            return id(d) in top
+        kind, *operands = d.origin
+        if kind == "var":
+            return id(operands[0]) in top
+        return kind == "arg" or kind in DIM_OPS and all(available(o) for o in operands)
+
+    def value(d):
+        d = b.env.find(d) if not isinstance(d, Var) else d
+        if not available(d):
+            return None
+        if isinstance(d, Var):
+            return d
+        return b.emit1("size_value", [], dtypes.INT64, (), dim=d)
+    return value
+
+
+def _replayable(path: tuple, computed=None):
     """The path as steps NumPy can replay on the argument at the call (runtime/signature._replay), or None when
-    it depends on a value computed in the kernel (a run-time index, a size read from data)."""
+    it depends on a value computed in the kernel (a run-time index, a size read from data) and `computed` (which
+    makes the kernel return such a value: a Var in the steps) cannot give it."""
+    def dim(d):
+        if is_checkable(d):
+            return d
+        return computed(d) if computed is not None else None
+
     steps = []
     for step in path:
         p = step.params
         if step.prim == "slice":
-            specs = [("index", getattr(step.extra[s[1] - 1], "known", None)) if s[0] == "index_var" else s
-                     for s in p["specs"]]
-            if any(s[0] == "index" and s[1] is None or s[0] == "range" and not all(is_checkable(d) for d in s[1:4])
-                   for s in specs):
-                return None
+            specs = []
+            for s in p["specs"]:
+                if s[0] == "index_var":
+                    i = step.extra[s[1] - 1]
+                    s = ("index", i.known if getattr(i, "known", None) is not None else
+                         computed(i) if computed is not None else None)
+                elif s[0] == "range":
+                    s = ("range", *(dim(d) for d in s[1:4]))
+                if s[0] == "index" and s[1] is None or s[0] == "range" and any(d is None for d in s[1:4]):
+                    return None
+                specs.append(s)
             steps.append(("slice", specs))
         elif step.prim == "reshape":
-            if not all(is_checkable(d) for d in step.shape):
+            shape = tuple(dim(d) for d in step.shape)
+            if any(d is None for d in shape):
                 return None
-            steps.append(("reshape", step.shape))
+            steps.append(("reshape", shape))
         else:
             steps.append((step.prim, p["perm"] if step.prim == "transpose" else p["axes"]))
     return steps

@@ -98,7 +98,19 @@ def _with_out(handler, name):
 for _uf in ew.UFUNC_PRIMS:
     FUNCTIONS[_uf] = _ufunc_handler(_uf)
 
-function(np.where)(ew.where)
+
+
+@function(np.where)
+def _where(b, condition, *xy):
+    """np.where(cond, x, y) elementwise; np.where(cond) is np.nonzero(cond)."""
+    from . import selection
+    if not xy:
+        return selection.nonzero(b, condition)
+    if len(xy) != 2:
+        raise UserError("either both or neither of x and y should be given", ValueError)
+    return ew.where(b, condition, *xy)
+
+
 function(np.clip)(ew.clip)
 method("clip")(ew.clip)
 method("astype")(ew.astype)
@@ -416,7 +428,7 @@ def _copyto(b, dst, src, casting="same_kind", where=True):
 
 # ---- shapes, indexing, matmul ---------------------------------------------------------------------------------
 def _register_shape_ops():
-    from . import indexing, linalg, shape_ops as so
+    from . import indexing, linalg, selection, shape_ops as so
 
     attribute("T")(lambda b, x: so.transpose(b, x))
     function(np.transpose)(so.transpose)
@@ -457,6 +469,13 @@ def _register_shape_ops():
     function(np.dot)(_with_out(linalg.dot, "dot"))
     method("dot")(_with_out(linalg.dot, "dot"))
     function(np.flip)(_flip)
+    function(np.nonzero)(selection.nonzero)
+    method("nonzero")(selection.nonzero)
+    function(np.argwhere)(selection.argwhere)
+    function(np.flatnonzero)(selection.flatnonzero)
+    function(np.compress)(selection.compress)
+    method("compress")(lambda b, x, condition, axis=None, out=None: selection.compress(b, condition, x, axis, out))
+    function(np.extract)(selection.extract)
     method("copy")(lambda b, x, order="C": new_copy(b, x))
     function(np.copy)(lambda b, a, order="K", subok=False: new_copy(b, so.as_var(b, a)))
     function(np.array)(_array)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..program import Program, Var
 from ..runtime.signature import build_result, is_structure_object, result_template
-from ..types.shapes import Sym, derived
+from ..types.shapes import _OPS, Sym, derived
 from .builder import Builder
 from .memory import var_leaves
 from .values import contains_var
@@ -75,8 +75,17 @@ class _Inline(Exception):
     pass
 
 
-class WritesArrays(Exception):
+class MustInline(Exception):
+    """The function cannot be its own func.func: the call is inlined."""
+
+
+class WritesArrays(MustInline):
     """The function writes into arrays it was passed, or returns a view of one: it must be inlined."""
+
+
+class DataSizedResults(MustInline):
+    """A result's size is computed inside the function from data (`x[x > 0]`): the caller, which allocates the
+    results it passes to the call, cannot size it beforehand, so the call is inlined."""
 
 
 class Outliner:
@@ -139,6 +148,8 @@ class Outliner:
             memory.restore(outer, before)
         outputs: list = []
         template = result_template(value, inputs, outputs)
+        if not all(_caller_sizes(program.env, d) for v in outputs for d in v.shape):
+            raise DataSizedResults
         n_results = len(outputs)
         program.outputs = outputs + [flag for flag, _, _ in program.checks]
         program.check()
@@ -165,13 +176,13 @@ class Outliner:
             if d in subst:
                 return subst[d]
             kind, *operands = d.origin
-            if kind in ("add", "sub", "mul", "floordiv", "min", "max"):
+            if kind in _OPS:
                 return derived(kind, *(dim(o) for o in operands))
             subst[d] = Sym(f"{d.name}@{callee.name}", ("result", callee.name))
             return subst[d]
 
         for a, c, what in env.guards:
-            b.env.unify(dim(a), dim(c), what)
+            b.env.unify(dim(a), dim(c), what, getattr(what, "kind", ValueError))
         for d, message in env.nonzero:
             target = b.env.find(dim(d))
             if isinstance(target, Sym):
@@ -182,6 +193,14 @@ class Outliner:
             b.check(out, kind, message)
         # the callee's return value at the call site: its results are Vars here, taken as they are
         return build_result(entry.template, outs[:entry.n_results], leaves, leaf=lambda v, kind: v)
+
+
+def _caller_sizes(env, d) -> bool:
+    """Whether a callee's dim is an expression of its arguments' dims, which the call site can compute."""
+    d = env.find(d)
+    if isinstance(d, int) or d.origin[0] == "arg":
+        return True
+    return d.origin[0] in _OPS and all(_caller_sizes(env, o) for o in d.origin[1:])
 
 
 def _views_outside(memory, v, before: dict, inputs: list) -> bool:

@@ -259,7 +259,9 @@ def concatenate(b: Builder, arrays, axis=0, dtype=None) -> Var:
     if axis is None:
         arrays = [reshape(b, a, (-1,)) for a in arrays]
         axis = 0
-    xs = [as_var(b, a) for a in arrays]
+    from .values import contains_var
+    # a list holding run-time numbers ([len(x)], [x[0], 1.0]) is an array of them, as NumPy makes it
+    xs = [stack(b, a) if isinstance(a, (list, tuple)) and contains_var(a) else as_var(b, a) for a in arrays]
     if not xs:
         raise UserError("need at least one array to concatenate", ValueError)
     ndim = xs[0].ndim

@@ -1,7 +1,8 @@
 """The call boundary: Python arguments -> (specialization key, flat list of arrays), and back for results.
 
 What specializes (is part of the key) and what is run-time data:
-- arrays: dtype, rank and which dims are 1 (so broadcasting is decided at compile time); sizes are run-time;
+- arrays: dtype, rank, which dims are 1 (so broadcasting is decided at compile time) and whether the array is
+  C-contiguous (so a reshape or ravel of it is a view, as in NumPy); sizes are run-time;
 - NumPy scalars and Python floats: dtype only; their values are run-time (0-d inputs);
 - Python ints: run-time values (0-d int64 inputs), unless the program needs their value while compiling; then the
   signature's ints specialize by value (api.Transpiled._typed, `with_int_values`);
@@ -51,7 +52,10 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False, s
         leaves.append(value)
         originals.append(value)
         shape = value.shape
-        return ("A", dtype.str, len(shape), shape if static_shapes else tuple([d == 1 for d in shape]))
+        # C-contiguity specializes: NumPy makes a reshape or ravel of such an array a view (else it decides from
+        # the strides), so a write through it reaches the argument exactly when it does in NumPy
+        return ("A", dtype.str, len(shape), shape if static_shapes else tuple([d == 1 for d in shape]),
+                bool(value.flags.c_contiguous))
     if isinstance(value, np.generic):
         if value.dtype not in dtypes.SUPPORTED:
             raise TypeError(f"unsupported scalar type {type(value).__name__}")
@@ -191,10 +195,10 @@ def abstract(key, path: str, inputs: list, names: list, objects: dict | None = N
     if tag == "same":
         return inputs[key[1]]
     if tag == "A":
-        _, dt, ndim, dims = key
+        _, dt, ndim, dims, *layout = key        # (a key without the layout: not known C-contiguous)
         index = len(inputs)
         shape = tuple(_dim(d, f"{path}.shape[{i}]", index, i) for i, d in enumerate(dims))
-        return _input(Var(np.dtype(dt), shape), path, inputs, names)
+        return _input(Var(np.dtype(dt), shape, c_contiguous=bool(layout and layout[0])), path, inputs, names)
     if tag == "S":
         return _input(Var(np.dtype(key[1]), (), scalar=True), path, inputs, names)
     if tag == "F":
@@ -287,12 +291,12 @@ def result_template(value, inputs: list, outputs: list):
     the rest is kept as is."""
     if isinstance(value, ArgumentView):
         index = next(i for i, v in enumerate(inputs) if v is value.argument)
-        return ("view", index, value.steps)
+        return ("view", index, _steps_template(value.steps, inputs, outputs))
     if isinstance(value, ResultView):
         base = result_template(value.base, inputs, outputs)
         if base[0] != "out":     # (an input's buffer is never a ResultView's: memory.as_returned)
             raise AssertionError(f"a view of a result made from {base}")
-        return ("result view", base[1], value.steps)
+        return ("result view", base[1], _steps_template(value.steps, inputs, outputs))
     if isinstance(value, Var):
         for i, v in enumerate(inputs):
             if v is value:
@@ -314,6 +318,18 @@ def result_template(value, inputs: list, outputs: list):
     raise UserError(f"cannot return a value of type {type(value).__name__} from compiled code", TypeError)
 
 
+def _steps_template(steps: list, inputs: list, outputs: list) -> list:
+    """A view's steps with the positions the kernel computes (Vars: a run-time index, a slice's start) as the
+    templates of the values that carry them (an input, or a kernel result)."""
+    def param(p):
+        if isinstance(p, Var):
+            return ("value", result_template(p, inputs, outputs))
+        if isinstance(p, (list, tuple)) and not isinstance(p, Sym):
+            return type(p)(param(q) for q in p)
+        return p
+    return [(kind, param(params)) for kind, params in steps]
+
+
 def _kind(v: Var) -> str:
     if v.weak:
         return "python"
@@ -329,9 +345,9 @@ def build_result(template, results: list, originals: list, leaf=None):
     if tag == "in":
         return originals[template[1]]
     if tag == "view":
-        return _replay(originals[template[1]], template[2], originals)
+        return _replay(originals[template[1]], template[2], originals, results)
     if tag == "result view":
-        return _replay(results[template[1]], template[2], originals)
+        return _replay(results[template[1]], template[2], originals, results)
     if tag in ("list", "tuple"):
         items = [build_result(t, results, originals, leaf) for t in template[1]]
         return items if tag == "list" else tuple(items)
@@ -343,12 +359,15 @@ def build_result(template, results: list, originals: list, leaf=None):
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
-def _replay(arr: np.ndarray, steps: list, originals: list) -> np.ndarray:
+def _replay(arr: np.ndarray, steps: list, originals: list, results: list = ()) -> np.ndarray:
     """The view of `arr` the steps describe (basic indexing, transpose, reshape, new or dropped unit axes); sizes
-    that are expressions of the arguments' dims are evaluated for this call."""
+    that are expressions of the arguments' dims are evaluated for this call, positions the kernel computed
+    (("value", template)) are read from its results."""
     from ..types.shapes import evaluate
 
     def dim(d):
+        if isinstance(d, tuple) and d[0] == "value":
+            return int(build_result(d[1], results, originals))
         return d if isinstance(d, int) else evaluate(d, originals)
     for kind, params in steps:
         if kind == "slice":
@@ -357,9 +376,9 @@ def _replay(arr: np.ndarray, steps: list, originals: list) -> np.ndarray:
                 if spec[0] == "all":
                     index.append(slice(None))
                 elif spec[0] == "index":
-                    index.append(spec[1])
+                    index.append(dim(spec[1]))
                 else:
-                    start, length, step = dim(spec[1]), dim(spec[2]), spec[3]
+                    start, length, step = dim(spec[1]), dim(spec[2]), dim(spec[3])
                     stop = start + length * step
                     index.append(slice(start, stop if stop >= 0 else None, step) if length else slice(0, 0))
             arr = arr[tuple(index)]

@@ -22,7 +22,11 @@ _OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "floordiv
         "min": min, "max": max,
         "wrap": lambda i, n: i + n if i < 0 else i,   # a Python index or slice bound: negative counts from the end
         "same": lambda a, b: a if a == b else 0,      # two sizes checked equal in the kernel: 0 (nothing) if not
-        "upto": lambda a, b: a if a <= b else 0}      # a size checked against a limit in the kernel: 0 if beyond
+        "upto": lambda a, b: a if a <= b else 0,      # a size checked against a limit in the kernel: 0 if beyond
+        "ifneg": lambda k, a, b: a if k < 0 else b}   # a slice's geometry for a step whose sign only the kernel knows
+
+
+DIM_OPS = frozenset(_OPS)     # the operations of dim expressions (the kernel computes them too)
 
 
 @dataclass(eq=False)
@@ -83,6 +87,8 @@ def nonnegative(d: Dim) -> bool:
         return any(nonnegative(o) for o in d.origin[1:])
     if kind == "upto":
         return nonnegative(d.origin[1])
+    if kind == "ifneg":
+        return all(nonnegative(o) for o in d.origin[2:])
     return kind in ("add", "mul", "floordiv", "min", "same") and all(nonnegative(o) for o in d.origin[1:])
 
 
@@ -147,19 +153,20 @@ class ShapeEnv:
             d = self.parent[d]
         return d
 
-    def unify(self, a: Dim, b: Dim, what: str) -> Dim:
+    def unify(self, a: Dim, b: Dim, what: str, kind: type = ValueError) -> Dim:
+        """a == b, or `kind` (NumPy's exception for the mismatch) with message `what`: now, or before the call."""
         a, b = self.find(a), self.find(b)
         if a is b or a == b or self.same_expression(a, b):
             return a
         if isinstance(a, int) and isinstance(b, int):
-            raise UserError(what, ValueError)
+            raise UserError(what, kind)
         if self.needs_kernel_check(a, b):
-            raise UserError(f"{what}: cannot check that the run-time sizes {a} and {b} are equal", ValueError)
+            raise UserError(f"{what}: cannot check that the run-time sizes {a} and {b} are equal", kind)
         if not (is_checkable(a) and is_checkable(b)):
             # the same expression over sizes that may differ (x[i, :j] and x[:j, i]: x.shape[1] and x.shape[0]):
             # equal operands are sufficient, and those that follow from the arguments are checked before the call
             for x, y in zip(a.origin[1:], b.origin[1:]):
-                self.unify(x, y, what)
+                self.unify(x, y, what, kind)
             self.parent[a] = b
             return b
         if _occurs(a, b):
@@ -167,7 +174,8 @@ class ShapeEnv:
         elif not _occurs(b, a) and _rank(a) < _rank(b):
             a, b = b, a   # keep the simplest representative: a static size, else an argument's dim
         self.parent[a] = b
-        self.guards.append((a, b, required_by(what, self.loc)))
+        what = required_by(what, self.loc)
+        self.guards.append((a, b, what if kind is ValueError else GuardMessage(what, kind)))
         return b
 
     def needs_kernel_check(self, a: Dim, b: Dim) -> bool:
@@ -206,10 +214,22 @@ class ShapeEnv:
                 raise ValueError(what) from None
             if va != vb:
                 head, line, where = what.partition("\n")
-                raise ValueError(f"{head} (at run time {a} is {va} but {b} is {vb}){line}{where}")
+                raise getattr(what, "kind", ValueError)(f"{head} (at run time {a} is {va} but {b} is {vb}){line}{where}")
         for d, message in self.nonzero:
             if evaluate(d, arrays) == 0:
                 raise ValueError(message)
+
+
+class GuardMessage(str):
+    """A guard's message whose mismatch is not NumPy's ValueError (index arrays that do not broadcast: IndexError)."""
+
+    def __new__(cls, text: str, kind: type):
+        self = super().__new__(cls, text)
+        self.kind = kind
+        return self
+
+    def __reduce__(self):
+        return GuardMessage, (str(self), self.kind)
 
 
 def required_by(message: str, loc) -> str:
@@ -222,8 +242,9 @@ def required_by(message: str, loc) -> str:
     return f"{message}\n  required by {loc.filename}:{loc.lineno}:{loc.col + 1}: {line}"
 
 
-def broadcast(shapes: list[Shape], env: ShapeEnv) -> Shape:
-    """NumPy broadcasting of several shapes; raises a ValueError-kind UserError like NumPy when they do not fit."""
+def broadcast(shapes: list[Shape], env: ShapeEnv, what: str | None = None, kind: type = ValueError) -> Shape:
+    """NumPy broadcasting of several shapes; raises a ValueError-kind UserError like NumPy when they do not fit
+    (or `kind` with message `what`)."""
     rank = max((len(s) for s in shapes), default=0)
     out = []
     for i in range(rank):
@@ -236,7 +257,7 @@ def broadcast(shapes: list[Shape], env: ShapeEnv) -> Shape:
             if result == 1:
                 result = d
             else:
-                result = env.unify(result, d, "operands could not be broadcast together with shapes "
-                                   + " ".join(fmt_shape(s) for s in shapes))
+                result = env.unify(result, d, what or "operands could not be broadcast together with shapes "
+                                   + " ".join(fmt_shape(s) for s in shapes), kind)
         out.append(result)
     return tuple(out)

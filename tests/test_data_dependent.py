@@ -1,0 +1,381 @@
+"""Results whose size depends on the data, sized by the kernel at run time: x[mask], np.nonzero / x.nonzero(),
+np.where(cond), np.argwhere, np.flatnonzero, np.compress, np.extract, several integer-array indices (y[np.nonzero(m)]),
+and their composition with reductions, loops and outlined functions. NumPy is the oracle."""
+import numpy as np
+import pytest
+
+from helpers import check
+from transpiler import CompileError, transpile
+
+RNG = np.random.default_rng(7)
+SHAPES = [(0,), (1,), (7,), (3, 4), (0, 3), (2, 1, 3), (1, 1)]
+DTYPES = [np.bool_, np.int8, np.int32, np.uint16, np.float32, np.float64]
+
+
+def data(shape, dtype):
+    values = RNG.integers(-3, 4, size=shape)
+    return values.astype(dtype)
+
+
+def masks(shape):
+    """A random mask, all False and all True."""
+    return [RNG.random(shape) < 0.5, np.zeros(shape, bool), np.ones(shape, bool)]
+
+
+def select(x, m):
+    return x[m]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_mask_of_the_same_shape(shape, dtype):
+    x = data(shape, dtype)
+    for m in masks(shape):
+        check(select, x, m)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_mask_from_a_comparison(shape):
+    x = RNG.standard_normal(shape)
+    check(lambda x: x[x > 0], x)
+    check(lambda x: x[x > 10], x)             # all False
+    check(lambda x: x[~np.isnan(x)], x)       # all True
+
+
+@pytest.mark.parametrize("x_shape, m_shape", [((4, 3), (4,)), ((2, 3, 4), (2, 3)), ((2, 3, 4), (2,)),
+                                              ((0, 3), (0,)), ((1, 5), (1,)), ((3, 0), (3,))])
+def test_mask_of_leading_dims_selects_rows(x_shape, m_shape):
+    x = data(x_shape, np.float64)
+    for m in masks(m_shape):
+        check(select, x, m)
+
+
+def test_zero_d_masks():
+    x = data((2, 3), np.int64)
+    check(lambda x: x[np.array(True)], x)
+    check(lambda x: x[np.array(False)], x)
+    check(lambda x: x[x[0, 0] > -10], x)           # a run-time 0-d mask: all of x as one row
+    check(lambda x: x[x[0, 0] > 10], x)
+    check(lambda x: x[0, 1][x[0, 0] > -10], x)     # a 0-d array selected
+    check(lambda x: x[0, 1][x[0, 0] > 10], x)
+
+
+def test_masks_among_other_indices():
+    x = data((2, 3, 4), np.float32)
+    m3, m4 = np.array([True, False, True]), np.array([False, True, True, True])
+    check(lambda x, m: x[:, m], x, m3)
+    check(lambda x, m: x[1, m], x, m3)
+    check(lambda x, m: x[..., m], x, m4)
+    check(lambda x, m: x[:, m, 1:], x, m3)
+    check(lambda x, m: x[m, 2], x, np.array([True, False]))
+    check(lambda x, m: x[m, :, 3], x, np.array([False, True]))     # separated: the selection's dim first
+    check(lambda x, m: x[:, m], x, np.ones((3, 4), bool))
+    check(lambda x: x[:, [True, False, True]], x)                   # a list of bools is a mask too
+
+
+def test_wrong_mask_shape_is_numpys_index_error():
+    x = data((3, 4), np.float64)
+    for m in (np.ones(4, bool), np.ones((3, 3), bool), np.ones(2, bool)):
+        with pytest.raises(IndexError, match="boolean index did not match indexed array along axis"):
+            x[m]        # NumPy's error
+        with pytest.raises(IndexError, match="boolean index did not match indexed array along axis"):
+            transpile(select)(x, m)
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        transpile(lambda x, m: x[:, m])(x, np.ones(3, bool))
+    with pytest.raises(IndexError, match="too many indices"):
+        transpile(select)(x, np.ones((3, 4, 1), bool))
+    # known while compiling: a CompileError that is NumPy's IndexError, with NumPy's message
+    with pytest.raises(CompileError, match="size of axis is 3 but size of corresponding boolean axis is 2"):
+        transpile(lambda x: x[np.ones(2, bool)], static_shapes=True)(x)
+    with pytest.raises(IndexError):
+        transpile(lambda x: x[np.ones(2, bool)], static_shapes=True)(x)
+
+
+def test_masked_assignment_with_a_wrong_mask_is_an_index_error():
+    def assign(x, m):
+        x[m] = 0
+        return x
+    with pytest.raises(IndexError):
+        assign(np.ones(3), np.ones(4, bool))
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        transpile(assign)(np.ones(3), np.ones(4, bool))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_nonzero_family(shape, dtype):
+    x = data(shape, dtype)
+    check(lambda x: np.nonzero(x), x)
+    check(lambda x: x.nonzero(), x)
+    check(lambda x: np.where(x), x)
+    check(lambda x: np.argwhere(x), x)
+    check(lambda x: np.flatnonzero(x), x)
+
+
+def test_nonzero_of_floats_counts_nan_and_not_negative_zero():
+    x = np.array([1.0, np.nan, 0.0, -0.0, -2.0, np.inf])
+    check(lambda x: np.nonzero(x), x)
+    check(lambda x: np.argwhere(x.reshape(2, 3)), x)
+
+
+def test_zero_d_operands():
+    x = np.array([0.0, 2.0])
+    check(lambda x: np.argwhere(x[1]), x)          # shape (1, 0)
+    check(lambda x: np.argwhere(x[0]), x)          # shape (0, 0)
+    check(lambda x: np.flatnonzero(x[1]), x)
+    for fn in (lambda x: np.nonzero(x[0]), lambda x: np.where(x[0]), lambda x: x[0].nonzero()):
+        with pytest.raises(ValueError, match="Calling nonzero on 0d arrays is not allowed"):
+            transpile(fn)(x)
+    with pytest.raises(ValueError, match="either both or neither"):
+        transpile(lambda x: np.where(x > 0, x))(x)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, -2])
+def test_compress(axis):
+    x = data((3, 4), np.float64)
+    n = x.size if axis is None else x.shape[axis]
+    for c in [RNG.random(n) < 0.5, np.zeros(n, bool), np.ones(n, bool)]:
+        check(lambda x, c: np.compress(c, x, axis=axis), x, c)
+        check(lambda x, c: x.compress(c, axis=axis), x, c)
+        check(lambda x, c: np.compress(c[:2], x, axis=axis), x, c)          # shorter: the first ones chosen
+        check(lambda x, c: np.compress(c.astype(np.int8) * 3, x, axis=axis), x, c)   # any dtype: nonzero
+
+
+def test_compress_edge_cases():
+    check(lambda x, c: np.compress(c, x, axis=1), np.zeros((3, 0)), np.zeros(0, bool))
+    check(lambda x, c: np.compress(c, x), np.array(5.0), np.array([True]))
+    check(lambda x: np.compress([True, False, True], x, axis=0), data((3, 2), np.int16))
+    check(lambda x: np.compress(x[:, 0] > 0, x, axis=0), data((5, 2), np.int16))
+
+
+def test_compress_errors():
+    x = np.arange(5.0)
+    long = np.array([0, 0, 0, 0, 0, 0, 1], bool)
+    with pytest.raises(IndexError):
+        np.compress(long, x)
+    with pytest.raises(IndexError):
+        transpile(lambda x, c: np.compress(c, x))(x, long)
+    check(lambda x, c: np.compress(c, x), x, np.array([1, 0, 0, 0, 0, 0, 0], bool))   # longer, all inside
+    with pytest.raises(ValueError, match="condition must be a 1-d array"):
+        transpile(lambda x, c: np.compress(c, x, axis=0))(x, np.ones((1, 5), bool))
+    with pytest.raises(np.exceptions.AxisError):
+        transpile(lambda x, c: np.compress(c, x, axis=1))(x, np.ones(5, bool))
+
+
+def test_extract():
+    x = data((3, 4), np.int32)
+    check(lambda x: np.extract(x > 0, x), x)
+    check(lambda x, c: np.extract(c, x), x, np.array([True, False, True]))        # shorter condition
+    check(lambda x: np.extract(x % 2, x), x)                                      # nonzero ints
+    check(lambda x: np.extract(x[0, 0] > -10, x[0, 0]), x)                        # 0-d
+
+
+def test_several_integer_array_indices():
+    x = data((2, 3, 4), np.float64)
+    i, j = np.array([[0], [1]]), np.array([0, 2, -3])
+    check(lambda x: x[[0, 1], [2, -1]], x)
+    check(lambda x, i, j: x[i, j], x, i, j)                  # broadcast together: (2, 3, 4)
+    check(lambda x, i, j: x[0, i, j], x, i, j)
+    check(lambda x, i, j: x[:, i, j], x, i, j)
+    check(lambda x, i, j: x[i, 1, j], x, i, j)               # separated by an int: still adjacent
+    check(lambda x, i, j: x[i, 1:, j], x, i, np.array([0, 1]))   # separated by a slice: their dims first
+    with pytest.raises(IndexError):
+        transpile(lambda x: x[[0, 1], [2, 4]])(x)            # out of range, at run time
+    with pytest.raises(IndexError, match="shape mismatch: indexing arrays could not be broadcast"):
+        transpile(lambda x: x[[0, 1], [2, 1, 0]])(x)
+
+
+def test_indexing_with_nonzero_results():
+    y = data((3, 4), np.int64)
+    check(lambda y, m: y[np.nonzero(m)], y, y % 3 == 0)
+    check(lambda y, m: y[np.where(m)], y, np.zeros((3, 4), bool))
+    check(lambda y, m: y[np.nonzero(m)], y, np.ones((2, 2), bool))    # a smaller mask's positions
+    check(lambda y, m: y[:, np.nonzero(m)[0]], y, np.array([True, False, False, True]))
+    check(lambda x, m: x[np.nonzero(m)], data((3, 4, 2), np.float32), y > 0)
+
+
+def test_composition_with_reductions_and_arithmetic():
+    x = RNG.standard_normal((4, 5))
+    check(lambda x: x[x > 0].sum(), x)
+    check(lambda x: x[x > 0].max(), x)
+    check(lambda x, m: np.mean(x[m]), x, x < 0)
+    check(lambda x, m: np.std(x[m], ddof=1), x, x < 0.5)
+    check(lambda x, m: x[m] * 2 + x[m].min(), x, x > -0.5)
+    check(lambda x, y, m: x[m] + y[m], x, x * 3, x > 0)            # one mask: one size
+    check(lambda x, m: (x[m], np.nonzero(m), np.argwhere(m)), x, x > 1)
+
+
+def test_empty_selections_follow_numpy():
+    x = np.arange(6.0)
+    with np.errstate(all="ignore"):
+        check(lambda x: np.mean(x[x > 10]), x)                      # nan
+    check(lambda x: x[x > 10].sum(), x)
+    with pytest.raises(ValueError, match="zero-size array"):
+        transpile(lambda x: x[x > 10].max())(x)
+
+
+def test_selections_of_two_masks_are_compared_in_the_kernel():
+    """Two masks give two sizes the kernel computes: combined elementwise, they are compared there (NumPy's
+    ValueError after the call when they differ); each operand is cut to the common size, so nothing is read past
+    either."""
+    x = np.arange(-3.0, 4.0)
+    check(lambda x: x[x > 0] + x[x > -1][1:], x)
+    check(lambda x: x[x > 0] * x[x < 0][::-1], x)
+    check(lambda x, y: np.where(x[x > 0] > 1, x[x > 0], y[y > 1]), x, x + 0.5)
+    check(lambda x: x[x > 10] + x[x > 11], x)                       # both empty
+    check(lambda x: x[x[:, 0] > 0] + x[x[:, 1] > 2], np.arange(12.0).reshape(3, 4))   # rows
+    with pytest.raises(ValueError, match="operands could not be broadcast together"):
+        transpile(lambda x: x[x > 0] + x[x > 1])(x)
+
+
+def per_threshold(x, n):
+    total = 0.0
+    counts = np.zeros(n, np.int64)
+    for t in range(n):
+        picked = x[x > t]
+        total += picked.sum()
+        counts[t] = np.flatnonzero(x > t).shape[0]
+    return total, counts
+
+
+def test_inside_run_time_loops():
+    check(per_threshold, data((3, 4), np.float64), 4)
+    check(per_threshold, np.zeros((0,)), 3)
+
+
+def _spread(v):
+    w = v * 2.0 + 1.0
+    w = w - v / 3.0
+    w = np.tanh(w) + np.exp(-w) * 0.5
+    return w.sum() + w.max() + w.min() * w.mean()
+
+
+def passes_selections(a, b):
+    return _spread(a[a > 0]) + _spread(b[b > 0]) + _spread(a[a > -1])
+
+
+def _positives(v):
+    w = v * 2.0 + 1.0
+    w = w - v / 3.0
+    w = np.tanh(w) + np.exp(-w) * 0.5
+    return w[w > 0.5] * 1.5 + w.sum()
+
+
+def returns_selections(a, b):
+    return _positives(a).sum() + _positives(b).sum(), _positives(a)
+
+
+def test_selections_passed_to_outlined_functions():
+    a, b = np.linspace(-2, 2, 11), np.linspace(-1, 3, 7)
+    check(passes_selections, a, b)
+    assert "call callee=" in transpile(passes_selections).emit(a, b, stage="typed")
+
+
+def test_outlined_function_returning_a_selection():
+    """Regression: a function called again (outlined) whose result's size it computes from data was an internal
+    error ('size ... (result) used before the value that defines it'): the caller cannot allocate that result
+    before the call, so such a function is inlined."""
+    a, b = np.linspace(-2, 2, 11), np.linspace(-1, 3, 7)
+    check(returns_selections, a, b)
+    check(returns_selections, a[:0], b)
+
+
+def shrink_in_a_loop(x, t):
+    while x.shape[0] > 3:
+        x = x[x > t]
+        t = t + 1.0
+    return x
+
+
+def shrink_in_a_for_loop(x, n):
+    for i in range(n):
+        x = x[x > i]
+    return x, x.sum()
+
+
+def select_in_branches(x, c):
+    if c > 0:
+        r = x[x > 0]
+    else:
+        r = x[x < 0]
+    return r, r.mean()
+
+
+def select_again_in_a_branch(x, c):
+    r = x[x > 0]
+    if c > 0:
+        r = r[r > 1]
+    return r * 2
+
+
+def test_sizes_from_data_that_change_in_loops_and_branches():
+    """A value whose length is a selection's can be reassigned in a run-time loop or branch: the loop carries it,
+    the if joins it, with a size of its own that the kernel reads off the value."""
+    x = np.linspace(-3, 3, 13)
+    check(shrink_in_a_loop, x, -2.0)
+    check(shrink_in_a_loop, x, 5.0)          # down to nothing
+    check(shrink_in_a_loop, x[:2], 0.0)      # the loop runs zero times
+    check(shrink_in_a_for_loop, x, 3)
+    check(shrink_in_a_for_loop, x, 0)
+    for c in (1.0, -1.0):
+        with np.errstate(all="ignore"):
+            check(select_in_branches, x, c)
+            check(select_in_branches, np.zeros(0), c)
+        check(select_again_in_a_branch, x, c)
+
+
+def test_masks_known_at_compile_time_give_static_lengths():
+    x = np.arange(12.0).reshape(3, 4)
+    select_rows = transpile(lambda x: x[np.array([True, False, True])])
+    assert "float64[2,x.shape[1]]" in select_rows.emit(x, stage="typed")    # no count in the kernel
+    check(lambda x: x[np.array([True, False, True])], x)
+    check(lambda x: x[[True, False, True]], x)                              # a list of bools
+    check(lambda x: x[:, np.array([True, False, True, True])] + x[:, [1, 0, 1]], x)
+    check(lambda x: np.compress([0, 1], x, axis=1), x)
+    check(lambda x: np.extract(np.arange(12).reshape(3, 4) % 2, x), x)
+
+    def assign(x):
+        x[[True, False, True]] = 0
+        return x
+    check(assign, x)
+
+
+def test_mask_against_a_selection_is_checked_in_the_kernel():
+    """A mask whose length is static or another selection's, indexing a selection: the sizes are compared when the
+    kernel runs (NumPy's IndexError after the call), never read out of bounds."""
+    x = np.arange(12.0)
+    check(lambda x: x[x > 3][np.array([True, False] * 4)], x)
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        transpile(lambda x: x[x > 3][np.array([True, False] * 3)])(x)
+    check(lambda x, m: x[x > 3][m[x > 3]], x, x % 3 == 0)                   # the same mask: its own length
+
+
+def assign_among_other_indices(x, m):
+    x[:, m] = -1.0
+    return x
+
+
+def add_at_a_mask_and_an_int(x, m):
+    x[m, 0] += 5
+    return x
+
+
+def multiply_selection_by_itself(x, m):
+    x[m] *= x[m]
+    return x
+
+
+def add_a_row_to_selected_rows(x, m):
+    x[m] += np.arange(4.0)
+    return x
+
+
+def test_writes_through_masks():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    check(assign_among_other_indices, x, np.array([True, False, True]))
+    check(assign_among_other_indices, x, np.zeros(3, bool))
+    check(add_at_a_mask_and_an_int, x, np.array([False, True]))
+    check(multiply_selection_by_itself, x, x > 10)          # values, one per selected element
+    check(add_a_row_to_selected_rows, x, x[:, :, 0] > 10)   # a row added to each selected row
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        transpile(assign_among_other_indices)(x, np.array([True, False]))
