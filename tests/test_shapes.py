@@ -146,6 +146,25 @@ def test_several_index_arrays(shape, r, c, dtype):
         check(fn, x, r, c)
 
 
+NONE_AMONG_ADVANCED = ["r, None", "None, r", "r, None, c", ":, None, r", "r, :, None", "None, :, r, c", "r, c, None",
+                       "0, None, r", "r, None, 0", ":, r, None, c", ":, 0, None, c", "None, 0, :, c", "..., None, c",
+                       "r, ..., None", "r[:, None], None, c"]
+
+
+@pytest.mark.parametrize("index", NONE_AMONG_ADVANCED)
+def test_none_among_advanced_indices(index, tmp_path):
+    """np.newaxis with integer arrays: NumPy's layout (a None between advanced indices separates them)."""
+    path = tmp_path / "none_index.py"
+    path.write_text(f"def read(x, r, c):\n    return x[{index}]\n\n\ndef write(x, r, c):\n    x[{index}] = "
+                    f"-x[{index}][..., ::-1]\n    x[{index}] *= 2\n    return x\n")
+    namespace = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    x = arr((3, 4, 5))
+    r, c = np.array([0, -1]), np.array([2, 0])
+    check(namespace["read"], x, r, c)
+    check(namespace["write"], x, r, c)
+
+
 def test_several_index_arrays_out_of_range_and_mismatched():
     x = arr((3, 4))
     f = transpile(lambda x, r, c: x[r, c])

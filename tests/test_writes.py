@@ -506,12 +506,43 @@ def test_writes_through_a_reshape_of_a_contiguous_argument(shape):
         assert not np.array_equal(x, ref)
 
 
-def test_a_reshape_of_a_non_contiguous_argument_is_still_refused_for_writes():
-    """NumPy copies or views depending on the strides, which the key does not hold beyond C-contiguity."""
-    x = rng().random((4, 6))[:, ::2]
+def write_through_ravel_and_flat_reshape(x):
+    f = x.ravel()            # NumPy: a view only of a C-contiguous array
+    f[0] = -1
+    r = x.reshape(-1)        # a view also of one strided line (x[::2], x[:, ::2] of an even width, x[::-1, ::-1])
+    r[-1] += 100
+    return f, r
+
+
+NON_CONTIGUOUS = {
+    "strided": lambda a: a[:, :4],               # rows apart: ravel and reshape(-1) copy
+    "fortran": lambda a: np.asfortranarray(a),
+    "reversed rows": lambda a: a[::-1],
+    "one line, every other column": lambda a: a[:, ::2],
+    "one line, reversed": lambda a: a[::-1, ::-1],
+    "one line, 1-d": lambda a: a.reshape(-1)[::3],
+    "one line, a unit dim": lambda a: a[1:2, ::2],
+}
+
+
+@pytest.mark.parametrize("layout", list(NON_CONTIGUOUS))
+def test_a_ravel_or_flat_reshape_of_a_non_contiguous_argument_is_a_view_or_copy_as_in_numpy(layout):
+    """The key says as much of the layout as NumPy's reshape and ravel depend on (C-contiguous, one strided line,
+    neither): writes through a copy change only the copy, through a view the caller's array."""
+    def make():
+        return NON_CONTIGUOUS[layout](np.arange(24.0).reshape(4, 6))
+    check(write_through_ravel_and_flat_reshape, make())
+    x, y = make(), make()
+    expected, got = write_through_ravel_and_flat_reshape(x), transpile(write_through_ravel_and_flat_reshape)(y)
+    assert [np.shares_memory(g, y) for g in got] == [np.shares_memory(e, x) for e in expected]
+
+
+def test_a_reshape_of_a_non_contiguous_argument_into_several_dims_is_refused_for_writes():
+    """NumPy copies or views depending on the strides and the new shape, which the key does not hold."""
+    x = rng().random((4, 6))[:, :4]
     with pytest.raises(CompileError, match="share memory"):
         transpile(write_through_reshape)(x, np.zeros(2))
-    np.testing.assert_array_equal(transpile(lambda x: x.reshape(-1) * 2)(x), x.reshape(-1) * 2)
+    np.testing.assert_array_equal(transpile(lambda x: x.reshape(2, -1) * 2)(x), x.reshape(2, -1) * 2)
 
 
 def test_an_alias_the_compiler_cannot_follow_is_refused():

@@ -31,7 +31,9 @@ class Var:
     scalar: bool = False
     size_of: object = None  # for an int that is a dim (x.shape[0], n // 3 ...): that dim, so it can size arrays
     from_list: bool = False  # a Python list argument (data): Python operators on it are not NumPy's
-    c_contiguous: bool = False  # an array argument C-contiguous at the call (part of the key): its reshape is a view
+    # an array argument's layout, from the key (runtime/signature.layout): True (C-contiguous), "line" (not, but
+    # its non-unit dims one stride apart: NumPy makes a reshape of it a view), False (neither); None: not known
+    layout: object = None
     ref: object = field(default=None, repr=False)  # frontend only: the buffer and view it is (frontend/memory.py)
     id: int = field(default_factory=lambda: next(_ids))
 

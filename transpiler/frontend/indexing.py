@@ -22,15 +22,19 @@ from .values import RuntimeRange, contains_var
 
 
 def parse_index(b: Builder, x: Var, index):
-    """(specs per axis of x, positions of new axes in the result, the advanced index as (axis, out_pos, item))."""
+    """(specs per axis of x, positions of new axes in the result, the advanced indices as (axis, out_pos, item),
+    whether the advanced indices (ints included) are adjacent: NumPy then puts their dims where they are, else
+    first; a None between them separates them)."""
     items = list(index) if isinstance(index, tuple) else [index]
     items = _expand_ellipsis(items, x.ndim)
     specs, new_axes, advanced = [], [], []
+    tokens = []          # per item: "new" (None), "dim" (a slice), "adv" (an int or an index array)
     axis = 0
     out_pos = 0
     for item in items:
         if item is None:
             new_axes.append(out_pos)
+            tokens.append("new")
             out_pos += 1
             continue
         if axis >= x.ndim:
@@ -38,17 +42,43 @@ def parse_index(b: Builder, x: Var, index):
         if _is_advanced(item):
             advanced.append((axis, out_pos, item))
             specs.append(("all",))
+            tokens.append("adv")
             out_pos += 1
         elif isinstance(item, slice):
             specs.append(_slice_spec(b, item, x.shape[axis]))
+            tokens.append("dim")
             out_pos += 1
         else:
             specs.append(_index_spec(b, item, x.shape[axis], axis))
+            tokens.append("adv")
         axis += 1
     specs += [("all",)] * (x.ndim - axis)
+    positions = [k for k, t in enumerate(tokens) if t == "adv"]
+    adjacent = bool(positions) and positions == list(range(positions[0], positions[0] + len(positions)))
     if advanced and new_axes:
-        raise UserError("combining an integer array index with None/np.newaxis is not supported", TypeError)
-    return specs, new_axes, advanced
+        new_axes = _new_axes_among_advanced(tokens, adjacent, max(_index_ndim(item) for _, _, item in advanced))
+    return specs, new_axes, advanced, adjacent
+
+
+def _index_ndim(item) -> int:
+    return item.ndim if isinstance(item, Var) else 1 if isinstance(item, (range, RuntimeRange)) else np.ndim(item)
+
+
+def _new_axes_among_advanced(tokens: list, adjacent: bool, ndim: int) -> list:
+    """Where the None items' unit dims are in x[index] with advanced indices: NumPy's layout is the items' dims in
+    order with the advanced ones (broadcast, `ndim` dims) where the first of them is when they are adjacent, else
+    first."""
+    if adjacent:
+        k = tokens.index("adv")
+        layout = tokens[:k] + ["B"] + [t for t in tokens[k:] if t != "adv"]
+    else:
+        layout = ["B"] + [t for t in tokens if t != "adv"]
+    out, pos = [], 0
+    for t in layout:
+        if t == "new":
+            out.append(pos)
+        pos += ndim if t == "B" else 1
+    return out
 
 
 def getitem(b: Builder, x: Var, index):
@@ -63,20 +93,19 @@ def getitem(b: Builder, x: Var, index):
     mask_dims: dict = {}
     if any(_is_bool_array(i) for i in items):
         index = _masks_as_ids(b, items, mask_dims)   # x[mask, j], x[:, mask]: its positions, one array per dim
-    specs, new_axes, advanced = parse_index(b, x, index)
+    specs, new_axes, advanced, adjacent = parse_index(b, x, index)
     _match_mask_dims(b, x, advanced, mask_dims, reading=True)
     result = _basic(b, x, specs)
     if result is x and not advanced and not new_axes:
         result = same_view(b, x)         # x[...], x[:, ...]: a new view of x, as in NumPy
     if len(advanced) > 1:
-        result = _gather_many(b, result, specs, advanced)
+        result = _gather_many(b, result, specs, advanced, adjacent)
     elif advanced:
         ax, _, idx = advanced[0]
         idx = _index_array(b, idx)
         dropped = sum(1 for s in specs[:ax] if s[0] == "index")
         result = gather(b, result, idx, ax - dropped)
-        ints = [i for i, s in enumerate(specs) if s[0] == "index"]
-        if ints and not _adjacent(ints + [ax]):
+        if not adjacent:
             # NumPy: advanced indices separated by a slice put their dims first
             ids_ndim = np.ndim(idx) if not isinstance(idx, Var) else idx.ndim
             start = ax - dropped
@@ -108,10 +137,10 @@ def setitem(b: Builder, x: Var, index, value) -> Var:
     mask_dims: dict = {}
     if any(_is_bool_array(i) for i in items):
         index = _masks_as_ids(b, items, mask_dims)     # x[:, mask] = v: at the mask's positions
-    specs, new_axes, advanced = parse_index(b, x, index)
+    specs, new_axes, advanced, adjacent = parse_index(b, x, index)
     _match_mask_dims(b, x, advanced, mask_dims, reading=False)
-    if len(advanced) > 1 or advanced and any(s[0] != "all" for s in specs):
-        return _scatter_many(b, x, specs, advanced, value)
+    if len(advanced) > 1 or advanced and (new_axes or any(s[0] != "all" for s in specs)):
+        return _scatter_many(b, x, specs, advanced, value, adjacent, new_axes)
     if advanced:
         return _scatter(b, x, specs, advanced[0], value)
     shape, extra, norm = _normalized(b, x, specs)
@@ -289,7 +318,7 @@ def _index_array(b: Builder, ids) -> Var:
     return ids
 
 
-def _advanced_layout(b: Builder, r: Var, specs, advanced):
+def _advanced_layout(b: Builder, r: Var, specs, advanced, adjacent: bool):
     """NumPy's advanced indexing over several index arrays, on the basic result (integer indices dropped):
     (the advanced axes there, whether they stay where they are, the index arrays broadcast to one shape B and
     checked in range, the flag of any id out of range). NumPy puts B where the advanced indices were when they
@@ -297,7 +326,6 @@ def _advanced_layout(b: Builder, r: Var, specs, advanced):
     dropped = [i for i, s in enumerate(specs) if s[0] == "index"]
     axes = [ax - sum(1 for i in dropped if i < ax) for ax, _, _ in advanced]
     sizes = [r.shape[a] for a in axes]
-    adjacent = _adjacent(dropped + [ax for ax, _, _ in advanced])
     ids = [_index_array(b, item) for _, _, item in advanced]
     shape = broadcast([i.shape for i in ids], b.env, "shape mismatch: indexing arrays could not be broadcast together "
                       "with shapes " + " ".join(fmt_shape(i.shape) for i in ids), IndexError)
@@ -311,9 +339,9 @@ def _advanced_layout(b: Builder, r: Var, specs, advanced):
     return axes, adjacent, ids, shape, bad
 
 
-def _gather_many(b: Builder, r: Var, specs, advanced) -> Var:
+def _gather_many(b: Builder, r: Var, specs, advanced, adjacent: bool) -> Var:
     """r (x's basic result) indexed by several index arrays: one gather_nd over their axes."""
-    axes, adjacent, ids, shape, _ = _advanced_layout(b, r, specs, advanced)
+    axes, adjacent, ids, shape, _ = _advanced_layout(b, r, specs, advanced, adjacent)
     if not adjacent:
         r = transpose(b, r, axes + [a for a in range(r.ndim) if a not in axes])
     start = axes[0] if adjacent else 0
@@ -321,19 +349,23 @@ def _gather_many(b: Builder, r: Var, specs, advanced) -> Var:
     return b.emit1("gather_nd", [r, *ids], r.dtype, out, axis=start)
 
 
-def _scatter_many(b: Builder, x: Var, specs, advanced, value) -> Var:
+def _scatter_many(b: Builder, x: Var, specs, advanced, value, adjacent: bool, new_axes=()) -> Var:
     """x[index] = value with integer arrays among other indices or slices: the basic region (integer indices
     dropped) with a scatter_nd over the advanced axes (moved first when NumPy puts their dims first), written
     back with update_slice. The ids are stored in C order of their broadcast shape: the last of repeated ids wins."""
     r = _basic(b, x, specs)
-    axes, adjacent, ids, shape, bad = _advanced_layout(b, r, specs, advanced)
+    axes, adjacent, ids, shape, bad = _advanced_layout(b, r, specs, advanced, adjacent)
     perm = None
     if not adjacent:
         perm = axes + [a for a in range(r.ndim) if a not in axes]
         r = transpose(b, r, perm)
     start = axes[0] if adjacent else 0
-    region = r.shape[:start] + tuple(shape) + r.shape[start + len(axes):]
-    v = fit_value(b, value, x.dtype, region)
+    region = list(r.shape[:start] + tuple(shape) + r.shape[start + len(axes):])
+    for pos in new_axes:               # x[index] has unit dims there: the value broadcasts against them
+        region.insert(pos, 1)
+    v = fit_value(b, value, x.dtype, tuple(region))
+    if new_axes:
+        v = squeeze(b, v, tuple(new_axes))
     new = b.emit1("scatter_nd", [r, v, bad, *ids], x.dtype, r.shape, axis=start)
     if perm is not None:
         new = transpose(b, new, sorted(range(len(perm)), key=lambda i: perm[i]))
@@ -374,11 +406,6 @@ def _masks_as_ids(b: Builder, items, mask_dims: dict) -> tuple:
             mask_dims[id(ids)] = mask.shape[j]
             out.append(ids)
     return tuple(out)
-
-
-def _adjacent(axes) -> bool:
-    axes = sorted(axes)
-    return axes == list(range(axes[0], axes[0] + len(axes)))
 
 
 def _expand_ellipsis(items: list, ndim: int) -> list:

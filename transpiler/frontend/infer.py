@@ -243,8 +243,9 @@ class Interpreter:
         rhs = self.eval(s.value, frame)
         if _is_array_var(old):
             new = self.inplace(old, s.op, rhs)
-            if isinstance(old.ref, Ref) and old.ref.path and isinstance(container, Var):
-                self.memory.write(self.b, old, new)     # a view of x
+            if isinstance(old.ref, Ref) and old.ref.path and isinstance(container, Var) \
+                    and old.ref.buffer is getattr(self.memory.ref_of(container), "buffer", None):
+                self.memory.write(self.b, old, new)     # a view of x (not a view of a copy: x[ids, None])
                 return
         else:
             new = self.binop(s.op, old, rhs, inplace=True)

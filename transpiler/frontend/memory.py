@@ -34,7 +34,8 @@ class Buffer:
     initial: Var                   # its first version (buffers are made lazily, the first time a value is viewed)
     argument: Var | None = None    # the kernel input this buffer is (written arguments change the caller's array)
     readonly: str | None = None    # why it cannot be written
-    contiguous: bool = True        # known to be C-contiguous (arrays made by the program; not arguments)
+    contiguous: bool = True        # known to be C-contiguous (arrays made by the program; arguments whose key says so)
+    layout: object = None          # an argument's layout from its key (runtime/signature.layout), None if not known
 
 
 @dataclass(eq=False)
@@ -93,15 +94,16 @@ class Memory:
         return v.ref
 
     def argument(self, v: Var, name: str) -> None:
-        """An argument's buffer. It is `contiguous` when the key says the caller's array is C-contiguous (then
-        NumPy makes any reshape of it a view); otherwise whether a reshape is a view depends on strides the kernel
-        does not know (it sees a C-contiguous copy), so such a reshape stays an Alias."""
+        """An argument's buffer. It is `contiguous` when the key says the caller's array is C-contiguous (NumPy makes
+        any reshape or ravel of it a view); for other layouts the key says enough for a reshape or ravel of the
+        argument itself (see record_view); those of its views depend on strides the kernel does not know (it sees a
+        C-contiguous copy): they stay an Alias."""
         if v.from_list:     # data from a Python list: writing into it could not change the caller's list
             buffer = Buffer(f"argument '{name}'", v, readonly=f"'{name}' is a Python list, converted to an array "
                                                                "for the kernel: writing into it would not change it",
                             contiguous=False)
         else:
-            buffer = Buffer(f"argument '{name}'", v, argument=v, contiguous=v.c_contiguous)
+            buffer = Buffer(f"argument '{name}'", v, argument=v, contiguous=v.layout is True, layout=v.layout)
         v.ref = Ref(buffer, v, (), buffer.contiguous)
         self.current[buffer] = v
 
@@ -141,6 +143,15 @@ class Memory:
         ref = self.ref_of(x)
         if isinstance(ref, Alias):
             out.ref = ref
+            return
+        if prim == "reshape" and not ref.contiguous and not ref.path and ref.buffer.layout == "line":
+            # an argument whose elements are one strided line: NumPy's reshape is a view (not C-contiguous)
+            out.ref = Ref(ref.buffer, ref.base, (Step(prim, dict(params), (), out.dtype, out.shape, out.scalar),),
+                          False)
+            return
+        if prim == "reshape" and not ref.contiguous and not ref.path and ref.buffer.layout is False \
+                and sum(1 for d in out.shape if d != 1) == 1:
+            self.ref_of(out)           # NumPy's reshape of this argument into one dim is a copy: a new array
             return
         if prim == "reshape" and not ref.contiguous:
             out.ref = Alias(((ref.buffer, ref.base),), "a reshape or ravel of an array that may not be contiguous, "

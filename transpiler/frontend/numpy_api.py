@@ -370,8 +370,8 @@ def _array(b, obj, dtype=None, *, copy=True, order="K", ndmin=0):
 
 
 def _ravel(b, a, order="C"):
-    """A view of C-contiguous data, else a copy (NumPy's ravel): when contiguity is not known (an argument, whose
-    layout is not part of the specialization) the result may or may not share memory with `a`."""
+    """A view of C-contiguous data, else a copy (NumPy's ravel): when contiguity is not known (a view of an
+    argument that is not C-contiguous) the result may or may not share memory with `a`."""
     from . import shape_ops as so
     from .memory import Ref
     x = so.as_var(b, a)
@@ -379,6 +379,9 @@ def _ravel(b, a, order="C"):
     if isinstance(ref, Ref) and ref.contiguous:
         return so.reshape(b, x, (-1,), order)
     flat = new_copy(b, so.reshape(b, x, (-1,), order))
+    if isinstance(ref, Ref) and ref.buffer.layout in ("line", False) and not ref.path:
+        return flat                     # an argument its key says is not C-contiguous: NumPy's ravel copies
+
     return b.memory.unknown_alias(x, flat, "np.ravel of an array that may not be contiguous, which NumPy makes a "
                                            "view or a copy depending on its strides")
 

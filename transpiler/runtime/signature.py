@@ -1,8 +1,8 @@
 """The call boundary: Python arguments -> (specialization key, flat list of arrays), and back for results.
 
 What specializes (is part of the key) and what is run-time data:
-- arrays: dtype, rank, which dims are 1 (so broadcasting is decided at compile time) and whether the array is
-  C-contiguous (so a reshape or ravel of it is a view, as in NumPy); sizes are run-time;
+- arrays: dtype, rank, which dims are 1 (so broadcasting is decided at compile time) and as much of the layout as
+  NumPy's reshape and ravel depend on (`layout`: C-contiguous, one strided line, or neither); sizes are run-time;
 - NumPy scalars and Python floats: dtype only; their values are run-time (0-d inputs);
 - Python ints: run-time values (0-d int64 inputs), unless the program needs their value while compiling; then the
   signature's ints specialize by value (api.Transpiled._typed, `with_int_values`);
@@ -52,10 +52,10 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False, s
         leaves.append(value)
         originals.append(value)
         shape = value.shape
-        # C-contiguity specializes: NumPy makes a reshape or ravel of such an array a view (else it decides from
-        # the strides), so a write through it reaches the argument exactly when it does in NumPy
+        # the layout specializes as far as NumPy's reshape depends on it (a view or a copy), so a write through a
+        # reshape reaches the argument exactly when it does in NumPy
         return ("A", dtype.str, len(shape), shape if static_shapes else tuple([d == 1 for d in shape]),
-                bool(value.flags.c_contiguous))
+                layout(value))
     if isinstance(value, np.generic):
         if value.dtype not in dtypes.SUPPORTED:
             raise TypeError(f"unsupported scalar type {type(value).__name__}")
@@ -171,6 +171,16 @@ class Unavailable:
         return f"<{self.owner}: a {self.kind.__module__}.{self.kind.__qualname__}, not available in compiled code>"
 
 
+def layout(a: np.ndarray):
+    """True for a C-contiguous array (NumPy makes a reshape or ravel of it a view); "line" when each other non-unit
+    dim's stride is the next one's stride times its size (its elements are one strided line: every reshape of it is
+    a view, a ravel a copy); False otherwise (a ravel or reshape to one dim is a copy: NumPy's nocopy reshape)."""
+    if a.flags.c_contiguous:
+        return True
+    dims = [(n, s) for n, s in zip(a.shape, a.strides) if n != 1]
+    return "line" if all(s == n_next * s_next for (_, s), (n_next, s_next) in zip(dims, dims[1:])) else False
+
+
 def _plain_array(value: np.ndarray) -> np.ndarray:
     """An ndarray subclass: refused where its operators mean something else than ndarray's (np.matrix: `*` is a
     matrix product; masked arrays: the mask), else its data as np.asarray gives it (np.memmap ...)."""
@@ -195,10 +205,10 @@ def abstract(key, path: str, inputs: list, names: list, objects: dict | None = N
     if tag == "same":
         return inputs[key[1]]
     if tag == "A":
-        _, dt, ndim, dims, *layout = key        # (a key without the layout: not known C-contiguous)
+        _, dt, ndim, dims, *known = key        # (a key without the layout: not known)
         index = len(inputs)
         shape = tuple(_dim(d, f"{path}.shape[{i}]", index, i) for i, d in enumerate(dims))
-        return _input(Var(np.dtype(dt), shape, c_contiguous=bool(layout and layout[0])), path, inputs, names)
+        return _input(Var(np.dtype(dt), shape, layout=known[0] if known else None), path, inputs, names)
     if tag == "S":
         return _input(Var(np.dtype(key[1]), (), scalar=True), path, inputs, names)
     if tag == "F":
