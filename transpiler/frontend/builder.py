@@ -8,7 +8,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Eqn, Loc, Program, Var
 from ..types import dtypes
-from ..types.shapes import _OPS as _DIM_OPS, ShapeEnv, Sym, required_by
+from ..types.shapes import DIM_OPS, ShapeEnv, Sym, required_by
 from .memory import VIEW_PRIMS
 
 
@@ -155,5 +155,5 @@ def _follow_int_argument(prim: str, inputs: list, results: list) -> None:
 
 def _data_sized(d) -> bool:
     """Whether a dim depends on a size computed from the data (an `upto` of shape_ops.limited)."""
-    return isinstance(d, Sym) and (d.origin[0] == "upto" or d.origin[0] in _DIM_OPS
+    return isinstance(d, Sym) and (d.origin[0] == "upto" or d.origin[0] in DIM_OPS
                                    and any(_data_sized(o) for o in d.origin[1:]))

@@ -54,6 +54,8 @@ def _bounded(d) -> bool:
     kind, *operands = d.origin
     if kind == "min":
         return any(_bounded(o) for o in operands)
+    if kind == "ifneg":
+        return all(_bounded(o) for o in operands[1:])
     return kind in ("add", "sub", "mul", "floordiv", "max", "wrap", "same", "upto") and all(map(_bounded, operands))
 
 
