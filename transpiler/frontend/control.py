@@ -24,8 +24,9 @@ from .memory import Alias, Buffer, Ref, State
 from .values import RuntimeRange, contains_var
 
 _MISSING = object()
-_RETURN_IN_LOOP = ("`return` of a tuple, list or dict of run-time values inside a run-time loop is not supported: "
-                   "return one array or number, or set variables, `break`, and return after the loop")
+_RETURN_IN_LOOP = ("`return` of a tuple, list or dict of run-time values inside a run-time loop is supported as a "
+                   "tuple or list display only (`return i, x[i]`), of the same length at every return of the loop: "
+                   "return a display, or set variables, `break`, and return after the loop")
 _MAX_ROUNDS = 4
 
 
@@ -208,7 +209,7 @@ class Control:
         from .infer import _Break, _Continue, _Return
         self.memory.restore(self.b, memory)
         try:
-            self.interp.exec_block(stmts, frame)
+            self.interp.exec_block(stmts, frame, top=catch_return)   # with the continuation: the rest of the body
         except _Return as r:
             if not catch_return:
                 raise

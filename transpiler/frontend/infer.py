@@ -178,10 +178,15 @@ class Interpreter:
                 self.exec(stmt, frame)
 
     def run_if(self, stmt: ast.If, frame: Frame, rest: list, top: bool) -> bool:
-        """True when the statements after the `if` were run as part of it (a return in a run-time branch)."""
+        """True when the statements after the `if` were run as part of it (a return in a run-time branch, or in a
+        compile-time branch whose run-time `if`s need the rest of the function as their continuation)."""
         test = self.eval(stmt.test, frame)
         if not isinstance(test, Var):
-            self.exec_block(stmt.body if self.truth(test, stmt.test, frame) else stmt.orelse, frame)
+            branch = stmt.body if self.truth(test, stmt.test, frame) else stmt.orelse
+            if top and contains_return(branch):
+                self.exec_block(branch + rest, frame, top=True)
+                return True
+            self.exec_block(branch, frame)
             return False
         if not top and (contains_return(stmt.body) or contains_return(stmt.orelse)):
             raise UserError("`return` inside a run-time `if` is supported at the top level of a function body only",
