@@ -74,7 +74,7 @@ class _Speculation:
         self.interp, self.frame, self.b = interp, frame, b
         self.locals = dict(frame.locals)
         self.memory = interp.memory.snapshot()
-        self.eqns, self.checks = len(b.eqns), len(b.program.checks)
+        self.eqns, self.checks, self.failed = len(b.eqns), len(b.program.checks), list(b.failed)
         env = b.env
         self.parent, self.guards, self.nonzero = dict(env.parent), len(env.guards), len(env.nonzero)
         outliner = interp.outliner
@@ -84,6 +84,7 @@ class _Speculation:
         b, outliner = self.b, self.interp.outliner
         del b.eqns[self.eqns:]
         del b.program.checks[self.checks:]
+        b.failed = list(self.failed)
         b.env.parent.clear()
         b.env.parent.update(self.parent)
         del b.env.guards[self.guards:]
@@ -100,6 +101,10 @@ class _Speculation:
 class _Return(Exception):
     def __init__(self, value):
         self.value = value
+
+
+class _Raise(Exception):
+    """A `raise` in a run-time branch or loop body: its check is set; nothing after it on that path runs."""
 
 
 class _Break(Exception):
@@ -121,8 +126,12 @@ class Interpreter:
         self.speculating = 0     # > 0 while a compile-time loop is tried as a run-time loop
         self.memory = Memory(self.frames, argument_objects)
         builder.memory = self.memory
+        builder.guard = self.guard_write
         self.top = builder.program   # the compiled function's program (not an outlined callee's)
         self.implicit: dict = {}     # id(module-level array) -> its input Var (module_array)
+
+    def guard_write(self, store) -> None:
+        self.control.guarded(store, None)
 
     # ---- entry points -------------------------------------------------------------------------------------------
     def run(self, fn, args: list, kwargs: dict):
@@ -154,7 +163,7 @@ class Interpreter:
             return thunk()
         except UserError as e:
             raise self.error_at(node, frame, str(e), e.kind) from None
-        except (CompileError, _Return, _Break, _Continue):
+        except (CompileError, _Return, _Raise, _Break, _Continue):
             raise
         except Exception as e:   # a compiler bug: remember the innermost place it happened
             if not hasattr(e, "transpiler_loc"):
@@ -174,6 +183,8 @@ class Interpreter:
             if isinstance(stmt, ast.If):
                 if self._located(stmt, frame, lambda: self.run_if(stmt, frame, stmts[i + 1:], top)):
                     return
+            elif self.b.failed:    # after a check that may have failed: runs only if none did, where that matters
+                self._located(stmt, frame, lambda: self.control.guarded(lambda: self.exec(stmt, frame), frame))
             else:
                 self.exec(stmt, frame)
 
@@ -231,7 +242,7 @@ class Interpreter:
         old = self.eval(s.target, frame)  # eval ignores ctx: the Store target reads as a load
         rhs = self.eval(s.value, frame)
         if _is_array_var(old):
-            self.memory.write(self.b, old, self.inplace(old, s.op, rhs))
+            self.b.write(old, lambda: self.inplace(old, s.op, rhs))
             return
         self.assign(s.target, self.binop(s.op, old, rhs, inplace=True), frame)
 
@@ -247,7 +258,7 @@ class Interpreter:
         if _is_array_var(old):
             new = self.inplace(old, s.op, rhs)
             if isinstance(old.ref, Ref) and old.ref.path and isinstance(container, Var):
-                self.memory.write(self.b, old, new)     # a view of x
+                self.b.write(old, lambda: new)     # a view of x
                 return
         else:
             new = self.binop(s.op, old, rhs, inplace=True)
@@ -260,7 +271,7 @@ class Interpreter:
             raise self.error_at(s.value, frame, "x[mask] op= an array of values (one per selected element) is not "
                                 "supported yet; write x = np.where(mask, x op values, x)", TypeError)
         mask = indexing.as_var(self.b, mask)
-        self._located(s, frame, lambda: self.memory.write(self.b, x, indexing.masked_merge(
+        self._located(s, frame, lambda: self.b.write(x, lambda: indexing.masked_merge(
             self.b, x, mask, self.inplace(x, s.op, rhs))))
 
     def inplace(self, old: Var, op, rhs) -> Var:
@@ -370,10 +381,16 @@ class Interpreter:
             raise self.error_at(s, frame, str(msg), AssertionError)
 
     def stmt_Raise(self, s, frame):
+        """Reached while compiling, a `raise` is a CompileError of its type. In a run-time branch or loop body
+        it is a check that is always set on that path: the call raises it, and nothing after it runs."""
         exc = self.eval(s.exc, frame) if s.exc is not None else RuntimeError("re-raise")
         if isinstance(exc, type):
             exc = exc()
         kind = type(exc) if isinstance(exc, BaseException) else None
+        if self.control.conditional and kind is not None and s.exc is not None and s.cause is None:
+            one = len(exc.args) == 1 and isinstance(exc.args[0], str)     # KeyError's str() quotes its argument
+            self.b.check(self.b.const(np.asarray(True)), kind, exc.args[0] if one else str(exc), located=False)
+            raise _Raise()
         raise self.error_at(s, frame, str(exc) or type(exc).__name__, kind)
 
     def stmt_Delete(self, s, frame):
@@ -446,7 +463,7 @@ class Interpreter:
         if isinstance(container, Var):
             if container.scalar or container.weak:
                 raise UserError(f"'numpy.{container.dtype}' object does not support item assignment", TypeError)
-            self.memory.write(self.b, container, indexing.setitem(self.b, container, index, value))
+            self.b.write(container, lambda: indexing.setitem(self.b, container, index, value))
             return
         if _is_global_object(container, frame):
             raise UserError("mutating a module-level object from compiled code is not supported", TypeError)
@@ -828,7 +845,7 @@ class Interpreter:
         if self.active and self.outliner.wants(key, src.node, fn):   # the compiled function itself: never outlined
             try:
                 return self.outliner.call(fn, key, bound.arguments, interpret)
-            except WritesArrays:
+            except (WritesArrays, _Raise):     # (a function that raises on every path: the raise is the caller's)
                 self.outliner.size[key] = 0    # inline this signature from now on
         return self.outliner.inline_first(key, interpret, bound.arguments)
 
