@@ -129,6 +129,7 @@ class Interpreter:
         builder.guard = self.guard_write
         self.top = builder.program   # the compiled function's program (not an outlined callee's)
         self.implicit: dict = {}     # id(module-level array) -> its input Var (module_array)
+        self.formatted_runtime = 0   # run-time values formatted into strings so far (expr_FormattedValue)
 
     def guard_write(self, store) -> None:
         self.control.guarded(store, None)
@@ -373,9 +374,18 @@ class Interpreter:
         frame.locals[s.name] = self.make_closure(s, frame, s.name)
 
     def stmt_Assert(self, s, frame):
+        """On a run-time value, a check (`if not test: raise AssertionError(msg)`): the call raises it, and
+        nothing after it runs."""
         test = self.eval(s.test, frame)
         if isinstance(test, Var):
-            raise self.error_at(s.test, frame, "assert on a run-time value is not supported", TypeError)
+            formatted = self.formatted_runtime
+            msg = self.eval(s.msg, frame) if s.msg is not None else ""
+            if contains_var(msg) or self.formatted_runtime != formatted:
+                raise self.error_at(s.msg, frame, "the message of an assert on a run-time value must be known at "
+                                    "compile time", TypeError)
+            failed = self.b.emit1("not", [self.control.condition(test)], dtypes.BOOL, ())
+            self.b.check(failed, AssertionError, str(msg), located=False)
+            return
         if not test:
             msg = self.eval(s.msg, frame) if s.msg is not None else "assertion failed"
             raise self.error_at(s, frame, str(msg), AssertionError)
@@ -383,11 +393,15 @@ class Interpreter:
     def stmt_Raise(self, s, frame):
         """Reached while compiling, a `raise` is a CompileError of its type. In a run-time branch or loop body
         it is a check that is always set on that path: the call raises it, and nothing after it runs."""
+        formatted = self.formatted_runtime
         exc = self.eval(s.exc, frame) if s.exc is not None else RuntimeError("re-raise")
         if isinstance(exc, type):
             exc = exc()
         kind = type(exc) if isinstance(exc, BaseException) else None
         if self.control.conditional and kind is not None and s.exc is not None and s.cause is None:
+            if self.formatted_runtime != formatted:
+                raise self.error_at(s.exc, frame, "the message of a `raise` under a run-time condition must be "
+                                    "known at compile time (it shows a run-time value)", TypeError)
             one = len(exc.args) == 1 and isinstance(exc.args[0], str)     # KeyError's str() quotes its argument
             self.b.check(self.b.const(np.asarray(True)), kind, exc.args[0] if one else str(exc), located=False)
             raise _Raise()
@@ -714,6 +728,7 @@ class Interpreter:
         value = self.eval(e.value, frame)
         if isinstance(value, Var):
             value = f"<run-time {value.type_text()}>"
+            self.formatted_runtime += 1     # (a run-time `raise` refuses a message that shows one)
         conv = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}[e.conversion]
         spec = self.eval(e.format_spec, frame) if e.format_spec is not None else ""
         return py(lambda: format(conv(value), spec))
