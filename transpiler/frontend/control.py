@@ -541,7 +541,9 @@ class Control:
             else:
                 types[n] = _type_of(v if isinstance(v, Var) else self._const_type(v))
             aliases[n] = set()
+        guards = self.b.guards
         for _ in range(_MAX_ROUNDS + 2):     # two more: rounds that discover written arrays or aliases
+            self.b.guards = guards           # (only the last round's guards are kept)
             live = [n for n in carried if types[n] is not None]
             if before is not None:        # a while loop's condition region has arguments of its own
                 cond_args = state.arguments(live, types)

@@ -74,7 +74,8 @@ class _Speculation:
         self.interp, self.frame, self.b = interp, frame, b
         self.locals = dict(frame.locals)
         self.memory = interp.memory.snapshot()
-        self.eqns, self.checks, self.failed = len(b.eqns), len(b.program.checks), list(b.failed)
+        self.eqns, self.checks, self.failed, self.guards = len(b.eqns), len(b.program.checks), list(b.failed), \
+            b.guards
         env = b.env
         self.parent, self.guards, self.nonzero = dict(env.parent), len(env.guards), len(env.nonzero)
         outliner = interp.outliner
@@ -84,7 +85,7 @@ class _Speculation:
         b, outliner = self.b, self.interp.outliner
         del b.eqns[self.eqns:]
         del b.program.checks[self.checks:]
-        b.failed = list(self.failed)
+        b.failed, b.guards = list(self.failed), self.guards
         b.env.parent.clear()
         b.env.parent.update(self.parent)
         del b.env.guards[self.guards:]
