@@ -39,7 +39,7 @@ def _reuse(op) -> None:
             continue
         for i in range(n_in):
             candidate = op.operands[i]
-            if candidate.type == init.type and str(maps[i]) == str(maps[n_in + k]) and _single_use(candidate) \
+            if candidate.type == init.type and str(maps[i]) == str(maps[n_in + k]) and _single_use(candidate, op) \
                     and _may_write(candidate):
                 op.operands[n_in + k] = candidate
                 break
@@ -53,9 +53,29 @@ def _has_uses(value) -> bool:
     return any(True for _ in value.uses)
 
 
-def _single_use(value) -> bool:
-    """One use that reads the data (tensor.dim reads only the shape, which the destination keeps)."""
-    return sum(1 for use in value.uses if use.owner.operation.name != "tensor.dim") == 1
+def _single_use(value, op) -> bool:
+    """One use that reads the data (tensor.dim reads only the shape, which the destination keeps), not counting
+    uses on the other branch of an `scf.if` around `op` (a statement run only when no check failed yields the
+    array unchanged on the failed path: frontend/control.guarded), which never run with it."""
+    return sum(1 for use in value.uses if use.owner.operation.name != "tensor.dim"
+               and not _exclusive(use.owner.operation, op.operation)) == 1
+
+
+def _branches(op) -> dict:
+    """The scf.if ops around `op`, each with the block (branch) `op` lies in."""
+    out = {}
+    while op.name != "func.func":
+        parent = op.parent
+        if parent.name == "scf.if":
+            out[parent] = op.block
+        op = parent
+    return out
+
+
+def _exclusive(a, b) -> bool:
+    """Whether `a` and `b` lie on different branches of one scf.if."""
+    around_b = _branches(b)
+    return any(parent in around_b and around_b[parent] != block for parent, block in _branches(a).items())
 
 
 def _may_write(value) -> bool:

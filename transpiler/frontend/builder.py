@@ -19,6 +19,11 @@ class Builder:
         self.eqns: list = program.eqns      # where primitives go: the program, or a region being recorded
         self.memory = None                  # frontend/memory.py: buffers and views (set by the interpreter)
         self._data_sized_checked: dict = {}  # id(eqns) -> (eqns, shapes checked there): see _check_data_sized
+        # flags of the checks raised so far on the path being built (a region starts with its own list): NumPy
+        # stops at the first failing check, so what follows one runs only while they are all False (control.py)
+        self.failed: list = []
+        self.guards = 0                     # statements run under `if not failed` so far (control.guarded)
+        self.guard = None                   # control.guarded for writes (set by the interpreter)
 
     @contextlib.contextmanager
     def recording(self):
@@ -43,10 +48,29 @@ class Builder:
         self._loc = loc
         self.program.env.loc = loc   # run-time size guards name the line that required them
 
-    def check(self, flag: Var, kind: type, message: str) -> None:
+    def check(self, flag: Var, kind: type, message: str, located: bool = True) -> None:
         """A condition the kernel computes (`flag` true: raise `kind(message)` after the call), e.g. an index out of
-        range; the message names the source line that required it."""
-        self.program.checks.append((flag, kind, required_by(message, self._loc)))
+        range; the message names the source line that required it (unless it is the user's own `raise`)."""
+        self.program.checks.append((flag, kind, required_by(message, self._loc) if located else message))
+        self.failed.append(flag)
+
+    def write(self, target: Var, compute) -> None:
+        """Store `compute()` (target's new contents) into target's memory; after a check that may have failed in
+        the same statement (`x[0] = y[i]`), only if it did not (control.guarded)."""
+        def store():
+            self.memory.write(self, target, compute())
+        if self.failed and self.guard is not None:
+            self.guard(store)
+        else:
+            store()
+
+    def failed_flag(self) -> Var:
+        """Whether a check raised so far on this path failed: the OR of their flags (computed once)."""
+        flag = self.failed[0]
+        for other in self.failed[1:]:
+            flag = self.emit1("or", [flag, other], dtypes.BOOL, ())
+        self.failed = [flag]
+        return flag
 
     def emit(self, prim: str, inputs: list, outs: list, /, weak: bool = False, scalar: bool = False, **params) -> list:
         """Add `prim` with result types `outs` [(dtype, shape)]; returns the result Vars."""

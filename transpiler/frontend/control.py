@@ -25,9 +25,15 @@ from .memory import Alias, Buffer, Ref, State
 from .values import RuntimeRange, contains_var
 
 _MISSING = object()
-_RETURN_IN_LOOP = ("`return` of a tuple, list or dict of run-time values inside a run-time loop is not supported: "
-                   "return one array or number, or set variables, `break`, and return after the loop")
+_RAISED = object()      # a branch that ended in a `raise`: nothing after it runs, its values are never read
+_RETURN_IN_LOOP = ("`return` of a tuple, list or dict of run-time values inside a run-time loop is supported as a "
+                   "tuple or list display only (`return i, x[i]`), of the same length at every return of the loop: "
+                   "return a display, or set variables, `break`, and return after the loop")
 _MAX_ROUNDS = 4
+# statements guarded per function: past this many, later ones run as they are (writes after a failed check then
+# happen). Each guard is an scf.if that yields the arrays it writes; in long unrolled code (a time loop of 5 steps
+# with 10 checked stencil updates each) bufferization and LLVM time grew much faster than the code with them
+MAX_GUARDS = 32
 
 
 @dataclass
@@ -79,21 +85,37 @@ def contains_return(stmts) -> bool:
 class Control:
     def __init__(self, interp):
         self.interp = interp
+        self.conditional = 0     # > 0 inside a run-time branch or loop body: a `raise` there is a run-time check
 
     @property
     def b(self):
         return self.interp.b
 
     # ---- regions ------------------------------------------------------------------------------------------
-    def record(self, run):
-        """Interpret `run()` into a fresh region; the checks it raised become the region's own."""
+    def record(self, run, inherit: bool = True):
+        """Interpret `run()` into a fresh region; the checks it raised become the region's own. A region that runs
+        only when no check has failed (a loop body, a guarded statement) starts with no failed check; a branch
+        (`inherit`) has the failures of the path that reaches it."""
         checks = self.b.program.checks
         n = len(checks)
-        with self.b.recording() as eqns:
-            value = run()
+        failed = self.b.failed
+        self.b.failed = list(failed) if inherit else []
+        try:
+            with self.b.recording() as eqns:
+                value = run()
+        finally:
+            self.b.failed = failed
         local = checks[n:]
         del checks[n:]
         return eqns, value, local
+
+    def unconditional(self, run):
+        """run() where a `raise` is a compile-time error again (an expression's branches, a loop's condition)."""
+        depth, self.conditional = self.conditional, 0
+        try:
+            return run()
+        finally:
+            self.conditional = depth
 
     def condition(self, value) -> Var:
         """A run-time truth value as a 0-d bool (NumPy: only size-1 arrays have one)."""
@@ -122,18 +144,36 @@ class Control:
         self.memory.restore(self.b, memory)
         (t_eqns, t_ret, t_locals, t_checks, t_mem), (e_eqns, e_ret, e_locals, e_checks, e_mem) = branches
         buffers = self._join_buffers(memory, t_mem, e_mem, t_eqns, e_eqns)
+        t_raised, e_raised = t_ret is _RAISED, e_ret is _RAISED
+        if t_raised and e_raised:         # both paths raise: so does the `if`, once its flags are set
+            outs = self.emit_if(cond, t_eqns, e_eqns, [j for _, j in buffers], t_checks, e_checks)
+            self._set_versions(buffers, self.rebuild_all([j for _, j in buffers], outs))
+            raise self._raise()
         if with_continuation:
-            t_val, e_val = (r if r is not _MISSING else None for r in (t_ret, e_ret))
+            t_val, e_val = (UNSET if r is _RAISED else r if r is not _MISSING else None for r in (t_ret, e_ret))
             joined = self.join_values(t_val, e_val, "the returned value", t_eqns, e_eqns)
             outs = self.emit_if(cond, t_eqns, e_eqns, [joined] + [j for _, j in buffers], t_checks, e_checks)
             value, *versions = self.rebuild_all([joined] + [j for _, j in buffers], outs)
             self._set_versions(buffers, versions)
             return True, self._alias(value, (t_val, e_val), memory)
+        if t_raised or e_raised:        # the names of a path that raised are never read again
+            t_locals, e_locals = (snapshot if t_raised else t_locals), (snapshot if e_raised else e_locals)
         names = [n for n in sorted(set(t_locals) | set(e_locals))
                  if t_locals.get(n, _MISSING) is not e_locals.get(n, _MISSING)]
         pairs, views = [], []
         for n in names:
             t, e = t_locals.get(n, _MISSING), e_locals.get(n, _MISSING)
+            if t_raised or e_raised:
+                kept, before = (e, t) if t_raised else (t, e)
+                if kept is _MISSING or isinstance(kept, Undefined) or not contains_var(kept):
+                    frame.locals[n] = kept if kept is not _MISSING else Undefined(n, f"'{n}' is deleted at line "
+                                                                                      f"{stmt.lineno}")
+                elif _same_view(before, kept, memory):
+                    views.append((n, kept))
+                else:
+                    pairs.append((n, self.join_values(UNSET if t_raised else kept, UNSET if e_raised else kept,
+                                                      f"variable '{n}'", t_eqns, e_eqns)))
+                continue
             if t is _MISSING or e is _MISSING or isinstance(t, Undefined) or isinstance(e, Undefined):
                 frame.locals[n] = Undefined(n, f"'{n}' is assigned on only one path of the run-time `if` at line "
                                                f"{stmt.lineno}")
@@ -150,7 +190,7 @@ class Control:
         values = self.rebuild_all(joined, outs)
         self._set_versions(buffers, values[len(pairs):])
         for (n, _), value in zip(pairs, values):
-            frame.locals[n] = self._alias(value, (t_locals[n], e_locals[n]), memory)
+            frame.locals[n] = self._alias(value, (t_locals.get(n), e_locals.get(n)), memory)
         for n, view in views:
             frame.locals[n] = self.memory.rederive(self.b, view)
         return False, None
@@ -159,10 +199,10 @@ class Control:
         """`a if c else b` with a run-time c: both sides in their own region, joined like an `if`."""
         cond = self.condition(test)
         memory = self.memory.snapshot()
-        t_eqns, t_val, t_checks = self.record(lambda: self.interp.eval(e.body, frame))
+        t_eqns, t_val, t_checks = self.record(lambda: self.unconditional(lambda: self.interp.eval(e.body, frame)))
         t_mem = self.memory.snapshot()
-        e_eqns, e_val, e_checks = self.record(lambda: self._restored(memory, lambda: self.interp.eval(e.orelse,
-                                                                                                       frame)))
+        e_eqns, e_val, e_checks = self.record(lambda: self._restored(memory, lambda: self.unconditional(
+            lambda: self.interp.eval(e.orelse, frame))))
         e_mem = self.memory.snapshot()
         self.memory.restore(self.b, memory)
         buffers = self._join_buffers(memory, t_mem, e_mem, t_eqns, e_eqns)
@@ -171,6 +211,112 @@ class Control:
         value, *versions = self.rebuild_all(joined + [j for _, j in buffers], outs)
         self._set_versions(buffers, versions)
         return self._alias(value, (t_val, e_val), memory)
+
+    # ---- statements after a check that may have failed --------------------------------------------------------
+    def guarded(self, run, frame) -> None:
+        """Run a statement that follows checks which may have failed. NumPy stops at the first failing check, so
+        a statement that writes an array that existed before it, or runs a loop or a call that may loop, runs
+        under `if not failed` (scf.if): on the failed path arrays keep their contents and the names it binds are
+        never read (the call raises). Any other statement runs as it is: its values are then never used."""
+        from .infer import _Raise, _Return
+        b = self.b
+        snapshot, memory = dict(frame.locals) if frame else {}, self.memory.snapshot()
+        exits = []
+
+        def body():
+            try:
+                run()
+            except (_Return, _Raise) as exit_:
+                exits.append(exit_)
+        eqns, _, checks = self.record(body, inherit=False)
+        written = self.memory.changed_since(memory)
+        # only the caller's arrays are seen after a call that raised: writes into the function's own arrays after
+        # a failed check change nothing NumPy's run would show
+        if not any(buf.argument is not None for buf in written) and not _may_run_long(eqns) \
+                or b.guards >= MAX_GUARDS:
+            b.eqns.extend(eqns)
+            for flag, kind, message in checks:
+                b.check(flag, kind, message, located=False)
+            if exits:
+                raise exits[0]
+            return
+        b.guards += 1
+        failed = b.failed_flag()
+        after, after_mem = dict(frame.locals) if frame else {}, self.memory.snapshot()
+        if frame:
+            frame.locals = dict(snapshot)
+        self.memory.restore(b, memory)
+        skip: list = []          # the path where a check failed: nothing runs
+        buffers = [(buf, self.join_values(self.memory.version_in(memory, buf), self.memory.version_in(after_mem, buf),
+                                          f"the contents of {buf.what}", skip, eqns)) for buf in written]
+        names = [n for n in after if after[n] is not snapshot.get(n, _MISSING)]
+        pairs, views = [], []
+        for n in names:
+            v = after[n]
+            if isinstance(v, Undefined) or not contains_var(v):
+                frame.locals[n] = v
+            elif _same_view(snapshot.get(n), v, memory):
+                continue            # a view of a written array: taken again from the joined contents
+            elif self._rederivable(v, memory):
+                views.append((n, v))
+            else:
+                pairs.append((n, self.join_values(UNSET, v, f"variable '{n}'", skip, eqns)))
+        for n in snapshot:
+            if n not in after:
+                del frame.locals[n]
+        returned = exits and isinstance(exits[0], _Return)
+        result = [self._settle(exits[0].value, memory, skip, eqns)] if returned else []
+        joined = [j for _, j in pairs] + [j for _, j in buffers] + [j for j, _ in result]
+        outs = self.emit_if(failed, skip, eqns, joined, [], checks)
+        values = self.rebuild_all(joined, outs)
+        self._set_versions(buffers, values[len(pairs):len(pairs) + len(buffers)])
+        for (n, _), value in zip(pairs, values):
+            frame.locals[n] = self._alias(value, (after[n],), memory)
+        for n, view in views:
+            frame.locals[n] = self.memory.rederive(self.b, view)
+        if returned:
+            raise _Return(self._views_back(values[-1], result[0][1]))
+        if exits:
+            raise exits[0]
+
+    def _rederivable(self, v, before) -> bool:
+        """A view of an array that existed before a guarded statement, made with values that existed then: it is
+        taken again from the array's joined contents (so it stays a view of it)."""
+        ref = getattr(v, "ref", None)
+        return isinstance(v, Var) and isinstance(ref, Ref) and self.memory.existed(before, ref.buffer) and all(
+            not isinstance(x, Var) or x.id < before.watermark for step in ref.path for x in step.extra)
+
+    def _settle(self, value, before, skip, eqns):
+        """A value returned by a guarded statement: its views of existing arrays kept aside (taken again after the
+        join), the rest joined with a value never read on the failed path."""
+        views: dict = {}
+
+        def strip(v):
+            if isinstance(v, Var) and self._rederivable(v, before):
+                views[id(v)] = v
+                return None
+            if isinstance(v, (list, tuple)) and not hasattr(v, "_fields"):
+                return type(v)(strip(x) for x in v)
+            if isinstance(v, dict):
+                return {k: strip(x) for k, x in v.items()}
+            return v
+        stripped = strip(value)
+        return self.join_values(UNSET, stripped, "the returned value", skip, eqns), (value, views)
+
+    def _views_back(self, joined, kept):
+        value, views = kept
+        if not views:
+            return joined
+
+        def put(original, new):
+            if isinstance(original, Var) and id(original) in views:
+                return self.memory.rederive(self.b, original)
+            if isinstance(original, (list, tuple)) and not hasattr(original, "_fields"):
+                return type(original)(put(o, n) for o, n in zip(original, new))
+            if isinstance(original, dict):
+                return {k: put(original[k], new[k]) for k in original}
+            return new
+        return put(value, joined)
 
     # ---- arrays written in branches (frontend/memory.py) ---------------------------------------------------------
     @property
@@ -206,17 +352,27 @@ class Control:
         return value
 
     def _run_branch(self, stmts, frame, catch_return: bool, memory):
-        from .infer import _Break, _Continue, _Return
+        from .infer import _Break, _Continue, _Raise, _Return
         self.memory.restore(self.b, memory)
+        self.conditional += 1
         try:
-            self.interp.exec_block(stmts, frame)
+            self.interp.exec_block(stmts, frame, top=catch_return)   # with the continuation: the rest of the body
         except _Return as r:
             if not catch_return:
                 raise
             return r.value
+        except _Raise:
+            return _RAISED
         except (_Break, _Continue):   # loops turn these into flags (loop_exits.py); one that gets here is a bug
             raise AssertionError("break/continue escaped a run-time branch") from None
+        finally:
+            self.conditional -= 1
         return _MISSING
+
+    @staticmethod
+    def _raise():
+        from .infer import _Raise
+        return _Raise()
 
     def emit_if(self, cond, t_eqns, e_eqns, joined, t_checks, e_checks):
         """Append the scf.if primitive; its results are the joined values' leaves, then one flag per check."""
@@ -227,7 +383,7 @@ class Control:
         self.b.eqns.append(Eqn("if", [cond], outs + flags, {
             "then": Block([], t_eqns, t_res + t_flags), "else": Block([], e_eqns, e_res + e_flags)}, self.b.loc))
         for flag, (kind, message) in zip(flags, kinds):
-            self.b.check(flag, kind, message)
+            self.b.check(flag, kind, message, located=False)
         return outs
 
     def _check_results(self, t_checks, e_checks, t_eqns, e_eqns):
@@ -250,11 +406,17 @@ class Control:
                            enumerate(zip(t, e)))
         if isinstance(t, dict) and isinstance(e, dict) and t.keys() == e.keys():
             return {k: self.join_values(t[k], e[k], f"{what}[{k!r}]", t_eqns, e_eqns) for k in t}
-        if t is UNSET or e is UNSET:     # a loop's return value on the path that has not returned: never read
+        if t is UNSET or e is UNSET:     # a value on a path that never reads it (not returned yet, or raised)
             known, eqns = (e, t_eqns) if t is UNSET else (t, e_eqns)
+            if isinstance(known, (list, tuple, dict)) and contains_var(known):
+                items = known.items() if isinstance(known, dict) else enumerate(known)
+                parts = {k: self.join_values(UNSET if t is UNSET else v, v if t is UNSET else UNSET,
+                                             f"{what}[{k!r}]", t_eqns, e_eqns) for k, v in items}
+                if isinstance(known, dict):
+                    return parts
+                return type(known)._make(parts.values()) if hasattr(known, "_fields") else \
+                    type(known)(parts.values())
             if not isinstance(known, Var):
-                if contains_var(known):
-                    raise UserError(_RETURN_IN_LOOP, SyntaxError)
                 return _Shared(known)
             stand_in = self._zeros(_type_of(known), eqns)
             return _Joined(stand_in, known) if t is UNSET else _Joined(known, stand_in)
@@ -325,7 +487,8 @@ class Control:
         cond_holder = {}
 
         def before(args, enter):
-            eqns, test, checks = self.record(lambda: enter(lambda: self.interp.eval(stmt.test, frame)))
+            eqns, test, checks = self.record(lambda: enter(lambda: self.unconditional(
+                lambda: self.interp.eval(stmt.test, frame))), inherit=False)
             if not isinstance(test, Var):
                 raise UserError("a run-time while loop's condition became a compile-time value", TypeError)
             with self.b.recording() as more:
@@ -343,14 +506,19 @@ class Control:
         self._finish_loop(blk["live"], outs, blk["flags"], frame, set(), stmt, blk["aliases"])
 
     def _loop_body(self, stmts, frame) -> None:
-        from .infer import _Break, _Continue, _Return
+        from .infer import _Break, _Continue, _Raise, _Return
+        self.conditional += 1
         try:
             self.interp.exec_block(stmts, frame)
+        except _Raise:        # the rest of the body is never reached; the raise's flag stops the loop
+            pass
         except (_Break, _Continue):   # loops turn these into flags (loop_exits.py); one that gets here is a bug
             raise AssertionError("break/continue escaped a run-time loop body") from None
         except _Return:   # loop_exits.py makes returns flags; one can only get here from a loop nested in this one
             raise UserError("`return` inside a loop nested in a loop with a run-time trip count or condition is not "
                             "supported: set a variable and `break`, then return after the loops", SyntaxError) from None
+        finally:
+            self.conditional -= 1
 
     def _carried(self, body, frame, exclude: set) -> list:
         """Names the loop rebinds. `x op= y` on an array writes into it without rebinding the name: such names
@@ -376,13 +544,16 @@ class Control:
             else:
                 types[n] = _type_of(v if isinstance(v, Var) else self._const_type(v))
             aliases[n] = set()
+        guards = self.b.guards
         for _ in range(_MAX_ROUNDS + 2):     # two more: rounds that discover written arrays or aliases
+            self.b.guards = guards           # (only the last round's guards are kept)
             live = [n for n in carried if types[n] is not None]
             if before is not None:        # a while loop's condition region has arguments of its own
                 cond_args = state.arguments(live, types)
                 before(list(cond_args.values()), lambda run: state.enter(self.b, cond_args, aliases, run))
             args = state.arguments(live, types)
-            eqns, induction, checks = self.record(lambda: state.enter(self.b, args, aliases, lambda: run_body(args)))
+            eqns, induction, checks = self.record(lambda: state.enter(self.b, args, aliases, lambda: run_body(args)),
+                                                  inherit=False)
             changed = False
             results = []
             for buf in state.written_buffers():    # arrays the body writes become carried too
@@ -433,12 +604,17 @@ class Control:
         outs = [Var(*types[n]) for n in live] + [Var(dtypes.BOOL, ()) for _ in cond_checks + checks]
         leading = [induction] if isinstance(induction, Var) else []
         body = Block(leading + list(args.values()) + flag_args, eqns + tail + merge, yielded + flag_out)
+        if cond_holder is None and flag_args:
+            body = self._stop_after_failure(body, len(leading), flag_args)
         if cond_holder is not None:
             block = cond_holder["block"]
             cond_flags = [Var(dtypes.BOOL, ()) for _ in cond_checks + checks]
             block.args.extend(cond_flags)
             with self.b.recording() as more:
-                merged = self._merge_flags(cond_flags[:len(cond_checks)], cond_checks)
+                merged, stop = self._condition_flags(cond_flags, cond_checks)
+                if stop is not None:      # a failed check ends the loop (NumPy would have stopped there)
+                    go = self.b.emit1("not", [stop], dtypes.BOOL, ())
+                    block.results[0] = self.b.emit1("and", [block.results[0], go], dtypes.BOOL, ())
             block.eqns.extend(more)
             block.results.extend(merged + cond_flags[len(cond_checks):])
         return outs, induction, {"body": body, "inits": inits,
@@ -447,6 +623,35 @@ class Control:
 
     def _merge_flags(self, carried: list, checks: list) -> list:
         return [self.interp.numpy_call(np.logical_or, [a, f], {}) for a, (f, _, _) in zip(carried, checks)]
+
+    def _any(self, flags: list):
+        flag = flags[0] if flags else None
+        for other in flags[1:]:
+            flag = self.b.emit1("or", [flag, other], dtypes.BOOL, ())
+        return flag
+
+    def _condition_flags(self, flags: list, cond_checks: list):
+        """A while condition's checks, merged into their carried flags, and whether any check of the loop failed.
+        After a failed check in the body the condition is computed from values NumPy never had: its own checks
+        then count as not failed, so that the first failure is the one raised."""
+        body_failed = self._any(flags[len(cond_checks):])
+        merged = []
+        for carried, (flag, _, _) in zip(flags, cond_checks):
+            if body_failed is not None:
+                flag = self.b.emit1("and", [flag, self.b.emit1("not", [body_failed], dtypes.BOOL, ())], dtypes.BOOL,
+                                    ())
+            merged.append(self.b.emit1("or", [carried, flag], dtypes.BOOL, ()))
+        return merged, self._any(([body_failed] if body_failed is not None else []) + merged)
+
+    def _stop_after_failure(self, body: Block, leading: int, flags: list) -> Block:
+        """A for loop does nothing more once a check of its body failed (scf.for cannot leave early): its body
+        runs under `if not failed`, and otherwise yields what it was given."""
+        with self.b.recording() as eqns:
+            stop = self._any(flags)
+        outs = [Var(v.dtype, v.shape, weak=v.weak, scalar=v.scalar) for v in body.args[leading:]]
+        eqns.append(Eqn("if", [stop], outs, {"then": Block([], [], list(body.args[leading:])),
+                                             "else": Block([], body.eqns, body.results)}, self.b.loc))
+        return Block(body.args, eqns, outs)
 
     def _finish_loop(self, live, outs, flags, frame, targets, stmt, aliases) -> None:
         for n, v in zip(live, outs):
@@ -458,7 +663,7 @@ class Control:
                     v.ref = self.memory.alias(aliases[n], _rebound(n))
                 frame.locals[n] = v
         for flag, (kind, message) in zip(outs[len(live):], flags):
-            self.b.check(flag, kind, message)
+            self.b.check(flag, kind, message, located=False)
         for t in targets:
             frame.locals[t] = Undefined(t, f"the loop variable '{t}' of the run-time loop at line {stmt.lineno} "
                                            "is not available after it")
@@ -625,6 +830,19 @@ def _rebuild(j, outs):
     if isinstance(j, dict):
         return {k: _rebuild(x, outs) for k, x in j.items()}
     return j
+
+
+def _may_run_long(eqns) -> bool:
+    """Loops, and calls of functions with a while loop: after a failed check their values are never read, but a
+    loop over values NumPy never computed could run long, or forever."""
+    for e in eqns:
+        if e.prim in ("for", "while"):
+            return True
+        if e.prim == "call" and _may_run_long(e.params["_program"].eqns):
+            return True
+        if any(isinstance(p, Block) and _may_run_long(p.eqns) for p in e.params.values()):
+            return True
+    return False
 
 
 def _rebound(name: str) -> str:

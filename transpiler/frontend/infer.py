@@ -76,7 +76,8 @@ class _Speculation:
         self.interp, self.frame, self.b = interp, frame, b
         self.locals = dict(frame.locals)
         self.memory = interp.memory.snapshot()
-        self.eqns, self.checks = len(b.eqns), len(b.program.checks)
+        self.eqns, self.checks, self.failed, self.guards = len(b.eqns), len(b.program.checks), list(b.failed), \
+            b.guards
         env = b.env
         self.parent, self.guards, self.nonzero = dict(env.parent), len(env.guards), len(env.nonzero)
         outliner = interp.outliner
@@ -86,6 +87,7 @@ class _Speculation:
         b, outliner = self.b, self.interp.outliner
         del b.eqns[self.eqns:]
         del b.program.checks[self.checks:]
+        b.failed, b.guards = list(self.failed), self.guards
         b.env.parent.clear()
         b.env.parent.update(self.parent)
         del b.env.guards[self.guards:]
@@ -102,6 +104,10 @@ class _Speculation:
 class _Return(Exception):
     def __init__(self, value):
         self.value = value
+
+
+class _Raise(Exception):
+    """A `raise` in a run-time branch or loop body: its check is set; nothing after it on that path runs."""
 
 
 class _Break(Exception):
@@ -123,8 +129,13 @@ class Interpreter:
         self.speculating = 0     # > 0 while a compile-time loop is tried as a run-time loop
         self.memory = Memory(self.frames, argument_objects)
         builder.memory = self.memory
+        builder.guard = self.guard_write
         self.top = builder.program   # the compiled function's program (not an outlined callee's)
         self.implicit: dict = {}     # id(module-level array) -> its input Var (module_array)
+        self.formatted_runtime = 0   # run-time values formatted into strings so far (expr_FormattedValue)
+
+    def guard_write(self, store) -> None:
+        self.control.guarded(store, None)
 
     # ---- entry points -------------------------------------------------------------------------------------------
     def run(self, fn, args: list, kwargs: dict):
@@ -156,7 +167,7 @@ class Interpreter:
             return thunk()
         except UserError as e:
             raise self.error_at(node, frame, str(e), e.kind) from None
-        except (CompileError, _Return, _Break, _Continue):
+        except (CompileError, _Return, _Raise, _Break, _Continue):
             raise
         except Exception as e:   # a compiler bug: remember the innermost place it happened
             if not hasattr(e, "transpiler_loc"):
@@ -176,14 +187,21 @@ class Interpreter:
             if isinstance(stmt, ast.If):
                 if self._located(stmt, frame, lambda: self.run_if(stmt, frame, stmts[i + 1:], top)):
                     return
+            elif self.b.failed:    # after a check that may have failed: runs only if none did, where that matters
+                self._located(stmt, frame, lambda: self.control.guarded(lambda: self.exec(stmt, frame), frame))
             else:
                 self.exec(stmt, frame)
 
     def run_if(self, stmt: ast.If, frame: Frame, rest: list, top: bool) -> bool:
-        """True when the statements after the `if` were run as part of it (a return in a run-time branch)."""
+        """True when the statements after the `if` were run as part of it (a return in a run-time branch, or in a
+        compile-time branch whose run-time `if`s need the rest of the function as their continuation)."""
         test = self.eval(stmt.test, frame)
         if not isinstance(test, Var):
-            self.exec_block(stmt.body if self.truth(test, stmt.test, frame) else stmt.orelse, frame)
+            branch = stmt.body if self.truth(test, stmt.test, frame) else stmt.orelse
+            if top and contains_return(branch):
+                self.exec_block(branch + rest, frame, top=True)
+                return True
+            self.exec_block(branch, frame)
             return False
         if not top and (contains_return(stmt.body) or contains_return(stmt.orelse)):
             raise UserError("`return` inside a run-time `if` is supported at the top level of a function body only",
@@ -228,7 +246,7 @@ class Interpreter:
         old = self.eval(s.target, frame)  # eval ignores ctx: the Store target reads as a load
         rhs = self.eval(s.value, frame)
         if _is_array_var(old):
-            self.memory.write(self.b, old, self.inplace(old, s.op, rhs))
+            self.b.write(old, lambda: self.inplace(old, s.op, rhs))
             return
         self.assign(s.target, self.binop(s.op, old, rhs, inplace=True), frame)
 
@@ -245,7 +263,7 @@ class Interpreter:
             new = self.inplace(old, s.op, rhs)
             if isinstance(old.ref, Ref) and old.ref.path and isinstance(container, Var) \
                     and old.ref.buffer is getattr(self.memory.ref_of(container), "buffer", None):
-                self.memory.write(self.b, old, new)     # a view of x (not a view of a copy: x[ids, None])
+                self.b.write(old, lambda: new)     # a view of x (not a view of a copy: x[ids, None])
                 return
         else:
             new = self.binop(s.op, old, rhs, inplace=True)
@@ -260,7 +278,7 @@ class Interpreter:
             new = self.inplace(old, s.op, rhs)
             return self._located(s.target, frame, lambda: self.setitem(x, mask, new, s.target, frame))
         mask = indexing.as_var(self.b, mask)
-        self._located(s, frame, lambda: self.memory.write(self.b, x, indexing.masked_merge(
+        self._located(s, frame, lambda: self.b.write(x, lambda: indexing.masked_merge(
             self.b, x, mask, self.inplace(x, s.op, rhs))))
 
     def inplace(self, old: Var, op, rhs) -> Var:
@@ -392,18 +410,37 @@ class Interpreter:
         frame.locals[s.name] = self.make_closure(s, frame, s.name)
 
     def stmt_Assert(self, s, frame):
+        """On a run-time value, a check (`if not test: raise AssertionError(msg)`): the call raises it, and
+        nothing after it runs."""
         test = self.eval(s.test, frame)
         if isinstance(test, Var):
-            raise self.error_at(s.test, frame, "assert on a run-time value is not supported", TypeError)
+            formatted = self.formatted_runtime
+            msg = self.eval(s.msg, frame) if s.msg is not None else ""
+            if contains_var(msg) or self.formatted_runtime != formatted:
+                raise self.error_at(s.msg, frame, "the message of an assert on a run-time value must be known at "
+                                    "compile time", TypeError)
+            failed = self.b.emit1("not", [self.control.condition(test)], dtypes.BOOL, ())
+            self.b.check(failed, AssertionError, str(msg), located=False)
+            return
         if not test:
             msg = self.eval(s.msg, frame) if s.msg is not None else "assertion failed"
             raise self.error_at(s, frame, str(msg), AssertionError)
 
     def stmt_Raise(self, s, frame):
+        """Reached while compiling, a `raise` is a CompileError of its type. In a run-time branch or loop body
+        it is a check that is always set on that path: the call raises it, and nothing after it runs."""
+        formatted = self.formatted_runtime
         exc = self.eval(s.exc, frame) if s.exc is not None else RuntimeError("re-raise")
         if isinstance(exc, type):
             exc = exc()
         kind = type(exc) if isinstance(exc, BaseException) else None
+        if self.control.conditional and kind is not None and s.exc is not None and s.cause is None:
+            if self.formatted_runtime != formatted:
+                raise self.error_at(s.exc, frame, "the message of a `raise` under a run-time condition must be "
+                                    "known at compile time (it shows a run-time value)", TypeError)
+            one = len(exc.args) == 1 and isinstance(exc.args[0], str)     # KeyError's str() quotes its argument
+            self.b.check(self.b.const(np.asarray(True)), kind, exc.args[0] if one else str(exc), located=False)
+            raise _Raise()
         raise self.error_at(s, frame, str(exc) or type(exc).__name__, kind)
 
     def stmt_Delete(self, s, frame):
@@ -476,7 +513,7 @@ class Interpreter:
         if isinstance(container, Var):
             if container.scalar or container.weak:
                 raise UserError(f"'numpy.{container.dtype}' object does not support item assignment", TypeError)
-            self.memory.write(self.b, container, indexing.setitem(self.b, container, index, value))
+            self.b.write(container, lambda: indexing.setitem(self.b, container, index, value))
             return
         if _is_global_object(container, frame):
             raise UserError("mutating a module-level object from compiled code is not supported", TypeError)
@@ -727,6 +764,7 @@ class Interpreter:
         value = self.eval(e.value, frame)
         if isinstance(value, Var):
             value = f"<run-time {value.type_text()}>"
+            self.formatted_runtime += 1     # (a run-time `raise` refuses a message that shows one)
         conv = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}[e.conversion]
         spec = self.eval(e.format_spec, frame) if e.format_spec is not None else ""
         return py(lambda: format(conv(value), spec))
@@ -860,7 +898,7 @@ class Interpreter:
         if self.active and self.outliner.wants(key, src.node, fn):   # the compiled function itself: never outlined
             try:
                 return self.outliner.call(fn, key, bound.arguments, interpret)
-            except MustInline:
+            except (MustInline, _Raise):     # (a function that raises on every path: the raise is the caller's)
                 self.outliner.size[key] = 0    # inline this signature from now on
         return self.outliner.inline_first(key, interpret, bound.arguments)
 

@@ -69,7 +69,7 @@ def write_out(b, out, result: Var, name: str) -> Var:
         out = out[0]
     if not isinstance(out, Var) or out.scalar or out.weak:
         raise UserError(f"{name}(): out= must be a run-time array made or passed to the compiled function", TypeError)
-    b.memory.write(b, out, into_out(b, out, result, name))
+    b.write(out, lambda: into_out(b, out, result, name))
     return b.memory.rederive(b, out)
 
 
@@ -426,7 +426,7 @@ def _copyto(b, dst, src, casting="same_kind", where=True):
     value = fit_value(b, src, dst.dtype, dst.shape)
     if where is not True:
         value = ew.where(b, where, value, dst)
-    b.memory.write(b, dst, value)
+    b.write(dst, lambda: value)
 
 
 # ---- shapes, indexing, matmul ---------------------------------------------------------------------------------

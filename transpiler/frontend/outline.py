@@ -131,6 +131,7 @@ class Outliner:
         self.interp.b = Builder(program)
         self.interp.b.loc = outer.loc
         self.interp.b.memory = memory
+        self.interp.b.guard = outer.guard
         for v, name in zip(inputs, names):
             if not v.weak and not v.scalar:
                 memory.argument(v, name)
