@@ -160,7 +160,7 @@ class Control:
             t_locals, e_locals = (snapshot if t_raised else t_locals), (snapshot if e_raised else e_locals)
         names = [n for n in sorted(set(t_locals) | set(e_locals))
                  if t_locals.get(n, _MISSING) is not e_locals.get(n, _MISSING)]
-        pairs, views = [], []
+        pairs, views, copies = [], [], []
         for n in names:
             t, e = t_locals.get(n, _MISSING), e_locals.get(n, _MISSING)
             if t_raised or e_raised:
@@ -184,6 +184,11 @@ class Control:
             if _same_view(t, e, memory):
                 views.append((n, t))          # the same view of an array: re-derived from its joined version
                 continue
+            same = next((m for m in names[:names.index(n)] if t_locals.get(m, _MISSING) is t
+                         and e_locals.get(m, _MISSING) is e and any(m == p for p, _ in pairs)), None)
+            if same is not None:              # `b = a` on both paths: one object after the join too
+                copies.append((n, same))
+                continue
             pairs.append((n, self.join_values(t, e, f"variable '{n}'", t_eqns, e_eqns)))
         joined = [j for _, j in pairs] + [j for _, j in buffers]
         outs = self.emit_if(cond, t_eqns, e_eqns, joined, t_checks, e_checks)
@@ -191,9 +196,31 @@ class Control:
         self._set_versions(buffers, values[len(pairs):])
         for (n, _), value in zip(pairs, values):
             frame.locals[n] = self._alias(value, (t_locals.get(n), e_locals.get(n)), memory)
+        self._tie_shared_branch_arrays([n for n, _ in pairs], frame, t_locals, e_locals, memory)
+        for n, same in copies:
+            frame.locals[n] = frame.locals[same]
         for n, view in views:
             frame.locals[n] = self.memory.rederive(self.b, view)
         return False, None
+
+    def _tie_shared_branch_arrays(self, names, frame, t_locals, e_locals, before) -> None:
+        """Joined names that share memory made inside the branches (`a = np.zeros(3); v = a[1:]` on each path) are
+        separate values after the join, so a write through one would not be seen through the other: the later
+        ones become aliases of the first that writes cannot follow (a write through one of them, or a read of one
+        after a write through another, is a CompileError; never a stale value)."""
+        def made_inside(value) -> set:
+            if not isinstance(value, Var):
+                return set()
+            return {buf for buf, _ in self.memory.deps(value) if not self.memory.existed(before, buf)}
+        shared = {n: made_inside(t_locals.get(n)) | made_inside(e_locals.get(n)) for n in names}
+        for i, n in enumerate(names):
+            first = next((m for m in names[:i] if shared[m] & shared[n]), None)
+            value, owner = frame.locals[n], frame.locals.get(first)
+            if first is None or not isinstance(value, Var) or not isinstance(owner, Var):
+                continue
+            value.ref = self.memory.alias([self.memory.ref_of(owner).buffer],
+                                          f"'{n}', which shares memory with '{first}' on the paths of a run-time "
+                                          "`if` that made them")
 
     def run_ifexp(self, e: ast.IfExp, frame, test: Var):
         """`a if c else b` with a run-time c: both sides in their own region, joined like an `if`."""
