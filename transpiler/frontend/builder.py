@@ -17,6 +17,7 @@ class Builder:
         self.program = program
         self._loc: Loc | None = None
         self.eqns: list = program.eqns      # where primitives go: the program, or a region being recorded
+        self.enclosing: list = []           # the eqns lists of the blocks around the one being recorded
         self.memory = None                  # frontend/memory.py: buffers and views (set by the interpreter)
         self._data_sized_checked: dict = {}  # id(eqns) -> (eqns, shapes checked there): see _check_data_sized
         # flags of the checks raised so far on the path being built (a region starts with its own list): NumPy
@@ -29,10 +30,18 @@ class Builder:
     def recording(self):
         """Collect the primitives emitted inside the `with` into a fresh list (the body of a region)."""
         outer, self.eqns = self.eqns, []
+        self.enclosing.append(outer)
         try:
             yield self.eqns
         finally:
+            self.enclosing.pop()
             self.eqns = outer
+
+    def visible(self):
+        """The primitives whose results the code being emitted can use, newest first: this block's, then those of
+        the blocks around it (a region sees the values that dominate it)."""
+        for eqns in [self.eqns] + self.enclosing[::-1]:
+            yield from reversed(eqns)
 
     @property
     def env(self) -> ShapeEnv:

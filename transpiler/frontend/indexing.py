@@ -301,15 +301,20 @@ def _scatter(b: Builder, x: Var, specs, advanced, value) -> Var:
     return b.emit1("scatter", [x, ids, v, flag], x.dtype, x.shape, axis=axis)
 
 
-def _index_array(b: Builder, ids) -> Var:
-    """An advanced index (an int array, a list of ints, a range) as an integer Var."""
+def _ids_as_var(b: Builder, ids) -> Var:
+    """Index positions given as an array, a list (an empty one is int64) or a range, as a Var."""
     if isinstance(ids, (range, RuntimeRange)):
         ids = ids.materialize(b) if isinstance(ids, RuntimeRange) else np.arange(ids.start, ids.stop, ids.step)
     if isinstance(ids, list):
         ids = np.asarray(ids)
         if ids.size == 0:
             ids = ids.astype(np.int64)
-    ids = as_var(b, ids)
+    return as_var(b, ids)
+
+
+def _index_array(b: Builder, ids) -> Var:
+    """An advanced index (an int array, a list of ints, a range) as an integer Var."""
+    ids = _ids_as_var(b, ids)
     if ids.dtype == dtypes.BOOL:
         raise UserError("boolean arrays combined with other indices are not supported here: use "
                         "np.nonzero(mask)'s arrays", TypeError)
@@ -574,13 +579,7 @@ def at_most(env, a, n) -> bool:
 def gather(b: Builder, x: Var, ids, axis: int, checked: bool = True) -> Var:
     """x.take(ids, axis) for integer ids (an array, a list, a range): ids.shape replaces dim `axis`. Ids not
     `checked` are known to be in range (a mask's positions)."""
-    if isinstance(ids, (range, RuntimeRange)):
-        ids = ids.materialize(b) if isinstance(ids, RuntimeRange) else np.arange(ids.start, ids.stop, ids.step)
-    if isinstance(ids, list):
-        ids = np.asarray(ids)
-        if ids.size == 0:
-            ids = ids.astype(np.int64)
-    ids = as_var(b, ids)
+    ids = _ids_as_var(b, ids)
     if ids.dtype.kind not in "iu":
         raise UserError("arrays used as indices must be of integer type", IndexError)
     n = x.shape[axis]

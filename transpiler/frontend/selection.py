@@ -21,14 +21,15 @@ from .shape_ops import as_var, expand_dims, normalize_axis, product, reshape, st
 
 def nonzero_ids(b: Builder, a, flat: bool = False) -> list:
     """int64 positions of the nonzero elements of `a` (at least 1-d): one array per dim, or one of flat positions.
-    One mask's selections in a region share their length (`x[m] + y[m]` broadcasts), so it is counted once. A mask
+    One mask's selections share their length where one block sees the other's (`x[m] + y[m]` broadcasts, and
+    `x[m, 0] += 5` writes back under a guard), so it is counted once. A mask
     known at compile time gives constant positions (static lengths)."""
     if not isinstance(a, Var):
         arr = np.asarray(a)
         ids = [np.flatnonzero(arr)] if flat else np.nonzero(arr)
         return [b.const(i.astype(np.int64)) for i in ids]
     mask = to_bool(b, a)
-    prior = next((e for e in reversed(b.eqns) if e.prim == "nonzero" and e.inputs[0] is mask), None)
+    prior = next((e for e in b.visible() if e.prim == "nonzero" and e.inputs[0] is mask), None)
     if prior is not None and prior.params["flat"] == flat:
         return list(prior.outputs)
     if prior is not None:
