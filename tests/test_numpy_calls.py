@@ -27,7 +27,7 @@ def _data(shape, dtype):
     return RNG.integers(-5, 6, shape).astype(dtype)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int8", "uint16"])
+@pytest.mark.parametrize("dtype", ["float64", "int8", "uint16"])      # (NumPy sorts: one float, two ints)
 @pytest.mark.parametrize("shape, axis", [((7,), -1), ((4, 5), 0), ((4, 5), 1), ((3, 1, 4), -1), ((3, 4), None),
                                          ((0,), -1), ((1, 1), 0)])
 def test_sort_and_argsort_along_axes(dtype, shape, axis):
@@ -150,7 +150,7 @@ def test_solve_shapes_as_numpy_2(bshape):
 
 
 @pytest.mark.parametrize("ord", [None, 1, 2, np.inf, -np.inf, "fro", "nuc", 0, 3])
-@pytest.mark.parametrize("axis", [None, 0, -1, (0, 1)])
+@pytest.mark.parametrize("axis", [None, -1, (0, 1)])
 def test_norm(ord, axis):
     x = RNG.standard_normal((4, 5)).astype(np.float32)
     try:
