@@ -114,3 +114,29 @@ def test_a_size_computed_from_the_data_is_checked_in_the_kernel():
     with pytest.raises(MemoryError):
         grid(np.array([10**15, 2]))
     assert grid(np.array([-5, 0])) == 0          # NumPy's arange of a negative stop is empty
+
+
+def square_of(k):
+    return np.zeros((k[0], k[0])).sum() + np.eye(k[0], k[1]).sum()
+
+
+def grid(n, m):
+    a = np.zeros((n, m))
+    for i in range(n):
+        a[i] = i
+    return a
+
+
+def test_shapes_of_several_sizes_from_the_data_are_checked_before_allocating():
+    """np.zeros((k, k)) for a k read from an array: each k fits, their product does not. NumPy's MemoryError at the
+    call, and the kernel allocates nothing (it crashed with SIGSEGV). For Python int arguments (run-time values) the
+    sizes are checked in Python before the call, as for shapes made of the arguments' dims."""
+    f = transpile(square_of)
+    assert f(np.array([3, 2])) == square_of(np.array([3, 2]))
+    with pytest.raises(MemoryError, match="more than this machine's memory"):
+        f(np.array([10**6, 2]))
+    g = transpile(grid)
+    np.testing.assert_array_equal(g(3, 2), grid(3, 2))
+    with pytest.raises(MemoryError, match=r"Unable to allocate 7\.28 TiB"):
+        g(10**6, 10**6)
+    assert g.compilations == 1

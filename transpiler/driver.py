@@ -47,7 +47,9 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     values = {n: abstract(k, n, inputs, input_names, objects) for k, n in zip(keys, names)}
     call = inspect.BoundArguments(inspect.signature(fn), values)  # back to positional/keyword as bound
     program = Program(_symbol(fn.__name__), inputs, input_names)
-    interp = Interpreter(Builder(program), objects.values())
+    builder = Builder(program)
+    builder.top_level = True     # (sizes made from its int arguments are checked before the call: kernel_size)
+    interp = Interpreter(builder, objects.values())
     try:
         with np.errstate(all="ignore"):   # folding `1 / np.float64(0)` while compiling prints no NumPy warning
             value = interp.run(fn, list(call.args), call.kwargs)

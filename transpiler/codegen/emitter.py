@@ -60,8 +60,8 @@ class Emitter:
             return arith.constant(ir.IndexType.get(), d)
         if d not in self.sizes:
             kind, *operands = d.origin
-            if kind == "var":     # an int computed inside the kernel
-                value = tensor.extract(self[operands[0]], [])
+            if kind in ("var", "input"):     # an int computed inside the kernel, or an int argument
+                value = tensor.extract(self[operands[-1]], [])
                 self.sizes[d] = arith.index_cast(ir.IndexType.get(), value)
             elif kind in _INDEX_OPS:
                 self.sizes[d] = _INDEX_OPS[kind](*(self.size(o) for o in operands))

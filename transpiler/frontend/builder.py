@@ -18,6 +18,7 @@ class Builder:
         self._loc: Loc | None = None
         self.eqns: list = program.eqns      # where primitives go: the program, or a region being recorded
         self.enclosing: list = []           # the eqns lists of the blocks around the one being recorded
+        self.top_level = False              # the compiled function's own program (not an outlined callee's)
         self.memory = None                  # frontend/memory.py: buffers and views (set by the interpreter)
         self._data_sized_checked: dict = {}  # id(eqns) -> (eqns, shapes checked there): see _check_data_sized
         # flags of the checks raised so far on the path being built (a region starts with its own list): NumPy

@@ -44,7 +44,35 @@ def kernel_size(b: Builder, value: Var):
     from .indexing import run_time_int
     b.check(b.emit1("lt", [value, b.const(np.zeros((), value.dtype))], dtypes.BOOL, ()), ValueError,
             "negative dimensions are not allowed")
+    if getattr(b, "top_level", False) and any(value is v for v in b.program.inputs):
+        # an int argument: the size can be computed before the call, where every array size it makes is checked
+        # (runtime/allocation.py: np.zeros((n, n)) past memory is NumPy's MemoryError, not a crash in the kernel)
+        index = next(i for i, v in enumerate(b.program.inputs) if v is value)
+        return derived("max", Sym(f"int({b.program.input_names[index]})", ("input", index, value)), 0)
     return limited(b, derived("max", run_time_int(value), 0))
+
+
+def fitting(b: Builder, dims: tuple, dtype) -> tuple:
+    """The shape of a new array (np.zeros, np.eye ...) made of sizes computed from data (each already checked by
+    `limited`): if their product's bytes exceed this machine's memory, NumPy's MemoryError at the call, and every
+    such dim is 0 (a failed allocation cannot unwind: the kernel must never ask for it)."""
+    from ..runtime.allocation import memory_limit
+    from .builder import _data_sized
+    data = [d for d in dims if _data_sized(d)]
+    if not data or len(dims) == 1 and np.dtype(dtype).itemsize <= 8:
+        return dims
+    nbytes = b.const(np.float64(np.dtype(dtype).itemsize))
+    for d in dims:
+        size = b.emit1("size_value", [], dtypes.INT64, (), dim=d)
+        nbytes = b.emit1("mul", [nbytes, b.convert(size, dtypes.FLOAT64)], dtypes.FLOAT64, ())
+    too_big = b.emit1("gt", [nbytes, b.const(np.float64(memory_limit()))], dtypes.BOOL, ())
+    b.check(too_big, MemoryError, f"Unable to allocate an array of data type {np.dtype(dtype)} whose sizes, computed "
+                                  "from the data, need more than this machine's memory")
+    # each data-sized dim allowed up to a limit that is -1 when the whole does not fit
+    limit = b.emit1("select", [too_big, b.const(np.int64(-1)), b.const(np.int64(2**62))], dtypes.INT64, ())
+    from .indexing import run_time_int
+    allowed = run_time_int(limit)
+    return tuple(derived("upto", d, allowed) if any(d is x for x in data) else d for d in dims)
 
 
 def _bounded(d) -> bool:
@@ -331,9 +359,9 @@ def full(b: Builder, shape, fill_value, dtype=None) -> Var:
         out_dt = dtypes.check_supported(dtype) if dtype is not None else fill_value.dtype
         if fill_value.ndim:
             raise UserError("a run-time fill value must be a scalar", ValueError)
-        return b.emit1("full", [b.convert(fill_value, out_dt)], out_dt, dims)
+        return b.emit1("full", [b.convert(fill_value, out_dt)], out_dt, fitting(b, dims, out_dt))
     out_dt = dtypes.check_supported(dtype if dtype is not None else np.asarray(fill_value).dtype)
-    return b.emit1("full", [b.const(np.asarray(fill_value).astype(out_dt))], out_dt, dims)
+    return b.emit1("full", [b.const(np.asarray(fill_value).astype(out_dt))], out_dt, fitting(b, dims, out_dt))
 
 
 def zeros(b: Builder, shape, dtype=float):
@@ -377,13 +405,15 @@ def arange(b: Builder, *args, dtype=None):
 def tri(b: Builder, N, M=None, k=0, dtype=float):
     n = as_size(N, "N", b)
     m = n if M is None else as_size(M, "M", b)
-    return b.emit1("tri", [], dtypes.check_supported(dtype), (n, m), k=int(k), mode="tri")
+    dt = dtypes.check_supported(dtype)
+    return b.emit1("tri", [], dt, fitting(b, (n, m), dt), k=int(k), mode="tri")
 
 
 def eye(b: Builder, N, M=None, k=0, dtype=float):
     n = as_size(N, "N", b)
     m = n if M is None else as_size(M, "M", b)
-    return b.emit1("tri", [], dtypes.check_supported(dtype), (n, m), k=int(k), mode="eye")
+    dt = dtypes.check_supported(dtype)
+    return b.emit1("tri", [], dt, fitting(b, (n, m), dt), k=int(k), mode="eye")
 
 
 def triangle(mode):

@@ -9,8 +9,9 @@ copy of an int8 argument ... `check` evaluates them with Python's exact integers
 what NumPy raises for the same request: `ValueError` for a size that does not fit a signed 64-bit byte count, and
 `MemoryError` for one larger than this machine's memory and swap (where the kernel's `malloc` would fail).
 
-Sizes computed from data inside the kernel (`np.zeros(k)` for a `k` read from an array) are checked in the kernel
-instead (frontend/shape_ops.kernel_size, Builder._check_data_sized). Not covered: temporaries inside outlined
+Sizes made from Python int arguments (run-time values) are evaluated here too (the "input" dims of
+frontend/shape_ops.kernel_size). Sizes computed from data inside the kernel (`np.zeros(k)` for a `k` read from an
+array) are checked in the kernel instead (shape_ops.kernel_size, shape_ops.fitting, Builder._check_data_sized). Not covered: temporaries inside outlined
 functions; their allocation still trusts `malloc`.
 """
 from __future__ import annotations

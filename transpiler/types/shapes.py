@@ -16,6 +16,8 @@ import operator
 from dataclasses import dataclass, field
 from typing import Union
 
+import numpy as np
+
 from ..errors import UserError
 
 _OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "floordiv": operator.floordiv,
@@ -112,7 +114,7 @@ def is_checkable(d: Dim) -> bool:
     if isinstance(d, int):
         return True
     kind = d.origin[0]
-    if kind == "arg":
+    if kind in ("arg", "input"):
         return True
     if kind in _OPS:
         return all(is_checkable(o) for o in d.origin[1:])
@@ -125,6 +127,9 @@ def evaluate(d: Dim, arrays: list) -> int:
     kind = d.origin[0]
     if kind == "arg":
         return arrays[d.origin[1]].shape[d.origin[2]]
+    if kind == "input":        # a Python int argument, a 0-d int64 input (shape_ops.kernel_size)
+        value = arrays[d.origin[1]]
+        return int(value[()] if isinstance(value, np.ndarray) else value)
     return _OPS[kind](*(evaluate(o, arrays) for o in d.origin[1:]))
 
 
