@@ -43,6 +43,10 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     if python_op and any(isinstance(a, Var) and a.from_list for a in args):
         raise UserError("a list argument is run-time data, but on lists Python's operators concatenate or repeat: "
                         "convert it with np.asarray first", TypeError)
+    if python_op and ufunc is np.power and getattr(args[1], "int_argument", False) and isinstance(args[0], Var) \
+            and not args[0].scalar and not args[0].weak and args[0].dtype == dtypes.BOOL:
+        # the fast path below decides the dtype by the exponent's value: a Python int argument specializes
+        raise UserError("bool_array ** n: NumPy's result dtype depends on n (n == 2 is np.square: int8)", TypeError)
     if python_op and ufunc is np.power and type(args[1]) is int and args[1] == 2 and isinstance(args[0], Var) \
             and not args[0].scalar and not args[0].weak:
         ufunc, args = np.square, args[:1]     # NumPy's fast path for `array ** 2` (bool ** 2 is int8), not scalars
