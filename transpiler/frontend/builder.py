@@ -89,7 +89,7 @@ class Builder:
         results = [Var(np.dtype(dt), tuple(shape), weak=weak, scalar=scalar and len(shape) == 0) for dt, shape in outs]
         if any(getattr(v, "int_argument", False) for v in inputs if isinstance(v, Var)):
             _follow_int_argument(prim, inputs, results)
-        if prim not in VIEW_PRIMS and prim != "size_value":
+        if prim not in VIEW_PRIMS and prim not in _SIZED_ELSEWHERE:
             for v in results:
                 self._check_data_sized(v)
         self.eqns.append(Eqn(prim, list(inputs), results, params, self.loc))
@@ -101,22 +101,26 @@ class Builder:
         """An array with a size computed from the data (shape_ops.kernel_size) whose bytes exceed this machine's
         memory: NumPy's MemoryError at the call (each of its dims alone was checked; their product is checked here,
         once per shape in each block, before the first array of that shape)."""
-        from ..runtime.allocation import memory_limit
         dims = [self.env.find(d) for d in v.shape]
-        if not any(_data_sized(d) for d in dims) or len(dims) == 1 and v.dtype.itemsize == 1:
+        if not any(data_sized(d) for d in dims) or len(dims) == 1 and v.dtype.itemsize == 1:
             return
         seen = self._data_sized_checked.setdefault(id(self.eqns), (self.eqns, set()))[1]
         key = (tuple(map(str, dims)), v.dtype.itemsize)
         if key in seen:
             return
         seen.add(key)
-        nbytes = self.const(np.float64(v.dtype.itemsize))
+        self.check(self.exceeds_memory(dims, v.dtype), MemoryError, f"Unable to allocate an array of shape "
+                   f"{tuple(map(str, dims))} and data type {v.dtype}: more than this machine's memory")
+
+    def exceeds_memory(self, dims, dtype) -> Var:
+        """Whether an array of these dims and dtype needs more bytes than this machine's memory (a 0-d bool,
+        computed in float64: no overflow)."""
+        from ..runtime.allocation import memory_limit
+        nbytes = self.const(np.float64(np.dtype(dtype).itemsize))
         for d in dims:
             size = self.emit1("size_value", [], dtypes.INT64, (), dim=d)
             nbytes = self.emit1("mul", [nbytes, self.convert(size, dtypes.FLOAT64)], dtypes.FLOAT64, ())
-        too_big = self.emit1("gt", [nbytes, self.const(np.float64(memory_limit()))], dtypes.BOOL, ())
-        self.check(too_big, MemoryError, f"Unable to allocate an array of shape {tuple(map(str, dims))} and data "
-                                         f"type {v.dtype}: more than this machine's memory")
+        return self.emit1("gt", [nbytes, self.const(np.float64(memory_limit()))], dtypes.BOOL, ())
 
     def emit1(self, prim: str, inputs: list, dtype, shape, /, **kw) -> Var:
         return self.emit(prim, inputs, [(dtype, shape)], **kw)[0]
@@ -187,7 +191,12 @@ def _follow_int_argument(prim: str, inputs: list, results: list) -> None:
             v.int_argument = True
 
 
-def _data_sized(d) -> bool:
+# primitives whose results' sizes are checked where they are made: the constructors (shape_ops.fitting), and the
+# size values those checks read
+_SIZED_ELSEWHERE = frozenset({"full", "tri", "size_value"})
+
+
+def data_sized(d) -> bool:
     """Whether a dim depends on a size computed from the data (an `upto` of shape_ops.limited)."""
     return isinstance(d, Sym) and (d.origin[0] == "upto" or d.origin[0] in DIM_OPS
-                                   and any(_data_sized(o) for o in d.origin[1:]))
+                                   and any(data_sized(o) for o in d.origin[1:]))

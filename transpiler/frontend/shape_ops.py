@@ -56,16 +56,11 @@ def fitting(b: Builder, dims: tuple, dtype) -> tuple:
     """The shape of a new array (np.zeros, np.eye ...) made of sizes computed from data (each already checked by
     `limited`): if their product's bytes exceed this machine's memory, NumPy's MemoryError at the call, and every
     such dim is 0 (a failed allocation cannot unwind: the kernel must never ask for it)."""
-    from ..runtime.allocation import memory_limit
-    from .builder import _data_sized
-    data = [d for d in dims if _data_sized(d)]
+    from .builder import data_sized
+    data = [d for d in dims if data_sized(d)]
     if not data or len(dims) == 1 and np.dtype(dtype).itemsize <= 8:
         return dims
-    nbytes = b.const(np.float64(np.dtype(dtype).itemsize))
-    for d in dims:
-        size = b.emit1("size_value", [], dtypes.INT64, (), dim=d)
-        nbytes = b.emit1("mul", [nbytes, b.convert(size, dtypes.FLOAT64)], dtypes.FLOAT64, ())
-    too_big = b.emit1("gt", [nbytes, b.const(np.float64(memory_limit()))], dtypes.BOOL, ())
+    too_big = b.exceeds_memory(dims, dtype)
     b.check(too_big, MemoryError, f"Unable to allocate an array of data type {np.dtype(dtype)} whose sizes, computed "
                                   "from the data, need more than this machine's memory")
     # each data-sized dim allowed up to a limit that is -1 when the whole does not fit
