@@ -10,6 +10,7 @@ from mlir.dialects import arith, bufferization, func, memref, tensor
 
 from .emitter import Emitter, emitter
 
+
 @emitter("numpy_call")
 def _numpy_call(em: Emitter, e):
     name = e.params["symbol"]

@@ -255,18 +255,18 @@ def _unique(b, ar, return_index=False, return_inverse=False, return_counts=False
 
 
 # ---- np.linalg --------------------------------------------------------------------------------------------------
-def _square(x: Var, name: str) -> None:
+def _at_least_2d(x: Var) -> None:
     if x.ndim < 2:
         raise UserError(f"{x.ndim}-dimensional array given. Array must be at least two-dimensional",
                         np.linalg.LinAlgError)
 
 
-def _unary_linalg(name, shape_of, probe=lambda dt: np.eye(2, dtype=dt), nargs=1):
+def _unary_linalg(name, shape_of, probe=lambda dt: np.eye(2, dtype=dt)):
     fn = getattr(np.linalg, name)
 
     def handler(b, a, *args, **kwargs):
         x = _array(b, a)
-        _square(x, name)
+        _at_least_2d(x)
         kwargs = {k: _static(v, k) for k, v in kwargs.items()}
         args = tuple(v if isinstance(v, Var) else _static(v, "argument") for v in args)
         probe_args = tuple(_probe(v, 2) if isinstance(v, Var) else v for v in args)
@@ -307,7 +307,7 @@ def _svd_shapes(b, x, full_matrices=True, compute_uv=True, hermitian=False):
 
 def _solve(b, a, b_):
     x, y = _array(b, a), _array(b, b_)
-    _square(x, "solve")
+    _at_least_2d(x)
     dtype = _result_dtype(np.linalg.solve, np.eye(2, dtype=x.dtype), np.ones(2, y.dtype))
     if y.ndim == 1:
         shape = x.shape[:-1]

@@ -68,7 +68,7 @@ def _not(b, flag) -> Var:
     return _ufunc(b, np.logical_not, flag)
 
 
-def _unary(fn, ufunc, can_overflow: bool):
+def _unary(ufunc, can_overflow: bool):
     def handler(b, x):
         x = as_float(b, x)
         r = _ufunc(b, ufunc, x)
@@ -80,10 +80,10 @@ def _unary(fn, ufunc, can_overflow: bool):
 
 
 def _log(b, x, base=None):
-    r = _unary(math.log, np.log, False)(b, x)
+    r = _unary(np.log, False)(b, x)
     if base is None:
         return r
-    return _ufunc(b, np.true_divide, r, _unary(math.log, np.log, False)(b, base))   # log(base) == 0: ZeroDivision
+    return _ufunc(b, np.true_divide, r, _unary(np.log, False)(b, base))   # log(base) == 0: ZeroDivision
 
 
 def _pow(b, x, y):
@@ -147,7 +147,7 @@ def _unsupported(name, instead):
 
 def _register():
     for fn, (ufunc, can_overflow) in _UNARY.items():
-        FUNCTIONS[fn] = _unary(fn, ufunc, can_overflow)
+        FUNCTIONS[fn] = _unary(ufunc, can_overflow)
     FUNCTIONS[math.log] = _log
     FUNCTIONS[math.pow] = _pow
     FUNCTIONS[math.atan2] = _atan2

@@ -107,9 +107,9 @@ def _rebuild(encoded, arrays: list):
     if not isinstance(encoded, dict):
         return encoded
     if "in" in encoded:
-        a = arrays[encoded["in"]]
+        a, kind = arrays[encoded["in"]], encoded["k"]
         # a Python scalar of the program is a Python scalar again (NEP 50: weak), a NumPy scalar a NumPy scalar
-        return {"array": a, "scalar": a[()], "weak": a.item() if a.ndim == 0 else a}[encoded["k"]]
+        return a.item() if kind == "weak" else a[()] if kind == "scalar" else a
     if "f" in encoded:
         return float(encoded["f"])
     if "t" in encoded:
