@@ -95,3 +95,17 @@ def test_loop_indices_and_dims_are_not_checked():
     # i * j is not checked (loop indices); the sum with that product is, and so is `total +=`
     assert mlir.count("int_overflows") == 2
     assert transpile(triangle)(np.ones(30)) == triangle(np.ones(30))
+
+
+def test_a_loop_index_between_large_bounds_is_checked():
+    """Loop indices were exempt from the overflow check whatever their bounds; with int arguments as run-time values
+    `range(n, m)` can start at 2**40, and i * i wrapped silently (found in review)."""
+    def squares(x, n, m):
+        s = 0
+        for i in range(n, m):
+            s = s + i * i
+        return s
+    f = transpile(squares)
+    assert f(np.zeros(1), 0, 5) == squares(None, 0, 5)
+    with pytest.raises(OverflowError, match="int64"):
+        f(np.zeros(1), 2**40, 2**40 + 3)

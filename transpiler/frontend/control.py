@@ -20,6 +20,7 @@ from ..program import Block, Eqn, Var
 from ..types import dtypes
 from ..types.shapes import Sym
 from .builder import is_weak
+from .elementwise import small_int
 from .loop_exits import UNSET
 from .memory import Alias, Buffer, Ref, State
 from .values import RuntimeRange, contains_var
@@ -194,8 +195,9 @@ class Control:
         outs = self.emit_if(cond, t_eqns, e_eqns, joined, t_checks, e_checks)
         values = self.rebuild_all(joined, outs)
         self._set_versions(buffers, values[len(pairs):])
-        for (n, _), value in zip(pairs, values):
-            frame.locals[n] = self._alias(value, (t_locals.get(n), e_locals.get(n)), memory)
+        for (n, _), value in zip(pairs, values):   # (the values of a path that raised are never read)
+            sources = tuple(loc.get(n) for loc, raised in ((t_locals, t_raised), (e_locals, e_raised)) if not raised)
+            frame.locals[n] = self._alias(value, sources, memory)
         self._tie_shared_branch_arrays([n for n, _ in pairs], frame, t_locals, e_locals, memory)
         for n, same in copies:
             frame.locals[n] = frame.locals[same]
@@ -219,8 +221,8 @@ class Control:
             if first is None or not isinstance(value, Var) or not isinstance(owner, Var):
                 continue
             value.ref = self.memory.alias([self.memory.ref_of(owner).buffer],
-                                          f"'{n}', which shares memory with '{first}' on the paths of a run-time "
-                                          "`if` that made them")
+                                          f"'{n}', which shares memory with '{first}', both made in a run-time "
+                                          "`if` or in a statement that runs only if no check failed")
 
     def run_ifexp(self, e: ast.IfExp, frame, test: Var):
         """`a if c else b` with a run-time c: both sides in their own region, joined like an `if`."""
@@ -259,8 +261,9 @@ class Control:
         written = self.memory.changed_since(memory)
         # only the caller's arrays are seen after a call that raised: writes into the function's own arrays after
         # a failed check change nothing NumPy's run would show
+        # (past MAX_GUARDS only loops are guarded: a loop on values NumPy never computed may not end)
         if not any(buf.argument is not None for buf in written) and not _may_run_long(eqns) \
-                or b.guards >= MAX_GUARDS:
+                or b.guards >= MAX_GUARDS and not _may_run_long(eqns):
             b.eqns.extend(eqns)
             for flag, kind, message in checks:
                 b.check(flag, kind, message, located=False)
@@ -299,6 +302,7 @@ class Control:
         self._set_versions(buffers, values[len(pairs):len(pairs) + len(buffers)])
         for (n, _), value in zip(pairs, values):
             frame.locals[n] = self._alias(value, (after[n],), memory)
+        self._tie_shared_branch_arrays([n for n, _ in pairs], frame, after, {}, memory)
         for n, view in views:
             frame.locals[n] = self.memory.rederive(self.b, view)
         if returned:
@@ -500,7 +504,8 @@ class Control:
         def body(args):
             index = Var(dtypes.INT64, (), weak=True)
             index.bounds = _bounds(rng)      # lets indexing drop range checks it can prove
-            index.small = True               # a trip count: sums and products of indices need no overflow check
+            # between small bounds (dims, small constants): sums and products of indices need no overflow check
+            index.small = all(map(small_int, (rng.start, rng.stop)))
             self.interp.assign(stmt.target, index if item is None else item(index), frame)
             self._loop_body(stmt.body, frame)
             return index

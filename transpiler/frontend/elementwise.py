@@ -93,7 +93,7 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     if weak and out_dts[0].kind == "f":
         _python_float_checks(b, ufunc, operands, result)
     elif weak and out_dts[0].kind == "i" and ufunc in _INT_OVERFLOW_OPS:
-        if not all(map(_small_int, args)):
+        if not all(map(small_int, args)):
             _python_int_check(b, ufunc, operands)
         elif ufunc in (np.add, np.subtract):
             result.small = True      # a sum of two small ints is still far inside int64
@@ -159,7 +159,7 @@ _INT_OVERFLOW_OPS = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.n
                      np.floor_divide: "floordiv", np.left_shift: "shl", np.power: "pow"}
 
 
-def _small_int(value) -> bool:
+def small_int(value) -> bool:
     """A compile-time int well inside int64, an array dim or a loop index (bounded by sizes and trip counts): such
     operands do not overflow in the sums and products programs make of them."""
     if isinstance(value, Var):
