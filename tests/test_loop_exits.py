@@ -483,3 +483,36 @@ def raise_showing_a_run_time_value(x):
 def test_a_raise_whose_message_shows_a_run_time_value_is_refused():
     with pytest.raises(CompileError, match="must be known at compile time"):
         transpile(raise_showing_a_run_time_value)(np.array([-1.0]))
+
+
+def _makes_an_array_and_its_view(x):
+    x[0] = 1
+    arr = np.zeros(3)
+    return arr, arr[1:]
+
+
+def _writes_through_the_view_after_a_check(x, i):
+    t = x[i]
+    a, v = _makes_an_array_and_its_view(x)
+    v[0] = 5
+    return a, t
+
+
+def test_a_guarded_statement_keeps_arrays_that_share_memory_together():
+    """A statement after a check runs under `if not failed`; the names it binds were joined one by one, so an
+    array and its view made there became two arrays (a write through the view was lost: [0, 0, 0] where NumPy
+    gives [0, 5, 0]). Now that is refused, never a wrong answer (found in review)."""
+    with pytest.raises(CompileError, match="shares memory with"):
+        transpile(_writes_through_the_view_after_a_check)(np.zeros(4), np.int64(2))
+
+
+def test_every_path_raising_at_run_time_raises_its_own_exception():
+    def f(x):
+        if x[0] > 0:
+            raise ValueError("positive")
+        else:
+            raise KeyError("negative")
+    with pytest.raises(ValueError, match="positive"):
+        transpile(f)(np.array([1.0]))
+    with pytest.raises(KeyError, match="negative"):
+        transpile(f)(np.array([-1.0]))

@@ -76,8 +76,9 @@ class _Speculation:
         self.interp, self.frame, self.b = interp, frame, b
         self.locals = dict(frame.locals)
         self.memory = interp.memory.snapshot()
-        self.eqns, self.checks, self.failed, self.guards = len(b.eqns), len(b.program.checks), list(b.failed), \
-            b.guards
+        self.eqns, self.checks, self.failed, self.statement_guards = len(b.eqns), len(b.program.checks), \
+            list(b.failed), b.guards
+        self.data_sized_checked = {k: (eqns, set(seen)) for k, (eqns, seen) in b._data_sized_checked.items()}
         env = b.env
         self.parent, self.guards, self.nonzero = dict(env.parent), len(env.guards), len(env.nonzero)
         outliner = interp.outliner
@@ -87,7 +88,8 @@ class _Speculation:
         b, outliner = self.b, self.interp.outliner
         del b.eqns[self.eqns:]
         del b.program.checks[self.checks:]
-        b.failed, b.guards = list(self.failed), self.guards
+        b.failed, b.guards = list(self.failed), self.statement_guards
+        b._data_sized_checked = self.data_sized_checked
         b.env.parent.clear()
         b.env.parent.update(self.parent)
         del b.env.guards[self.guards:]
@@ -145,7 +147,10 @@ class Interpreter:
             if not v.weak and not v.scalar:
                 self.memory.argument(v, name)
         try:
-            value = self.call(fn, args, kwargs)
+            try:
+                value = self.call(fn, args, kwargs)
+            except _Raise:      # every path raises at run time: one of their check flags is always set
+                value = None
             program.writes = self.memory.arguments_written()
             return self.memory.as_returned(value, self.b)
         except UserError as e:  # raised before any statement ran, e.g. while binding the arguments

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..program import Program, Var
 from ..runtime.signature import build_result, is_structure_object, result_template
-from ..types.shapes import _OPS, Sym, derived
+from ..types.shapes import DIM_OPS, Sym, derived
 from .builder import Builder
 from .memory import var_leaves
 from .values import contains_var
@@ -177,7 +177,7 @@ class Outliner:
             if d in subst:
                 return subst[d]
             kind, *operands = d.origin
-            if kind in _OPS:
+            if kind in DIM_OPS:
                 return derived(kind, *(dim(o) for o in operands))
             subst[d] = Sym(f"{d.name}@{callee.name}", ("result", callee.name))
             return subst[d]
@@ -201,7 +201,7 @@ def _caller_sizes(env, d) -> bool:
     d = env.find(d)
     if isinstance(d, int) or d.origin[0] == "arg":
         return True
-    return d.origin[0] in _OPS and all(_caller_sizes(env, o) for o in d.origin[1:])
+    return d.origin[0] in DIM_OPS and all(_caller_sizes(env, o) for o in d.origin[1:])
 
 
 def _views_outside(memory, v, before: dict, inputs: list) -> bool:
