@@ -379,3 +379,18 @@ def test_writes_through_masks():
     check(add_a_row_to_selected_rows, x, x[:, :, 0] > 10)   # a row added to each selected row
     with pytest.raises(IndexError, match="boolean index did not match"):
         transpile(assign_among_other_indices)(x, np.array([True, False]))
+
+
+def test_positions_of_one_mask_are_new_arrays_each_time():
+    """np.flatnonzero(m) twice shared the first call's arrays, so writing into one changed the other (found in
+    review: [1, -1, 4] where NumPy gives [1, 2, 4]); a write before the second call was refused. They share only
+    their length now."""
+    def twice(x):
+        m = x > 0
+        a = np.flatnonzero(m)
+        c = np.flatnonzero(m)
+        c[1] = -1
+        a[0] += 100
+        rows, = np.nonzero(m)
+        return a, c, rows, x[m] + x[m]
+    check(twice, np.array([-1.0, 2.0, 3.0, -4.0, 5.0]))

@@ -29,9 +29,9 @@ def nonzero_ids(b: Builder, a, flat: bool = False) -> list:
         ids = [np.flatnonzero(arr)] if flat else np.nonzero(arr)
         return [b.const(i.astype(np.int64)) for i in ids]
     mask = to_bool(b, a)
+    # the count (and so the length) is shared; the positions are new arrays each time, as NumPy's are (the
+    # program may write into them)
     prior = next((e for e in b.visible() if e.prim == "nonzero" and e.inputs[0] is mask), None)
-    if prior is not None and prior.params["flat"] == flat:
-        return list(prior.outputs)
     if prior is not None:
         count, n = prior.inputs[1], prior.outputs[0].shape[0]
     else:
