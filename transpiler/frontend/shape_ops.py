@@ -44,11 +44,15 @@ def kernel_size(b: Builder, value: Var):
     from .indexing import run_time_int
     b.check(b.emit1("lt", [value, b.const(np.zeros((), value.dtype))], dtypes.BOOL, ()), ValueError,
             "negative dimensions are not allowed")
-    if getattr(b, "top_level", False) and any(value is v for v in b.program.inputs):
+    if b.top_level and any(value is v for v in b.program.inputs):
         # an int argument: the size can be computed before the call, where every array size it makes is checked
-        # (runtime/allocation.py: np.zeros((n, n)) past memory is NumPy's MemoryError, not a crash in the kernel)
-        index = next(i for i, v in enumerate(b.program.inputs) if v is value)
-        return derived("max", Sym(f"int({b.program.input_names[index]})", ("input", index, value)), 0)
+        # (runtime/allocation.py: np.zeros((n, n)) past memory is NumPy's MemoryError, not a crash in the kernel);
+        # one dim per argument, so that two arrays of size n have one size
+        if getattr(value, "_input_dim", None) is None:
+            index = next(i for i, v in enumerate(b.program.inputs) if v is value)
+            value._input_dim = derived("max", Sym(f"int({b.program.input_names[index]})", ("input", index, value)),
+                                       0)
+        return value._input_dim
     return limited(b, derived("max", run_time_int(value), 0))
 
 
