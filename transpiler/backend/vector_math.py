@@ -184,15 +184,13 @@ def tanh(x: ir.Value, dt: np.dtype) -> ir.Value:
     if dt != F64:
         return _tanh_f32(x)
     i64 = ir.IntegerType.get_signless(64)
-    xd = x if dt == F64 else arith.extf(ir.F64Type.get(), x)
-    bits = arith.bitcast(i64, xd)
+    bits = arith.bitcast(i64, x)
     sign = arith.andi(bits, _i64(-(1 << 63)))
     a = arith.bitcast(ir.F64Type.get(), arith.xori(bits, sign))            # |x|
     u = _expm1_small(arith.mulf(arith.minimumf(a, _f64(20.0)), _f64(2.0)))
     t = arith.divf(u, arith.addf(u, _f64(2.0)))
     signed = arith.bitcast(ir.F64Type.get(), arith.ori(arith.bitcast(i64, t), sign))
-    result = signed if dt == F64 else arith.truncf(x.type, signed)
-    return arith.select(arith.cmpf(F.UNO, x, x), x, result)
+    return arith.select(arith.cmpf(F.UNO, x, x), x, signed)
 
 
 def _tanh_f32(x: ir.Value) -> ir.Value:
