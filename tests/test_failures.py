@@ -127,6 +127,57 @@ def grid(n, m):
     return a
 
 
+def gram_of(x):
+    k = int(x[0])
+    a = np.ones((k, 2))
+    g = a @ a.T
+    g[0, 0] = 5
+    return g.sum()
+
+
+def outer_in_one_statement(x):
+    return (np.ones(int(x[0]))[:, None] * np.arange(int(x[0]))[None, :]).sum()
+
+
+def outer_per_row(x, out):
+    for i in range(len(x)):
+        k = int(x[i])
+        a = np.ones(k)
+        out[i] = (a[:, None] * a).sum()
+    return out
+
+
+def outer_then_write(x, out):
+    out[0] = (np.ones(int(x[0]))[:, None] * np.ones(int(x[1]))).sum()
+
+
+def test_an_array_whose_sizes_from_the_data_do_not_fit_is_never_allocated():
+    """A product, an outer product ... of arrays sized by the data (each size fits, their product does not):
+    NumPy's MemoryError at the call, and the statement that would allocate it never runs (`a @ a.T` crashed with
+    SIGSEGV). Arguments written before it keep NumPy's contents."""
+    f = transpile(gram_of)
+    assert f(np.array([3.0])) == gram_of(np.array([3.0]))
+    with pytest.raises(MemoryError, match="more than this machine's memory"):
+        f(np.array([3e5]))
+    g = transpile(outer_in_one_statement)
+    assert g(np.array([4])) == outer_in_one_statement(np.array([4]))
+    with pytest.raises(MemoryError):
+        g(np.array([10**6]))
+    h = transpile(outer_per_row)
+    np.testing.assert_array_equal(h(np.array([2, 3]), np.zeros(2)), [4, 9])
+    out = np.full(3, -1.0)
+    with pytest.raises(MemoryError):
+        h(np.array([2, 10**6, 3]), out)
+    np.testing.assert_array_equal(out, [4, -1, -1])     # NumPy stops at the row that does not fit
+    w = transpile(outer_then_write)
+    out = np.zeros(1)
+    w(np.array([2, 3]), out)
+    assert out[0] == 6
+    with pytest.raises(MemoryError):
+        w(np.array([10**6, 10**6]), out)
+    assert out[0] == 6
+
+
 def test_shapes_of_several_sizes_from_the_data_are_checked_before_allocating():
     """np.zeros((k, k)) for a k read from an array: each k fits, their product does not. NumPy's MemoryError at the
     call, and the kernel allocates nothing (it crashed with SIGSEGV). For Python int arguments (run-time values) the

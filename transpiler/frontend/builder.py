@@ -8,7 +8,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Eqn, Loc, Program, Var
 from ..types import dtypes
-from ..types.shapes import DIM_OPS, ShapeEnv, Sym, required_by
+from ..types.shapes import ShapeEnv, data_sized, required_by
 from .memory import VIEW_PRIMS
 
 
@@ -21,6 +21,9 @@ class Builder:
         self.top_level = False              # the compiled function's own program (not an outlined callee's)
         self.memory = None                  # frontend/memory.py: buffers and views (set by the interpreter)
         self._data_sized_checked: dict = {}  # id(eqns) -> (eqns, shapes checked there): see _check_data_sized
+        # id of the flag of each such check -> (the primitives computing it, the dims): control.guarded moves them to
+        # the start of the statement, which then runs only if the array fits
+        self.size_checks: dict = {}
         # flags of the checks raised so far on the path being built (a region starts with its own list): NumPy
         # stops at the first failing check, so what follows one runs only while they are all False (control.py)
         self.failed: list = []
@@ -100,7 +103,8 @@ class Builder:
     def _check_data_sized(self, v: Var) -> None:
         """An array with a size computed from the data (shape_ops.kernel_size) whose bytes exceed this machine's
         memory: NumPy's MemoryError at the call (each of its dims alone was checked; their product is checked here,
-        once per shape in each block, before the first array of that shape)."""
+        once per shape in each block, before the first array of that shape). The statement that makes it then runs
+        only if it fits (control.guarded): a failed allocation in the kernel could not unwind."""
         dims = [self.env.find(d) for d in v.shape]
         if not any(data_sized(d) for d in dims) or len(dims) == 1 and v.dtype.itemsize == 1:
             return
@@ -109,8 +113,12 @@ class Builder:
         if key in seen:
             return
         seen.add(key)
-        self.check(self.exceeds_memory(dims, v.dtype), MemoryError, f"Unable to allocate an array of shape "
-                   f"{tuple(map(str, dims))} and data type {v.dtype}: more than this machine's memory")
+        with self.recording() as made:
+            too_big = self.exceeds_memory(dims, v.dtype)
+        self.eqns.extend(made)
+        self.size_checks[too_big.id] = (made, dims)
+        self.check(too_big, MemoryError, f"Unable to allocate an array of shape {tuple(map(str, dims))} and data "
+                                         f"type {v.dtype}: more than this machine's memory")
 
     def exceeds_memory(self, dims, dtype) -> Var:
         """Whether an array of these dims and dtype needs more bytes than this machine's memory (a 0-d bool,
@@ -195,8 +203,3 @@ def _follow_int_argument(prim: str, inputs: list, results: list) -> None:
 # size values those checks read
 _SIZED_ELSEWHERE = frozenset({"full", "tri", "size_value"})
 
-
-def data_sized(d) -> bool:
-    """Whether a dim depends on a size computed from the data (an `upto` of shape_ops.limited)."""
-    return isinstance(d, Sym) and (d.origin[0] == "upto" or d.origin[0] in DIM_OPS
-                                   and any(data_sized(o) for o in d.origin[1:]))

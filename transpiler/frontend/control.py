@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Block, Eqn, Var
 from ..types import dtypes
-from ..types.shapes import Sym
+from ..types.shapes import Sym, data_sized
 from .builder import is_weak
 from .elementwise import small_int
 from .loop_exits import UNSET
@@ -259,11 +259,14 @@ class Control:
                 exits.append(exit_)
         eqns, _, checks = self.record(body, inherit=False)
         written = self.memory.changed_since(memory)
+        checks = self._hoist_size_checks(eqns, checks, any(buf.argument is not None for buf in written))
         # only the caller's arrays are seen after a call that raised: writes into the function's own arrays after
         # a failed check change nothing NumPy's run would show
-        # (past MAX_GUARDS only loops are guarded: a loop on values NumPy never computed may not end)
-        if not any(buf.argument is not None for buf in written) and not _may_run_long(eqns) \
-                or b.guards >= MAX_GUARDS and not _may_run_long(eqns):
+        # (past MAX_GUARDS only loops and arrays sized by the data are guarded: a loop on values NumPy never
+        # computed may not end, and an array that does not fit must never be allocated)
+        must = _may_run_long(eqns) or _makes_data_sized(eqns, b.env)
+        if not b.failed or not any(buf.argument is not None for buf in written) and not must \
+                or b.guards >= MAX_GUARDS and not must:
             b.eqns.extend(eqns)
             for flag, kind, message in checks:
                 b.check(flag, kind, message, located=False)
@@ -309,6 +312,37 @@ class Control:
             raise _Return(self._views_back(values[-1], result[0][1]))
         if exits:
             raise exits[0]
+
+    def _hoist_size_checks(self, eqns, checks, writes_argument: bool) -> list:
+        """The memory checks of arrays sized by the data that a statement makes (Builder._check_data_sized), moved
+        before it and raised there: the statement then runs only if every array fits. The checks it keeps are
+        returned. Where a check needs a value the statement computes first, the statement's part before that value
+        runs as it is, also after an earlier check failed: refused where that could show (the statement writes an
+        argument, or that part may loop)."""
+        b = self.b
+        sized = [c for c in checks if c[0].id in b.size_checks]
+        if not sized:
+            return checks
+        made = {v.id: i for i, e in enumerate(eqns) for v in e.outputs}
+        groups, split = [], 0
+        for flag, _, _ in sized:
+            group, dims = b.size_checks[flag.id]
+            ids = {id(e) for e in group}
+            if not ids <= {id(e) for e in eqns}:
+                return checks          # computed inside a nested region: that region's statements guard it
+            groups.append(ids)
+            split = max([split] + [made[v.id] + 1 for d in dims for v in _dim_vars(d) if v.id in made])
+        if split and b.failed and (writes_argument or _may_run_long(eqns[:split])):
+            raise UserError("this statement computes an array size from the data, makes an array of that size and "
+                            "writes into an argument: compute the size in a statement of its own",
+                            NotImplementedError)
+        moved = set().union(*groups)
+        hoisted = [e for e in eqns if id(e) in moved]
+        b.eqns.extend([e for e in eqns[:split] if id(e) not in moved] + hoisted)
+        eqns[:] = [e for e in eqns[split:] if id(e) not in moved]
+        for flag, kind, message in sized:
+            b.check(flag, kind, message, located=False)
+        return [c for c in checks if c not in sized]
 
     def _rederivable(self, v, before) -> bool:
         """A view of an array that existed before a guarded statement, made with values that existed then: it is
@@ -725,9 +759,13 @@ class Control:
     def _zeros(self, carried_type, eqns) -> Var:
         """A value of this type (zeros), for a path that never reads it."""
         dt, shape, weak, scalar = carried_type
+        env = self.b.env
         with self.b.recording() as made:
             zero = self.b.emit1("const", [], dt, (), value=np.zeros((), dt), weak=weak, scalar=scalar)
-            v = self.b.emit1("full", [zero], dt, shape) if shape else zero
+            # one sized by the data may be one that does not fit (the reason the path does not read it): empty
+            never_read = any(data_sized(env.find(d)) for d in shape)
+            params = {"never_read": True} if never_read else {}
+            v = self.b.emit1("full", [zero], dt, shape, **params) if shape else zero
         eqns.extend(made)
         return v
 
@@ -875,6 +913,28 @@ def _may_run_long(eqns) -> bool:
         if any(isinstance(p, Block) and _may_run_long(p.eqns) for p in e.params.values()):
             return True
     return False
+
+
+def _makes_data_sized(eqns, env) -> bool:
+    """Arrays of more than one dim sized by the data (Builder._check_data_sized): after a failed check the kernel
+    must not allocate them (each may not fit in memory), nor read the stand-ins it has in their place."""
+    for e in eqns:
+        if any(v.ndim > 1 and any(data_sized(env.find(d)) for d in v.shape) for v in e.inputs + e.outputs
+               if isinstance(v, Var)):
+            return True
+        if any(isinstance(p, Block) and _makes_data_sized(p.eqns, env) for p in e.params.values()):
+            return True
+    return False
+
+
+def _dim_vars(d):
+    """The run-time values a dim expression is computed from."""
+    if isinstance(d, Sym):
+        for o in d.origin[1:]:
+            if isinstance(o, Var):
+                yield o
+            else:
+                yield from _dim_vars(o)
 
 
 def _rebound(name: str) -> str:

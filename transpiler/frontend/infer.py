@@ -192,10 +192,10 @@ class Interpreter:
             if isinstance(stmt, ast.If):
                 if self._located(stmt, frame, lambda: self.run_if(stmt, frame, stmts[i + 1:], top)):
                     return
-            elif self.b.failed:    # after a check that may have failed: runs only if none did, where that matters
-                self._located(stmt, frame, lambda: self.control.guarded(lambda: self.exec(stmt, frame), frame))
             else:
-                self.exec(stmt, frame)
+                # runs only if no check failed before it (where that matters), nor one of its own that an array it
+                # makes fits in memory
+                self._located(stmt, frame, lambda: self.control.guarded(lambda: self.exec(stmt, frame), frame))
 
     def run_if(self, stmt: ast.If, frame: Frame, rest: list, top: bool) -> bool:
         """True when the statements after the `if` were run as part of it (a return in a run-time branch, or in a

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym, broadcast, derived, is_checkable
+from ..types.shapes import Sym, broadcast, data_sized, derived, is_checkable
 from .builder import Builder, as_operand, coerce
 from .elementwise import as_dim
 
@@ -60,7 +60,6 @@ def fitting(b: Builder, dims: tuple, dtype) -> tuple:
     """The shape of a new array (np.zeros, np.eye ...) made of sizes computed from data (each already checked by
     `limited`): if their product's bytes exceed this machine's memory, NumPy's MemoryError at the call, and every
     such dim is 0 (a failed allocation cannot unwind: the kernel must never ask for it)."""
-    from .builder import data_sized
     data = [d for d in dims if data_sized(d)]
     if not data or len(dims) == 1 and np.dtype(dtype).itemsize <= 8:
         return dims

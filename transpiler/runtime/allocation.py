@@ -11,8 +11,9 @@ what NumPy raises for the same request: `ValueError` for a size that does not fi
 
 Sizes made from Python int arguments (run-time values) are evaluated here too (the "input" dims of
 frontend/shape_ops.kernel_size). Sizes computed from data inside the kernel (`np.zeros(k)` for a `k` read from an
-array) are checked in the kernel instead (shape_ops.kernel_size, shape_ops.fitting, Builder._check_data_sized). Not covered: temporaries inside outlined
-functions; their allocation still trusts `malloc`.
+array) are checked in the kernel instead (shape_ops.kernel_size, shape_ops.fitting, Builder._check_data_sized,
+which makes the statement run only if the array fits). Not covered: temporaries inside outlined functions; their
+allocation still trusts `malloc`.
 """
 from __future__ import annotations
 

@@ -72,6 +72,12 @@ def derived(op: str, *operands) -> Dim:
     return Sym(name, (op, *operands))
 
 
+def data_sized(d: Dim) -> bool:
+    """Whether a dim depends on a size computed from the data (an `upto` of frontend/shape_ops.limited)."""
+    return isinstance(d, Sym) and (d.origin[0] == "upto" or d.origin[0] in DIM_OPS
+                                   and any(data_sized(o) for o in d.origin[1:]))
+
+
 def _same_form(a: Dim, b: Dim) -> bool:
     """Two expressions with the same operation at the top (operands not compared)."""
     return isinstance(a, Sym) and isinstance(b, Sym) and a.origin[0] == b.origin[0] and a.origin[0] in _OPS \
