@@ -224,6 +224,8 @@ def test_constructors(dtype):
     check(lambda x: np.tri(x.shape[0], x.shape[1], -1, **kw), x)
     check(lambda x: np.zeros(4, **kw), x)            # all static: folded at compile time
     check(lambda x: np.tri(x.shape[0], dtype=x.dtype), x)
+    # a run-time fill value, reduced: the fill fused into the sum as a scalar operand (an internal error)
+    check(lambda x: np.full((x.shape[0], x.shape[1]), x[0, 0], **kw).sum(), x)
 
 
 def test_triu_tril():
