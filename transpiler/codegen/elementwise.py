@@ -30,7 +30,9 @@ def elementwise(em: Emitter, inputs, out, body, values=None) -> ir.Value:
         scalars = [scalar.load(tensor.extract(t, []), v.dtype) for t, v in zip(values, inputs)]
         return tensor.from_elements(em.tensor_type(out), [scalar.store(body(scalars), out.dtype)])
     init = em.empty(out)
-    maps = [broadcast_map(v.shape, out.shape) for v in inputs] + [ir.AffineMap.get_identity(len(out.shape))]
+    find = em.program.env.find      # a dim found to be 1 after the operation was typed (shapes.broadcast)
+    maps = [broadcast_map([find(d) for d in v.shape], [find(d) for d in out.shape]) for v in inputs] \
+        + [ir.AffineMap.get_identity(len(out.shape))]
     op = linalg.GenericOp_(inputs=values, outputs=[init], indexing_maps=maps,
                            iterator_types=[linalg.IteratorType.parallel] * len(out.shape))
     block = op.regions[0].blocks[0]

@@ -472,6 +472,8 @@ def _slice_spec(b: Builder, s: slice, n):
         return ("range", start, length, step)
     start, stop = (_bound(v, n, default, 0, n) for v, default in zip(bounds, (0, n)))
     length = derived("floordiv", derived("add", derived("max", derived("sub", stop, start), 0), step - 1), step)
+    if step == 1 and s.stop is None and isinstance(s.start, (int, np.integer)) and s.start < 0:
+        length = derived("min", -int(s.start), n)      # x[-k:]: the form shapes.broadcast knows to be <= k
     return ("range", start, length, step)
 
 

@@ -253,6 +253,11 @@ def required_by(message: str, loc) -> str:
     return f"{message}\n  required by {loc.filename}:{loc.lineno}:{loc.col + 1}: {line}"
 
 
+def _at_most_one(d: Dim) -> bool:
+    """A size that is 0 or 1: `min(1, n)`, the length of `x[:1]` or `x[-1:]`."""
+    return isinstance(d, Sym) and d.origin[0] == "min" and 1 in d.origin[1:]
+
+
 def broadcast(shapes: list[Shape], env: ShapeEnv, what: str | None = None, kind: type = ValueError) -> Shape:
     """NumPy broadcasting of several shapes; raises a ValueError-kind UserError like NumPy when they do not fit
     (or `kind` with message `what`)."""
@@ -261,14 +266,23 @@ def broadcast(shapes: list[Shape], env: ShapeEnv, what: str | None = None, kind:
     for i in range(rank):
         dims = [s[len(s) - rank + i] for s in shapes if len(s) - rank + i >= 0]
         result: Dim = 1
+        message = what or "operands could not be broadcast together with shapes " + " ".join(map(fmt_shape, shapes))
         for d in dims:
             d = env.find(d)
             if d == 1:
                 continue
             if result == 1:
                 result = d
+            elif env.same_expression(result, d):
+                continue
+            elif _at_most_one(d) and not _at_most_one(result):
+                # x[:1] of a run-time length meeting another size: it must be 1 (NumPy fails for 0 too, unless
+                # the other size is 0 as well: that case is refused, the broadcast read needs a size of 1)
+                env.unify(d, 1, message, kind)
+            elif _at_most_one(result) and not _at_most_one(d):
+                env.unify(result, 1, message, kind)
+                result = d
             else:
-                result = env.unify(result, d, what or "operands could not be broadcast together with shapes "
-                                   + " ".join(fmt_shape(s) for s in shapes), kind)
+                result = env.unify(result, d, message, kind)
         out.append(result)
     return tuple(out)
