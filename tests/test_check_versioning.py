@@ -1,0 +1,124 @@
+"""Loops that run without their index checks when none can fail (transpiler/backend/check_versioning.py): the same
+results as NumPy's whether the checks fail nowhere, at the first iteration, at the last, in between (a step that
+skips the last index), or for an index that does not move with the loop; and the same exception and argument
+contents when one fails."""
+import copy
+
+import numpy as np
+import pytest
+
+from helpers import check
+from transpiler import transpile
+from transpiler.backend import check_versioning
+
+
+def count_versioned(monkeypatch) -> list:
+    counts = []
+    original = check_versioning.version_checked_loops
+
+    def counting(module):
+        counts.append(original(module))
+        return counts[-1]
+    monkeypatch.setattr(check_versioning, "version_checked_loops", counting)
+    return counts
+
+
+def check_value(fn, *args):
+    """The result's value (a loop that runs zero times leaves NumPy's `s = 0.0` a Python float, where the compiled
+    function returns a float64: not what is tested here)."""
+    assert transpile(fn)(*args) == fn(*args)
+
+
+def check_raises(fn, *args):
+    """Both runs raise the same exception type and leave the arguments with the same contents."""
+    ref_args, got_args = copy.deepcopy(args), copy.deepcopy(args)
+    with pytest.raises(Exception) as expected:
+        fn(*ref_args)
+    with pytest.raises(Exception) as got:
+        transpile(fn)(*got_args)
+    assert type(got.value) is type(expected.value), (got.value, expected.value)
+    for a, e in zip(got_args, ref_args):
+        np.testing.assert_array_equal(a, e)
+
+
+def fill(x, start, stop, step):
+    for i in range(start, stop, step):
+        x[i] = 2.0 * i + x[i - 1]
+    return x
+
+
+def nested_sum(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            s += x[i, j] * x[j, i]
+    return s
+
+
+def reversed_dot(r, y, k):
+    s = 0.0
+    for i in range(k):
+        s += r[k - i - 1] * y[i]
+    return s
+
+
+def column(x, j, n):
+    s = 0.0
+    for i in range(n):
+        s += x[i, j]        # j does not move with the loop: its check is the same in every iteration
+    return s
+
+
+def test_square_loops_run_the_unchecked_copy(monkeypatch):
+    """The innermost loops of a nested scalar loop are versioned (a regression test of the speed-up: the loop
+    would otherwise keep its checks); the result is NumPy's."""
+    counts = count_versioned(monkeypatch)
+    check(nested_sum, np.random.default_rng(0).random((5, 5)))
+    assert counts and counts[0] >= 1
+
+
+@pytest.mark.parametrize("start,stop,step", [(1, 6, 1), (0, 6, 1), (1, 7, 1), (-6, 6, 1), (-7, 6, 1), (1, 7, 2),
+                                             (1, 8, 2), (5, 2, 1), (3, 3, 1), (-3, 0, 1)])
+def test_ranges_in_and_out_of_bounds(start, stop, step):
+    """x has 6 elements: (1, 7) fails at the last iteration, (-7, 6) at the first, (1, 7, 2) never though ub - 1
+    would (the checked copy runs, and gives the same result), (1, 8, 2) at its last; (5, 2) and (3, 3) are empty."""
+    x = np.arange(6.0)
+    in_bounds = all(-6 <= i < 6 and -6 <= i - 1 < 6 for i in range(start, stop, step))
+    if in_bounds:
+        check(fill, x, start, stop, step)
+    else:
+        check_raises(fill, x, start, stop, step)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (5, 3), (1, 1), (0, 3)])
+def test_non_square_shapes(shape):
+    """x[j, i] with j over axis 1 and i over axis 0: out of bounds unless square (or empty)."""
+    x = np.random.default_rng(1).random(shape)
+    if 0 in shape:
+        check_value(nested_sum, x)
+    elif shape[0] == shape[1]:
+        check(nested_sum, x)
+    else:
+        check_raises(nested_sum, x)
+
+
+@pytest.mark.parametrize("k", [0, 1, 5, 6, 7])
+def test_index_falling_with_the_loop(k):
+    r, y = np.arange(1.0, 7.0), np.arange(6.0)
+    if k == 0:
+        check_value(reversed_dot, r, y, k)
+    elif k <= 6:
+        check(reversed_dot, r, y, k)
+    else:
+        check_raises(reversed_dot, r, y, k)
+
+
+@pytest.mark.parametrize("j,n", [(1, 3), (-3, 3), (3, 3), (-4, 3), (0, 4), (1, 0)])
+def test_index_fixed_during_the_loop(j, n):
+    x = np.arange(9.0).reshape(3, 3)
+    if n == 0:
+        check_value(column, x, j, n)
+    elif -3 <= j < 3 and n <= 3:
+        check(column, x, j, n)
+    else:
+        check_raises(column, x, j, n)
