@@ -122,3 +122,35 @@ def test_index_fixed_during_the_loop(j, n):
         check(column, x, j, n)
     else:
         check_raises(column, x, j, n)
+
+
+def shifted(x, y, shift):
+    """Reads and writes at i - shift: negative indices (NumPy's wrap from the end) in the first iterations when
+    shift > 0, so the fast copy, which assumes indices in [0, n), must not run then."""
+    for i in range(x.shape[0]):
+        y[i - shift] = x[i - shift] * 2.0 + x[i]
+    return y
+
+
+@pytest.mark.parametrize("shift", [0, 1, 3, 6, -1, 7])
+def test_negative_indices_wrap_as_numpy_does(shift):
+    x, y = np.arange(6.0), np.zeros(6)
+    if -6 <= -shift and 5 - shift < 6 and shift <= 6:
+        check(shifted, x, y, shift)
+    else:
+        check_raises(shifted, x, y, shift)
+
+
+def clipped_sum(x, lo, hi):
+    s = 0.0
+    for i in range(lo, hi):
+        s += x[max(i, 0)] + x[min(i, 5)]     # the user's own clamps (max/min on ints): kept where they matter
+    return s
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 6), (-3, 6), (-6, 2), (2, 9), (-2, 8)])
+def test_clamps_of_the_user_stay(lo, hi):
+    if hi <= 6:
+        check(clipped_sum, np.arange(1.0, 7.0), lo, hi)
+    else:
+        check_raises(clipped_sum, np.arange(1.0, 7.0), lo, hi)

@@ -12,6 +12,11 @@ ub - 1. So the loop becomes
     else:
         the loop as it was (it fails where NumPy does, and stops there)
 
+The fast copy also assumes what in-bounds indices imply, each checked the same way (at lb and ub - 1): a negative
+index's wrap (`i < 0`) is false, a write's in-bounds mask is true, the clamps that keep a read inside the array do
+nothing. Its index arithmetic is then plain `base + i` (vectorizable: LLVM needs affine addresses); a loop that
+reads `x[i - 1]` from i = 0 (a wrap at lb) keeps the checked copy.
+
 Both copies compute the same thing whenever the first is taken, so nothing observable changes; only the cost does.
 A failure flag is an i8/i1 value the loop carries from 0 whose yielded value is, whatever the path, an `or` of such
 checks and flags (checks under a condition count whatever the condition: a safe over-approximation). A loop with any
@@ -32,7 +37,7 @@ _SPECULATABLE = {"arith.constant", "arith.index_cast", "arith.extsi", "arith.ext
                  "arith.maxsi", "arith.minsi"}
 # One operand moving with the induction variable, the other fixed: the result moves monotonically with it (index
 # arithmetic on sizes and loop bounds, which stays far from overflow).
-_MONOTONE = {"arith.index_cast", "arith.extsi", "arith.addi", "arith.subi"}
+_MONOTONE = {"arith.index_cast", "arith.extsi", "arith.addi", "arith.subi", "arith.maxsi", "arith.minsi"}
 
 
 def version_checked_loops(module: ir.Module) -> int:
@@ -96,16 +101,52 @@ def _moves(value, loop) -> bool:
     return _inside(value, loop) and not isinstance(owner, ir.Block) and any(_moves(v, loop) for v in owner.operands)
 
 
-def _monotone(value, loop) -> bool:
+def _monotone(value, loop, assumed=()) -> bool:
     """A computable `value` that is fixed during the loop, or the induction variable, or a chain of _MONOTONE ops
-    with one operand moving with it."""
+    with one operand moving with it, or a select on an `assumed` comparison (op, value) of the one it picks."""
     if value == loop.induction_variable or not _moves(value, loop):
         return True
     owner = value.owner
+    if owner.name == "arith.select":
+        for op, expected in assumed:
+            if owner.operands[0].owner == op:
+                return _monotone(owner.operands[1 if expected else 2], loop, assumed)
+        return False
     if owner.name not in _MONOTONE:
         return False
     moving = [v for v in owner.operands if _moves(v, loop)]
-    return len(moving) == 1 and _monotone(moving[0], loop)
+    return len(moving) == 1 and _monotone(moving[0], loop, assumed)
+
+
+def _index_assumptions(loop, checks) -> tuple[list, list]:
+    """The comparisons and clamps of index arithmetic that have one value in the whole loop when every index is in
+    [0, size) (what the fast copy assumes, besides its checks being false): the wrap of a negative index
+    (`i < 0` picking `i + n`) false, a write's in-bounds mask (`i >= -n`, `i < n`) true, and the clamps that keep
+    a read in bounds (`max(i, 0)`, `min(i, n - 1)`) doing nothing. Comparisons used only by selects and ands
+    (not user conditions); returns ([(cmpi, expected)], [clamp])."""
+    ops = []
+    loop.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+    compares = []
+    for op in ops:
+        if op.name != "arith.cmpi" or any(op == c for c in checks) or not _monotone_check(op, loop):
+            continue
+        users = [use.owner for use in op.results[0].uses]
+        if not users or any(u.name not in ("arith.select", "arith.andi") for u in users):
+            continue
+        lhs, rhs = op.operands
+        if _moves(rhs, loop) or not _moves(lhs, loop):
+            continue
+        predicate = ir.IntegerAttr(op.attributes["predicate"]).value
+        below = predicate in (2, 3)                                 # slt, sle: "index below the bound"
+        # against 0 or -n, an index in [0, n) is above; against anything else (n, n - 1), below
+        lower_bound = _zero_constant(rhs) or (not isinstance(rhs.owner, ir.Block) and rhs.owner.name == "arith.subi"
+                                              and _zero_constant(rhs.owner.operands[0]))
+        compares.append((op, below != lower_bound))
+    clamps = [op for op in ops if op.name in ("arith.maxsi", "arith.minsi")
+              and sum(_moves(v, loop) for v in op.operands) == 1
+              and all(_computable(v, loop) for v in op.operands)
+              and _monotone(next(v for v in op.operands if _moves(v, loop)), loop, compares)]
+    return compares, clamps
 
 
 def _monotone_check(op, loop) -> bool:
@@ -195,14 +236,25 @@ def _version(loop) -> bool:
     flags, checks = _failure_flags(loop)
     if not flags:
         return False
+    compares, clamps = _index_assumptions(loop, checks)
     with ir.InsertionPoint(loop.operation), loop.location:
         ip = ir.InsertionPoint(loop.operation)
         one = arith.ConstantOp(ir.IndexType.get(), 1).result
         last = arith.SubIOp(loop.upperBound, one).result
+        true = arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result
         failing = []
         for at in (loop.lowerBound, last):
             memo: list = []
             failing += [_evaluate(check.results[0], loop, at, ip, memo) for check in checks]
+            for op, expected in compares:
+                value = _evaluate(op.results[0], loop, at, ip, memo)
+                failing.append(arith.XOrIOp(value, true).result if expected else value)
+            for op in clamps:
+                moving = next(v for v in op.operands if _moves(v, loop))
+                bound = next(v for v in op.operands if v != moving)
+                predicate = arith.CmpIPredicate.slt if op.name == "arith.maxsi" else arith.CmpIPredicate.sgt
+                failing.append(arith.cmpi(predicate, _evaluate(moving, loop, at, ip, memo),
+                                          _evaluate(bound, loop, at, ip, memo)))
         any_fails = failing[0] if failing else arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result
         for f in failing[1:]:
             any_fails = arith.OrIOp(any_fails, f).result
@@ -217,10 +269,20 @@ def _version(loop) -> bool:
         fast = loop.operation.clone()
         fast_loop = fast.opview
         copied_checks = _same_ops(loop, fast_loop, checks)
+        copied_compares = _same_ops(loop, fast_loop, [op for op, _ in compares])
+        copied_clamps = _same_ops(loop, fast_loop, clamps)
         with ir.InsertionPoint.at_block_begin(fast_loop.body):
             false = arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result
+            true = arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result
             for check in copied_checks:
                 check.results[0].replace_all_uses_with(false)
+            expectations = {id(op): expected for op, expected in compares}
+            for original, copy in zip([op for op in _walk(loop) if any(op == c for c, _ in compares)],
+                                      copied_compares):
+                copy.results[0].replace_all_uses_with(true if expectations[_key(original, compares)] else false)
+            for clamp in copied_clamps:
+                moving = next(v for v in clamp.operands if _moves(v, fast_loop))
+                clamp.results[0].replace_all_uses_with(moving)
             for n in sorted(flags):
                 arg = fast_loop.inner_iter_args[n]
                 arg.replace_all_uses_with(arith.ConstantOp(arg.type, 0).result)
@@ -229,6 +291,16 @@ def _version(loop) -> bool:
             outs.append(arith.ConstantOp(result.type, 0).result if n in flags else result)
         scf.YieldOp(outs)
     return True
+
+
+def _walk(loop) -> list:
+    ops = []
+    loop.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+    return ops
+
+
+def _key(op, compares):
+    return next(id(c) for c, _ in compares if c == op)
 
 
 def _same_ops(loop, copy, ops) -> list:
