@@ -2,12 +2,12 @@
 results as NumPy's whether the checks fail nowhere, at the first iteration, at the last, in between (a step that
 skips the last index), or for an index that does not move with the loop; and the same exception and argument
 contents when one fails."""
-import copy
-
 import numpy as np
 import pytest
 
+from benchmarks.loops import nested_sum
 from helpers import check
+from test_loop_exits import check_raises     # same exception, same argument contents
 from transpiler import transpile
 from transpiler.backend import check_versioning
 
@@ -29,30 +29,10 @@ def check_value(fn, *args):
     assert transpile(fn)(*args) == fn(*args)
 
 
-def check_raises(fn, *args):
-    """Both runs raise the same exception type and leave the arguments with the same contents."""
-    ref_args, got_args = copy.deepcopy(args), copy.deepcopy(args)
-    with pytest.raises(Exception) as expected:
-        fn(*ref_args)
-    with pytest.raises(Exception) as got:
-        transpile(fn)(*got_args)
-    assert type(got.value) is type(expected.value), (got.value, expected.value)
-    for a, e in zip(got_args, ref_args):
-        np.testing.assert_array_equal(a, e)
-
-
 def fill(x, start, stop, step):
     for i in range(start, stop, step):
         x[i] = 2.0 * i + x[i - 1]
     return x
-
-
-def nested_sum(x):
-    s = 0.0
-    for i in range(x.shape[0]):
-        for j in range(x.shape[1]):
-            s += x[i, j] * x[j, i]
-    return s
 
 
 def reversed_dot(r, y, k):
