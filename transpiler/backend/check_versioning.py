@@ -124,8 +124,7 @@ def _index_assumptions(loop, checks) -> tuple[list, list]:
     (`i < 0` picking `i + n`) false, a write's in-bounds mask (`i >= -n`, `i < n`) true, and the clamps that keep
     a read in bounds (`max(i, 0)`, `min(i, n - 1)`) doing nothing. Comparisons used only by selects and ands
     (not user conditions); returns ([(cmpi, expected)], [clamp])."""
-    ops = []
-    loop.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+    ops = _walk(loop)
     compares = []
     for op in ops:
         if op.name != "arith.cmpi" or any(op == c for c in checks) or not _monotone_check(op, loop):
@@ -276,10 +275,8 @@ def _version(loop) -> bool:
             true = arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result
             for check in copied_checks:
                 check.results[0].replace_all_uses_with(false)
-            expectations = {id(op): expected for op, expected in compares}
-            for original, copy in zip([op for op in _walk(loop) if any(op == c for c, _ in compares)],
-                                      copied_compares):
-                copy.results[0].replace_all_uses_with(true if expectations[_key(original, compares)] else false)
+            for (_, expected), copy in zip(compares, copied_compares):
+                copy.results[0].replace_all_uses_with(true if expected else false)
             for clamp in copied_clamps:
                 moving = next(v for v in clamp.operands if _moves(v, fast_loop))
                 clamp.results[0].replace_all_uses_with(moving)
@@ -293,19 +290,13 @@ def _version(loop) -> bool:
     return True
 
 
-def _walk(loop) -> list:
+def _walk(op) -> list:
     ops = []
-    loop.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+    op.operation.walk(lambda inner: ops.append(inner) or ir.WalkResult.ADVANCE)
     return ops
 
 
-def _key(op, compares):
-    return next(id(c) for c, _ in compares if c == op)
-
-
 def _same_ops(loop, copy, ops) -> list:
-    """The operations of `copy` (a clone of `loop`) at the places of `ops` in `loop`."""
-    originals, copies = [], []
-    loop.operation.walk(lambda op: originals.append(op) or ir.WalkResult.ADVANCE)
-    copy.operation.walk(lambda op: copies.append(op) or ir.WalkResult.ADVANCE)
-    return [copies[n] for n, op in enumerate(originals) if any(op == c for c in ops)]
+    """The operations of `copy` (a clone of `loop`) at the places of `ops` in `loop`, in the order of `ops`."""
+    originals, copies = _walk(loop), _walk(copy)
+    return [copies[next(n for n, original in enumerate(originals) if original == op)] for op in ops]
