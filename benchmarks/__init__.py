@@ -4,5 +4,5 @@
 
 See docs/benchmarks.md. Modules: workloads.py (what is timed, reference figures and bars), timing.py (the adaptive,
 interleaved timer and statistics), harness.py (checking, timing, the first-call subprocess), firstcall.py (that
-subprocess), peers.py (JAX and torch.compile, live when importable), report.py (table, JSON, PNG).
+subprocess), peers.py (JAX, torch.compile and Numba, live when importable), report.py (table, JSON, PNG).
 """

@@ -80,6 +80,12 @@ def compiled_function(workload, shared):
     return shared[key]
 
 
+def peers_for(workload, live_peers) -> list[str]:
+    """The live peers measured on this workload: all, but those scoped to one group (Numba: loops) on theirs."""
+    return [peer for peer in live_peers
+            if peer not in peers.SCOPE or workload.name in workloads.GROUPS[peers.SCOPE[peer]]]
+
+
 def run_workload(workload, options, budget, shared, live_peers) -> dict:
     label, args, kwargs = workload.make_args(options.scale, shared)
     ref = workload.ref if options.scale == "full" else {}      # reference figures and bars are for full shapes
@@ -135,16 +141,20 @@ def run_workload(workload, options, budget, shared, live_peers) -> dict:
         f"NumPy {report.fmt_time(numpy_first)}, ours {report.fmt_time(ours_first)}")
 
     sides = [timing.Side("numpy", numpy_call, numpy_first), timing.Side("ours", ours_call, ours_first)]
+    live_peers = peers_for(workload, live_peers)
     for peer in live_peers:
         live = result["peers"][peer]["live"] = {}
         try:
             call = peers.make_call(peer, fn, args, kwargs)
-            call()                                              # tracing and compilation
+            _, live["compile_s"] = timing.timed(call)           # tracing and compilation, apart like ours
             peer_result, first = timing.timed(call)
-            try:
-                live["check"] = compare(np.asarray(peer_result), np.asarray(expected), 1e-3)
-            except CheckFailed as error:                        # JAX computes in float32: recorded, not fatal
-                live["check"] = {"passed": False, "error": str(error)}
+            if peer in peers.STRICT:    # a wrong answer is a failure, as for ours (Numba returns a float, not a
+                live["check"] = compare(np.asarray(peer_result), np.asarray(expected), workload.rtol)   # float64)
+            else:
+                try:
+                    live["check"] = compare(np.asarray(peer_result), np.asarray(expected), 1e-3)
+                except CheckFailed as error:                    # JAX computes in float32: recorded, not fatal
+                    live["check"] = {"passed": False, "error": str(error)}
             sides.append(timing.Side(peer, call, first))
         except Exception as error:  # noqa: BLE001 - a peer failing is reported, never fatal
             live["error"] = f"{type(error).__name__}: {error}"
@@ -170,6 +180,7 @@ def run_workload(workload, options, budget, shared, live_peers) -> dict:
         live = result["peers"][peer]["live"]
         if "median_s" in live:
             live["ratio"] = result["numpy"]["median_s"] / live["median_s"]
+            live["ours_ratio"] = live["median_s"] / result["ours"]["median_s"]     # ours x the peer
     log(f"[{workload.name}] NumPy {report.fmt_stats(result['numpy'])}, ours {report.fmt_stats(result['ours'])}, "
         f"ratio {report.fmt_ratio(result['ratio'])} (bar {workload.bar:g}x)")
     return result
@@ -257,7 +268,8 @@ def parse_args(argv):
                         "(default benchmarks/results)")
     parser.add_argument("--scale", choices=workloads.SCALES, default="full", help="small: tiny shapes and a tiny "
                         "GPT-2, for smoke tests (reference figures and bars are for full)")
-    parser.add_argument("--no-peers", action="store_true", help="do not measure JAX/torch live even if installed")
+    parser.add_argument("--no-peers", action="store_true", help="do not measure JAX/torch/Numba live even if "
+                        "installed")
     parser.add_argument("--first-call-timeout", type=float, default=1800, metavar="S",
                         help="limit for each first-call subprocess (default 1800)")
     parser.add_argument("--no-plot", action="store_true", help="skip the PNG (no matplotlib needed)")
@@ -331,6 +343,8 @@ def main(argv=None) -> int:
     if run.get("decode") and ("error" in run["decode"] or not run["decode"]["ids_match_numpy"]):
         failures.append(DECODE)
     run["failures"] = failures
+    run["peer_bars"] = {peer: summary for peer in workloads.PEER_BARS
+                        if (summary := report.peer_summary(run, peer)) is not None}
 
     stamp = started.strftime("%Y%m%d-%H%M%S")
     json_path = os.path.join(options.out, f"{stamp}.json")

@@ -53,3 +53,89 @@ def floyd_warshall(path):
     for k in range(path.shape[0]):
         path[:] = np.minimum(path, path[:, k][:, None] + path[k, :][None, :])
     return path
+
+
+def trisolv(L, x, b):
+    """Forward substitution L x = b, x written in place (PolyBench trisolv)."""
+    for i in range(x.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+
+
+def triangular_solve(L, b):
+    x = np.zeros_like(b)
+    trisolv(L, x, b)
+    return x
+
+
+def durbin_loops(r):
+    """Levinson-Durbin recursion (PolyBench durbin), the flipped dot products written as scalar loops."""
+    y = np.empty_like(r)
+    z = np.empty_like(r)
+    alpha = -r[0]
+    beta = 1.0
+    y[0] = -r[0]
+    for k in range(1, r.shape[0]):
+        beta *= 1.0 - alpha * alpha
+        s = 0.0
+        for i in range(k):
+            s += r[k - i - 1] * y[i]
+        alpha = -(r[k] + s) / beta
+        for i in range(k):
+            z[i] = y[i] + alpha * y[k - i - 1]
+        y[:k] = z[:k]
+        y[k] = alpha
+    return y
+
+
+def seidel_2d(TSTEPS, N, A):
+    """Gauss-Seidel: each point reads its already-updated neighbours (PolyBench seidel-2d, inner loop kept)."""
+    for t in range(0, TSTEPS - 1):
+        for i in range(1, N - 1):
+            A[i, 1:-1] += (A[i - 1, :-2] + A[i - 1, 1:-1] + A[i - 1, 2:] + A[i, 2:] + A[i + 1, :-2] +
+                           A[i + 1, 1:-1] + A[i + 1, 2:])
+            for j in range(1, N - 1):
+                A[i, j] += A[i, j - 1]
+                A[i, j] /= 9.0
+
+
+def seidel(tsteps, A):
+    A = A.copy()
+    seidel_2d(tsteps, A.shape[0], A)
+    return A
+
+
+def match(b1, b2):
+    return 1 if b1 + b2 == 3 else 0
+
+
+def nussinov(N, seq):
+    """RNA folding: the maximum number of base pairs (PolyBench nussinov, the NPBench form)."""
+    table = np.zeros((N, N), np.int32)
+    for i in range(N - 1, -1, -1):
+        for j in range(i + 1, N):
+            if j - 1 >= 0:
+                table[i, j] = max(table[i, j], table[i, j - 1])
+            if i + 1 < N:
+                table[i, j] = max(table[i, j], table[i + 1, j])
+            if j - 1 >= 0 and i + 1 < N:
+                if i < j - 1:
+                    table[i, j] = max(table[i, j], table[i + 1, j - 1] + match(seq[i], seq[j]))
+                else:
+                    table[i, j] = max(table[i, j], table[i + 1, j - 1])
+            for k in range(i + 1, j):
+                table[i, j] = max(table[i, j], table[i, k] + table[k + 1, j])
+    return table
+
+
+def floyd_warshall_loops(path):
+    n = path.shape[0]
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                path[i, j] = min(path[i, j], path[i, k] + path[k, j])
+
+
+def floyd_warshall_scalar(path):
+    path = path.copy()
+    floyd_warshall_loops(path)
+    return path

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 
-from .peers import LABELS, PEERS
-from .workloads import FIRST_CALL_BAR
+from .peers import LABELS, PEERS, SCOPE
+from .workloads import FIRST_CALL_BAR, GROUPS, PEER_BARS
 
-HEADER = ["work", "NumPy", "ours", "ratio (x NumPy)", "bar", "JAX jit", "torch.compile", "compile"]
+HEADER = ["work", "NumPy", "ours", "ratio (x NumPy)", "bar", "JAX jit", "torch.compile", "Numba njit", "compile"]
 
 
 def fmt_time(s: float, unit: str | None = None) -> str:
@@ -47,7 +48,8 @@ def peer_cell(result: dict, peer: str) -> str:
     parts = []
     live = info.get("live")
     if live and "median_s" in live:
-        parts.append(f"live {fmt_time(live['median_s'])} ({fmt_ratio(live.get('ratio'))})")
+        ours = f"; ours {fmt_ratio(live['ours_ratio'])} of it" if peer in PEER_BARS else ""
+        parts.append(f"live {fmt_time(live['median_s'])} ({fmt_ratio(live.get('ratio'))}{ours})")
     elif live and "error" in live:
         parts.append(f"live failed: {live['error'][:60]}")
     if info.get("ref_s") is not None:
@@ -59,10 +61,10 @@ def peer_cell(result: dict, peer: str) -> str:
 def workload_row(r: dict) -> list[str]:
     if r.get("error"):
         return [r["label"], fmt_stats(r.get("numpy")), f"**FAILED**: {r['error'][:120]}", "—", f"≥ {r['bar']:g}x ✗",
-                peer_cell(r, "jax"), peer_cell(r, "torch"), compile_cell(r)]
+                peer_cell(r, "jax"), peer_cell(r, "torch"), peer_cell(r, "numba"), compile_cell(r)]
     met = {True: "✓", False: "✗", None: "(full scale)"}[r["meets_bar"]]
     return [r["label"], fmt_stats(r["numpy"]), fmt_stats(r["ours"]), fmt_ratio(r["ratio"]), f"≥ {r['bar']:g}x {met}",
-            peer_cell(r, "jax"), peer_cell(r, "torch"), compile_cell(r)]
+            peer_cell(r, "jax"), peer_cell(r, "torch"), peer_cell(r, "numba"), compile_cell(r)]
 
 
 def compile_cell(r: dict) -> str:
@@ -91,7 +93,8 @@ def first_call_rows(fc: dict) -> list[list[str]]:
         ours, verdict = fmt_time(cold["first_call_s"]) + detail, met(cold["first_call_s"], FIRST_CALL_BAR["cold"])
     rows = [[f"first call, {fc['model']} T={fc['t']}, cold (fresh process)", "—", ours, "—",
              f"≤ {FIRST_CALL_BAR['cold']:g} s {verdict}",
-             f"~{ref['jax']:g} s" if "jax" in ref else "—", f"~{ref['torch']:g} s" if "torch" in ref else "—", "—"]]
+             f"~{ref['jax']:g} s" if "jax" in ref else "—", f"~{ref['torch']:g} s" if "torch" in ref else "—", "—",
+             "—"]]
     if cached.get("first_call_s") is not None:
         ours = fmt_time(cached["first_call_s"])
         bar = f"≤ {FIRST_CALL_BAR['cached']:g} s {met(cached['first_call_s'], FIRST_CALL_BAR['cached'])}"
@@ -99,7 +102,8 @@ def first_call_rows(fc: dict) -> list[list[str]]:
         ours, bar = f"**FAILED**: {cached['error'][:120]}", f"≤ {FIRST_CALL_BAR['cached']:g} s ✗"
     else:
         ours, bar = f"n/a ({cached.get('note', 'not measured')})", f"≤ {FIRST_CALL_BAR['cached']:g} s"
-    rows.append([f"first call, {fc['model']} T={fc['t']}, from the disk cache", "—", ours, "—", bar, "—", "—", "—"])
+    rows.append([f"first call, {fc['model']} T={fc['t']}, from the disk cache", "—", ours, "—", bar, "—", "—", "—",
+                 "—"])
     return rows
 
 
@@ -107,7 +111,7 @@ def decode_rows(d: dict) -> list[list[str]]:
     """Generation with the KV cache (benchmarks/decode.py): ours per decode step against three references."""
     if "error" in d:
         return [[f"decode, {d.get('model', 'GPT-2')}", "—", f"**FAILED**: {d['error'][:120]}", "—", "✗", "—", "—",
-                 "—"]]
+                 "—", "—"]]
     full = d["scale"] == "full"
     ours = d["ours"]
     label = f"decode, {d['model']}, {d['new_tokens']} tokens after {d['prompt']}"
@@ -122,15 +126,15 @@ def decode_rows(d: dict) -> list[list[str]]:
     cached, recompute, limit = d["numpy_cached"], d["numpy_recompute"], d["bandwidth"]
     return [
         [f"{label}: vs the same class-based NumPy", f"{fmt_time(cached['decode_step_s'])} per token (n = "
-         f"{cached['n']})", mine, fmt_ratio(d["vs_numpy_cached"]), "—", "—", "—", compile_cell],
+         f"{cached['n']})", mine, fmt_ratio(d["vs_numpy_cached"]), "—", "—", "—", "—", compile_cell],
         [f"{label}: vs the NumPy recompute loop", f"{fmt_time(recompute['per_token_s'])} per token (mean over the "
          f"generation)", mine, fmt_ratio(d["vs_recompute"]),
-         f"≥ {BAR_VS_RECOMPUTE:g}x {verdict(d['vs_recompute'], BAR_VS_RECOMPUTE)}", "—", "—", "—"],
+         f"≥ {BAR_VS_RECOMPUTE:g}x {verdict(d['vs_recompute'], BAR_VS_RECOMPUTE)}", "—", "—", "—", "—"],
         [f"{label}: vs the bandwidth limit", f"{fmt_time(limit['limit_step_s'])} per token "
          f"({limit['bytes_per_token'] / 1e6:.0f} MB at {limit['read_bytes_per_s'] / 1e9:.1f} GB/s)", mine,
          fmt_ratio(d["of_bandwidth_limit"]),
          f"≥ {BAR_VS_BANDWIDTH:.2f}x (within 3x) {verdict(d['of_bandwidth_limit'], BAR_VS_BANDWIDTH)}",
-         "—", "—", "—"],
+         "—", "—", "—", "—"],
     ]
 
 
@@ -145,10 +149,50 @@ def markdown_table(run: dict) -> str:
     return "\n".join(lines)
 
 
+def peer_summary(run: dict, peer: str) -> dict | None:
+    """Ours against a live peer over its group (PEER_BARS): the geometric mean and the lowest of ours x peer
+    (peer median / ours median), each against its bar. None when the peer was not measured on any workload of the
+    group; a workload that ours or the peer failed counts against the bars (it is listed, not averaged)."""
+    group, bars = SCOPE[peer], PEER_BARS[peer]
+    results = [r for r in run["results"] if r["name"] in GROUPS[group] and "live" in r.get("peers", {}).get(peer, {})]
+    if not results:
+        return None
+    ratios = {r["name"]: r["peers"][peer]["live"]["ours_ratio"] for r in results
+              if "ours_ratio" in r["peers"][peer]["live"]}
+    failed = [r["name"] for r in results if r["name"] not in ratios]
+    summary = {"group": group, "ratios": ratios, "failed": failed, "bars": dict(bars)}
+    if ratios:
+        summary["geomean"] = math.exp(sum(math.log(v) for v in ratios.values()) / len(ratios))
+        summary["lowest"] = min(ratios, key=ratios.get)
+        summary["meets_bars"] = (not failed and summary["geomean"] >= bars["geomean"]
+                                 and ratios[summary["lowest"]] >= bars["min"])
+    else:
+        summary["meets_bars"] = False
+    return summary
+
+
+def peer_summary_line(peer: str, s: dict, full: bool) -> str:
+    label, bars = LABELS[peer], s["bars"]
+    if "geomean" not in s:
+        return f"{s['group']} against {label}: no workload measured on both sides ({', '.join(s['failed'])} failed) ✗"
+    verdict = {True: "✓", False: "✗"}[s["meets_bars"]] if full else "(bars at full scale)"
+    lowest = s["lowest"]
+    line = (f"{s['group']} against {label}, ours x {label} (its median / ours): geometric mean "
+            f"{fmt_ratio(s['geomean'])} over {len(s['ratios'])} (bar ≥ {bars['geomean']:g}x), lowest "
+            f"{fmt_ratio(s['ratios'][lowest])} {lowest} (bar ≥ {bars['min']:g}x) {verdict}")
+    return line + (f"; failed: {', '.join(s['failed'])}" if s["failed"] else "") + "."
+
+
 def notes(run: dict) -> list[str]:
     out = [f"Cells: median (min–max, n = timed calls). ratio = NumPy median / ours median. "
            f"JAX/torch.compile: reference figures measured elsewhere (their ratio = reference NumPy / reference peer)"
-           f"{'; live where marked' if run['peers_live'] else ', not installed here'}."]
+           f"{'; live where marked' if run['peers_live'] else ', not installed here'}. "
+           f"Numba njit: live only (the `peers` extra), on the loops group; \"ours Nx of it\" = Numba median / ours."]
+    full = run["options"]["scale"] == "full"
+    for peer in PEER_BARS:
+        summary = run.get("peer_bars", {}).get(peer) or peer_summary(run, peer)
+        if summary:
+            out.append(peer_summary_line(peer, summary, full))
     best = [f"{r['name']} {fmt_ratio(r['numpy']['min_s'] / r['ours']['min_s'])}" for r in run["results"]
             if r.get("ratio")]
     if best:
@@ -204,7 +248,7 @@ def write_png(run: dict, path: str) -> None:
                   label="bar" if x == 0 else None)
         ax.annotate(fmt_ratio(r["ratio"]), (x, r["ratio"]), ha="center", va="bottom", fontsize=8,
                     xytext=(0, 2), textcoords="offset points")
-    markers = {"jax": "o", "torch": "^"}
+    markers = {"jax": "o", "torch": "^", "numba": "s"}
     for peer in PEERS:
         points = [(x, r["peers"][peer]["ref_ratio"]) for x, r in zip(xs, results)
                   if r.get("peers", {}).get(peer, {}).get("ref_ratio")]

@@ -119,6 +119,32 @@ def floyd_warshall_args(scale, shared):
     return f"floyd-warshall n={n}", (float64(14, n, n) * 10,), {}
 
 
+def triangular_solve_args(scale, shared):
+    n = 2000 if scale == "full" else 20
+    a = float64(15, n, n)
+    return f"trisolv n={n}", (np.tril(a) + n * np.eye(n), float64(16, n)), {}
+
+
+def durbin_args(scale, shared):
+    n = 500 if scale == "full" else 20
+    return f"durbin, scalar loops n={n}", (1.0 / np.arange(2, n + 2, dtype=np.float64),), {}
+
+
+def seidel_args(scale, shared):
+    n, t = (100, 10) if scale == "full" else (12, 3)
+    return f"seidel-2d n={n} t={t}", (t, float64(17, n, n)), {}
+
+
+def nussinov_args(scale, shared):
+    n = 100 if scale == "full" else 12
+    return f"nussinov n={n}", (n, rng(18).integers(0, 4, n).astype(np.int32)), {}
+
+
+def floyd_warshall_scalar_args(scale, shared):
+    n = 60 if scale == "full" else 10
+    return f"floyd-warshall, scalar loops n={n}", (float64(19, n, n) * 10,), {}
+
+
 # --- GPT-2 ---------------------------------------------------------------------------------------------------------
 
 GPT2_SMALL = {**CONFIGS["tiny"], "n_vocab": 1000, "n_ctx": 256}
@@ -165,6 +191,11 @@ WORKLOADS = [
     Workload("jacobi_2d", loops.jacobi_2d, jacobi_2d_args, bar=1, rtol=1e-12),
     Workload("lu", loops.lu, lu_args, bar=1, rtol=1e-10),
     Workload("floyd_warshall", loops.floyd_warshall, floyd_warshall_args, bar=1, rtol=1e-12),
+    Workload("trisolv", loops.triangular_solve, triangular_solve_args, bar=1, rtol=1e-10),
+    Workload("durbin", loops.durbin_loops, durbin_args, bar=1, rtol=1e-10),
+    Workload("seidel_2d", loops.seidel, seidel_args, bar=1, rtol=1e-12),
+    Workload("nussinov", loops.nussinov, nussinov_args, bar=1, rtol=0),
+    Workload("floyd_warshall_scalar", loops.floyd_warshall_scalar, floyd_warshall_scalar_args, bar=1, rtol=0),
     Workload("gpt2_t8", gpt2, gpt2_args_for(8), bar=5, ref={"numpy": 274 * MS, "jax": 325 * MS, "torch": 211 * MS},
              rtol=1e-4, group="gpt2"),
     Workload("gpt2_t64", gpt2, gpt2_args_for(64), bar=1.8, ref={"numpy": 570 * MS, "jax": 462 * MS, "torch": 345 * MS},
@@ -172,6 +203,10 @@ WORKLOADS = [
     Workload("gpt2_t256", gpt2, gpt2_args_for(256), bar=2.3, ref={"numpy": 1.92, "jax": 1.00, "torch": 0.89},
              rtol=1e-4, group="gpt2"),
 ]
+
+# Ours against a live peer over the peer's group (benchmarks/peers.py SCOPE), as ours x peer = peer median / ours
+# median: at least `geomean` over the group, and no workload below `min` (issue #17: loops at Numba's speed).
+PEER_BARS = {"numba": {"geomean": 1.0, "min": 0.5}}
 
 # The first call of the whole GPT-2 (compilation included), in a fresh process: not a ratio but seconds.
 FIRST_CALL = "first_call"
@@ -185,7 +220,8 @@ DECODE = "decode"
 NAMES = [w.name for w in WORKLOADS] + [FIRST_CALL, DECODE]
 GROUPS = {"kernels": ["gelu", "softmax", "layer_norm", "attention"],
           "math": ["haversine", "haversine_atan2", "log_likelihood"],
-          "loops": ["recurrence", "nested_sum", "jacobi_2d", "lu", "floyd_warshall"],
+          "loops": ["recurrence", "nested_sum", "jacobi_2d", "lu", "floyd_warshall", "trisolv", "durbin", "seidel_2d",
+                    "nussinov", "floyd_warshall_scalar"],
           "gpt2": ["gpt2_t8", "gpt2_t64", "gpt2_t256", DECODE]}
 
 

@@ -4,7 +4,10 @@ place, arguments changed for the caller. tests/test_imperative_kernels.py compil
 every result and every argument with NumPy's own run."""
 import numpy as np
 
-from benchmarks.loops import lu_in_place as lu     # noqa: F401 (re-exported) PolyBench lu, shared with the `loops` benchmark group
+# PolyBench lu, trisolv, durbin, seidel-2d, nussinov and floyd-warshall's scalar form, shared with the `loops`
+# benchmark group (re-exported).
+from benchmarks.loops import (durbin_loops, floyd_warshall_loops, lu_in_place as lu, match,  # noqa: F401
+                              nussinov, seidel_2d, trisolv)
 
 
 # ---- linear algebra -------------------------------------------------------------------------------------------
@@ -32,12 +35,6 @@ def cholesky(A):
         A[i, i] = np.sqrt(A[i, i])
 
 
-def trisolv(L, x, b):
-    """Forward substitution L x = b, x written in place (PolyBench trisolv)."""
-    for i in range(x.shape[0]):
-        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
-
-
 def gramschmidt(A, R, Q):
     """Modified Gram-Schmidt QR: A is overwritten, R and Q filled (PolyBench gramschmidt)."""
     for k in range(A.shape[1]):
@@ -63,26 +60,6 @@ def durbin(r):
     return y
 
 
-def durbin_loops(r):
-    """The same with the flipped dot products written as loops over a reversed slice."""
-    y = np.empty_like(r)
-    z = np.empty_like(r)
-    alpha = -r[0]
-    beta = 1.0
-    y[0] = -r[0]
-    for k in range(1, r.shape[0]):
-        beta *= 1.0 - alpha * alpha
-        s = 0.0
-        for i in range(k):
-            s += r[k - i - 1] * y[i]
-        alpha = -(r[k] + s) / beta
-        for i in range(k):
-            z[i] = y[i] + alpha * y[k - i - 1]
-        y[:k] = z[:k]
-        y[k] = alpha
-    return y
-
-
 # ---- stencils -------------------------------------------------------------------------------------------------
 def jacobi_1d(TSTEPS, A, B):
     for t in range(1, TSTEPS):
@@ -94,17 +71,6 @@ def jacobi_2d(TSTEPS, A, B):
     for t in range(1, TSTEPS):
         B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
         A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
-
-
-def seidel_2d(TSTEPS, N, A):
-    """Gauss-Seidel: each point reads its already-updated neighbours (PolyBench seidel-2d, inner loop kept)."""
-    for t in range(0, TSTEPS - 1):
-        for i in range(1, N - 1):
-            A[i, 1:-1] += (A[i - 1, :-2] + A[i - 1, 1:-1] + A[i - 1, 2:] + A[i, 2:] + A[i + 1, :-2] +
-                           A[i + 1, 1:-1] + A[i + 1, 2:])
-            for j in range(1, N - 1):
-                A[i, j] += A[i, j - 1]
-                A[i, j] /= 9.0
 
 
 def heat_3d(TSTEPS, A, B):
@@ -128,41 +94,10 @@ def fdtd_2d(TMAX, ex, ey, hz, _fict_):
 
 
 # ---- dynamic programming --------------------------------------------------------------------------------------
-def match(b1, b2):
-    return 1 if b1 + b2 == 3 else 0
-
-
-def nussinov(N, seq):
-    """RNA folding: the maximum number of base pairs (PolyBench nussinov, the NPBench form)."""
-    table = np.zeros((N, N), np.int32)
-    for i in range(N - 1, -1, -1):
-        for j in range(i + 1, N):
-            if j - 1 >= 0:
-                table[i, j] = max(table[i, j], table[i, j - 1])
-            if i + 1 < N:
-                table[i, j] = max(table[i, j], table[i + 1, j])
-            if j - 1 >= 0 and i + 1 < N:
-                if i < j - 1:
-                    table[i, j] = max(table[i, j], table[i + 1, j - 1] + match(seq[i], seq[j]))
-                else:
-                    table[i, j] = max(table[i, j], table[i + 1, j - 1])
-            for k in range(i + 1, j):
-                table[i, j] = max(table[i, j], table[i, k] + table[k + 1, j])
-    return table
-
-
 def floyd_warshall(path):
     """All-pairs shortest paths in place, one row-vector update per (k, i) (PolyBench floyd-warshall)."""
     for k in range(path.shape[0]):
         path[:] = np.minimum(path, path[:, k][:, None] + path[k, :][None, :])
-
-
-def floyd_warshall_loops(path):
-    n = path.shape[0]
-    for k in range(n):
-        for i in range(n):
-            for j in range(n):
-                path[i, j] = min(path[i, j], path[i, k] + path[k, j])
 
 
 # ---- a fluid solver with .copy() in its time loop -------------------------------------------------------------

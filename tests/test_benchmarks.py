@@ -109,3 +109,83 @@ def test_decode_measures_generation_against_its_three_references():
     rows = report.decode_rows(d)
     assert len(rows) == 3 and all(len(row) == len(report.HEADER) for row in rows)
     assert "tokens/s" in rows[0][2] and "(full scale)" in rows[1][4]
+
+
+def test_numba_peer_on_a_loop_workload(tmp_path, monkeypatch, capsys):
+    """The Numba column: with numba installed (the `peers` extra) a loop workload is timed under numba.njit of the
+    same source, checked against NumPy and compared with ours; without it the run has no Numba figures and no
+    Numba line. Either way the run passes and other peers (JAX, torch) are left out to keep the test quick."""
+    from benchmarks import peers
+    live = [peer for peer in peers.available() if peer == "numba"]
+    monkeypatch.setattr(peers, "available", lambda: live)
+    quick = [arg for arg in QUICK if arg != "--no-peers"]
+    assert harness.main(["--only", "recurrence,lu", *quick, "--no-plot", "--out", str(tmp_path)]) == 0
+    run = json.loads(open(only_file(tmp_path, ".json")).read())
+    table = capsys.readouterr().out
+    assert "| Numba njit | compile |" in table
+    if not live:
+        assert run["peers_live"] == [] and run["peer_bars"] == {}
+        assert all("live" not in r["peers"]["numba"] for r in run["results"])
+        assert "against Numba njit" not in table
+        return
+    for r in run["results"]:                    # lu calls lu_in_place: the helper is jitted too
+        numba_live = r["peers"]["numba"]["live"]
+        assert "error" not in numba_live, numba_live
+        assert numba_live["check"]["passed"] and numba_live["check"]["max_rel_error"] <= r["check"]["rtol"]
+        assert numba_live["compile_s"] > 0 and numba_live["n"] >= 2
+        assert numba_live["ours_ratio"] == pytest.approx(numba_live["median_s"] / r["ours"]["median_s"])
+    summary = run["peer_bars"]["numba"]
+    assert set(summary["ratios"]) == {"recurrence", "lu"} and summary["failed"] == []
+    assert "loops against Numba njit" in table and "(bars at full scale)" in table
+
+
+def test_peers_scoped_to_their_group():
+    """Numba is measured on the loops group only; JAX and torch on every workload."""
+    by_name = {w.name: w for w in harness.WORKLOADS}
+    assert harness.peers_for(by_name["recurrence"], ["jax", "numba"]) == ["jax", "numba"]
+    assert harness.peers_for(by_name["gelu"], ["jax", "numba"]) == ["jax"]
+    assert set(harness.workloads.GROUPS["loops"]) <= set(by_name)
+
+
+def test_rebind_wraps_the_module_helpers():
+    """numba.njit of `lu` needs `lu_in_place` jitted too: rebind passes every function of the module to `wrap`,
+    and the rebound function calls the wrapped helper."""
+    from benchmarks import loops, peers
+    wrapped = []
+
+    def wrap(f):
+        wrapped.append(f.__name__)
+        return f
+    lu = peers.rebind(loops.lu, wrap=wrap)
+    assert {"lu", "lu_in_place", "nussinov", "match"} <= set(wrapped)
+    assert lu.__globals__["lu_in_place"] is not loops.lu_in_place and lu.__globals__["np"] is np
+    a = np.array([[4.0, 2.0], [2.0, 3.0]])
+    np.testing.assert_array_equal(lu(a), loops.lu(a))
+
+
+def fake_loop_result(name, ours_s, numba):
+    live = {"median_s": numba, "ours_ratio": numba / ours_s} if numba else {"error": "TypingError: ..."}
+    return {"name": name, "label": name, "bar": 1, "ratio": 2.0, "meets_bar": True, "ref": {},
+            "numpy": {"median_s": 2 * ours_s, "min_s": ours_s, "max_s": ours_s, "n": 3},
+            "ours": {"median_s": ours_s, "min_s": ours_s, "max_s": ours_s, "n": 3},
+            "peers": {"numba": {"ref_s": None, "ref_ratio": None, "live": live}}}
+
+
+def test_numba_bars_geometric_mean_and_lowest():
+    """The bar of issue #17: geometric mean of ours x Numba >= 1.0 over the loops group, no workload below 0.5x,
+    and a workload Numba or ours failed on counts against it."""
+    run = {"options": {"scale": "full"}, "results": [fake_loop_result("recurrence", 1.0, 2.0),
+                                                    fake_loop_result("lu", 1.0, 0.6),
+                                                    fake_loop_result("gelu", 1.0, None)]}
+    s = report.peer_summary(run, "numba")
+    assert s["ratios"] == {"recurrence": 2.0, "lu": pytest.approx(0.6)} and s["lowest"] == "lu"
+    assert s["geomean"] == pytest.approx(1.2 ** 0.5) and s["meets_bars"]
+    line = report.peer_summary_line("numba", s, full=True)
+    assert "geometric mean 1.10x over 2 (bar ≥ 1x), lowest 0.60x lu (bar ≥ 0.5x) ✓" in line
+    run["results"][1] = fake_loop_result("lu", 1.0, 0.4)
+    assert not report.peer_summary(run, "numba")["meets_bars"]
+    run["results"][1] = fake_loop_result("lu", 1.0, None)
+    s = report.peer_summary(run, "numba")
+    assert s["failed"] == ["lu"] and not s["meets_bars"] and "failed: lu" in report.peer_summary_line("numba", s, True)
+    assert "ours 2.00x of it" in report.peer_cell(run["results"][0], "numba")
+    assert report.peer_summary({"options": {"scale": "full"}, "results": []}, "numba") is None

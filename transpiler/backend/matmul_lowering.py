@@ -140,7 +140,11 @@ def _widening_loops(a, b, c, transposed: bool) -> None:
     wide = ir.MemRefType(c.type).element_type
     with ir.InsertionPoint(generic.regions[0].blocks[0]):
         x, y, acc = generic.regions[0].blocks[0].arguments
-        linalg.YieldOp([arith.addf(acc, _product(x, y, wide))])
+        total = arith.addf(acc, _product(x, y, wide))
+        # Reassociable like _dot_rows' sums: when n is 1 (a row times a column, `L[i, :i] @ x[:i]`) the k loop is
+        # the innermost, and LLVM splits its sum into vector lanes as BLAS's dot does.
+        total.owner.attributes["fastmath"] = ir.Attribute.parse("#arith.fastmath<reassoc>")
+        linalg.YieldOp([total])
 
 
 ROW_BLOCK = 4   # rows of a that share each load of a row of w in _dot_products

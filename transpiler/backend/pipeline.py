@@ -9,7 +9,7 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
-from . import destinations, huge_pages, loops, matmul_lowering, vector_reductions, written_arguments
+from . import check_versioning, destinations, huge_pages, loops, matmul_lowering, vector_reductions, written_arguments
 from . import vector_math
 from ..runtime import blas
 
@@ -176,6 +176,10 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
         widen_bool_buffers(module)
         matmul_lowering.matmuls_to_calls(module, blas.direct_available())
     run(module, pipeline_text(LOOPS))
+    with module.context, ir.Location.unknown():
+        versioned = check_versioning.version_checked_loops(module)
+    if versioned:
+        run(module, pipeline_text(["canonicalize", "cse"]))     # folds the checks and flags of the fast copies
     with module.context, ir.Location.unknown():
         loops.fuse_parallel_loops(module)
         loops.promote_accumulators(module)
