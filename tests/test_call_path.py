@@ -1,7 +1,7 @@
 """The cheap call (api._quick_key, runtime/call.py, runtime/memref.Frame): calls whose arguments are plain C-contiguous
 arrays, floats and ints skip binding and flattening and go straight to their specialization's per-call path. Each
 test mixes calls that take it with calls that take the full path and checks every answer against NumPy."""
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -136,21 +136,14 @@ def test_evicted_specializations_compile_again():
 
 def test_threads_calling_one_function_each_get_their_own_frame():
     f = transpile(lambda x, y: x * y + 1.0)
-    errors = []
 
-    def work(seed):
+    def wrong_answers(seed):
         rng = np.random.default_rng(seed)
-        for _ in range(300):
-            x, y = rng.standard_normal(int(rng.integers(1, 40))), rng.standard_normal(1)
-            if not np.array_equal(f(x, y), x * y + 1.0):
-                errors.append(seed)
+        inputs = [(rng.standard_normal(int(rng.integers(1, 40))), rng.standard_normal(1)) for _ in range(300)]
+        return sum(not np.array_equal(f(x, y), x * y + 1.0) for x, y in inputs)
 
-    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(wrong_answers, range(4))) == [0, 0, 0, 0]
 
 
 def test_keyword_and_default_arguments_take_the_full_path():

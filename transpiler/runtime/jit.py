@@ -11,7 +11,7 @@ import mlir
 from mlir.execution_engine import ExecutionEngine
 
 from . import blas, numpy_calls, objects, openmp
-from .memref import Frame, results_adopter
+from .memref import Frame, made_once, results_adopter
 
 def runtime_libraries() -> list:
     """The libraries kernels call into: MLIR's runtime utilities (memrefCopy ...) and, when installed, the OpenMP
@@ -129,11 +129,7 @@ class Kernel:
 
     def invoker(self, in_ranks: tuple):
         """What __call__ does, for inputs of these ranks, derived once (the per-call path: runtime/call.py)."""
-        in_ranks = tuple(in_ranks)
-        made = self._invokers.get(in_ranks)
-        if made is None:
-            made = self._invokers[in_ranks] = self._make_invoker(in_ranks)
-        return made
+        return made_once(self._invokers, tuple(in_ranks), self._make_invoker)
 
     def _make_invoker(self, in_ranks: tuple):
         frame_call, adopt, fn = self.frame.caller(in_ranks), self._adopt, self.fn

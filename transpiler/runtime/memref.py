@@ -40,6 +40,14 @@ _read_pointer = ctypes.c_void_p.from_address
 _POINTER = f"read(id({{0}}) + {_HEADER}).value or 0" if data_pointer is _read_data_field else "data_pointer({0})"
 
 
+def made_once(table: dict, key, make):
+    """table[key], made by make(key) the first time (per-signature closures: Frame.caller, Kernel.invoker)."""
+    made = table.get(key)
+    if made is None:
+        made = table[key] = make(key)
+    return made
+
+
 class Frame:
     """The arguments of one call of a kernel's packed entry point, in one int64 buffer: the results' descriptors
     (filled by the kernel), one descriptor per input array (allocated and aligned pointers, offset 0, sizes,
@@ -63,11 +71,7 @@ class Frame:
     def caller(self, in_ranks: tuple):
         """call(entry, arrays) for input arrays of these ranks (C-contiguous): (the results' descriptor words,
         the inputs' data pointers)."""
-        in_ranks = tuple(in_ranks)
-        made = self._callers.get(in_ranks)
-        if made is None:
-            made = self._callers[in_ranks] = self._make_caller(in_ranks)
-        return made
+        return made_once(self._callers, tuple(in_ranks), self._make_caller)
 
     def _make_caller(self, in_ranks: tuple):
         result_words = self.result_words
