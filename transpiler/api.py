@@ -135,8 +135,8 @@ class Transpiled:
                                 self._cache.move_to_end(key)   # (least recently used order, as the full path)
                             except KeyError:
                                 pass
-                        leaves = [a if type(a) is np.ndarray else np.asarray(a, _SCALAR_DTYPES[type(a)])
-                                  for a in args] if convert else args
+                        # (np.array of a float is float64, of an int that fits int64 int64: as flatten makes them)
+                        leaves = [a if type(a) is np.ndarray else np.array(a) for a in args] if convert else args
                         return entry.run(leaves, args, leaves)
             key, entry, leaves, originals = self._specialize(args, kwargs)
             if quick_key is not None and not (self._needs_int_values and "i" in quick_key):
@@ -223,9 +223,6 @@ class _Bound:
 
     def __init__(self, arguments: dict):
         self.arguments = arguments
-
-
-_SCALAR_DTYPES = {float: np.float64, int: np.int64}    # Python scalars as the kernel takes them (flatten)
 
 
 def _quick_key(args, static_shapes: bool):
