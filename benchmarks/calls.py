@@ -4,6 +4,8 @@ the specialization lookup, the kernel's frame, adopting the result), which issue
 
     TRANSPILER_CACHE_DIR="" uv run python -m benchmarks.calls [--rounds N]
 
+`python -m benchmarks` runs the same rows as its `call_overhead` workload (group `calls`), in its table.
+
 Each sample times a block of BLOCK calls with time.perf_counter_ns (one call, about a microsecond for NumPy, is too
 short to time alone), the sides alternate block by block, and the medians over the rounds are printed.
 """
@@ -16,8 +18,6 @@ import time
 import numpy as np
 
 from transpiler import transpile
-
-from .harness import cpu_model
 
 BLOCK = 2000
 OVERHEAD_BAR_US = 5.0
@@ -58,17 +58,27 @@ def measure(fn, args, rounds: int) -> tuple[float, float]:
     return statistics.median(numpy_us), statistics.median(ours_us)
 
 
+def measure_all(rounds: int = 30) -> list[dict]:
+    """Every row, for the harness's JSON and table (report.calls_rows)."""
+    out = []
+    for label, fn, args in rows():
+        numpy_us, ours_us = measure(fn, args, rounds)
+        out.append({"label": label, "numpy_us": numpy_us, "ours_us": ours_us, "overhead_us": ours_us - numpy_us,
+                    "bar_us": OVERHEAD_BAR_US, "rounds": rounds, "block": BLOCK})
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
     ns = parser.parse_args(argv)
+    from .harness import cpu_model    # (harness imports this module)
     print(f"CPU: {cpu_model()}; medians of {ns.rounds} blocks of {BLOCK} calls")
     print(f"| call | NumPy | compiled | overhead (bar {OVERHEAD_BAR_US:g} us) | ratio |")
     print("|---|---|---|---|---|")
-    for label, fn, args in rows():
-        numpy_us, ours_us = measure(fn, args, ns.rounds)
-        print(f"| {label} | {numpy_us:.2f} us | {ours_us:.2f} us | {ours_us - numpy_us:.2f} us | "
-              f"{numpy_us / ours_us:.2f}x |", flush=True)
+    for row in measure_all(ns.rounds):
+        print(f"| {row['label']} | {row['numpy_us']:.2f} us | {row['ours_us']:.2f} us | {row['overhead_us']:.2f} us | "
+              f"{row['numpy_us'] / row['ours_us']:.2f}x |", flush=True)
     return 0
 
 
