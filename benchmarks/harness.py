@@ -23,8 +23,8 @@ import numpy as np
 
 from transpiler import transpile
 
-from . import decode, peers, report, timing, workloads
-from .workloads import DECODE, FIRST_CALL, FIRST_CALL_REF, FIRST_CALL_T, WORKLOADS
+from . import calls, decode, peers, report, timing, workloads
+from .workloads import CALLS, DECODE, FIRST_CALL, FIRST_CALL_REF, FIRST_CALL_T, WORKLOADS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "benchmarks", "results")
@@ -329,6 +329,8 @@ def main(argv=None) -> int:
             run["decode"] = decode.measure(options.scale, shared=shared, log=log)
         except Exception as e:     # reported in the table, like a workload that fails
             run["decode"] = {"error": f"{type(e).__name__}: {e}"}
+    if CALLS in options.names:
+        run["calls"] = calls.measure_all(rounds=10 if options.quick else 30)
     shared.clear()                                              # frees the GPT-2 weights before the subprocesses
     gc.collect()
     if FIRST_CALL in options.names:

@@ -138,12 +138,22 @@ def decode_rows(d: dict) -> list[list[str]]:
     ]
 
 
+def calls_rows(rows: list) -> list[list[str]]:
+    """The overhead of a call on tiny arrays (benchmarks/calls.py), in microseconds, against its bar."""
+    return [[f"call overhead: {r['label']}", f"{r['numpy_us']:.2f} us", f"{r['ours_us']:.2f} us "
+             f"(+{r['overhead_us']:.2f} us)", fmt_ratio(r["numpy_us"] / r["ours_us"]),
+             f"≤ {r['bar_us']:g} us over NumPy {'✓' if r['overhead_us'] <= r['bar_us'] else '✗'}", "—", "—", "—"]
+            for r in rows]
+
+
 def markdown_table(run: dict) -> str:
     rows = [workload_row(r) for r in run["results"]]
     if run.get("first_call"):
         rows += first_call_rows(run["first_call"])
     if run.get("decode"):
         rows += decode_rows(run["decode"])
+    if run.get("calls"):
+        rows += calls_rows(run["calls"])
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join("---" for _ in HEADER) + "|"]
     lines += ["| " + " | ".join(cell.replace("|", "/") for cell in row) + " |" for row in rows]
     return "\n".join(lines)

@@ -217,12 +217,16 @@ FIRST_CALL_REF = {"jax": 2.0, "torch": 46.0}           # cold, measured elsewher
 # Generation with the class-based GPT-2's KV cache (benchmarks/decode.py): tokens/s, three references.
 DECODE = "decode"
 
-NAMES = [w.name for w in WORKLOADS] + [FIRST_CALL, DECODE]
+# The overhead of a call on tiny arrays against NumPy's ufunc call (benchmarks/calls.py): microseconds, bar 5 us.
+CALLS = "call_overhead"
+
+NAMES = [w.name for w in WORKLOADS] + [FIRST_CALL, DECODE, CALLS]
 GROUPS = {"kernels": ["gelu", "softmax", "layer_norm", "attention"],
           "math": ["haversine", "haversine_atan2", "log_likelihood"],
           "loops": ["recurrence", "nested_sum", "jacobi_2d", "lu", "floyd_warshall", "trisolv", "durbin", "seidel_2d",
                     "nussinov", "floyd_warshall_scalar"],
-          "gpt2": ["gpt2_t8", "gpt2_t64", "gpt2_t256", DECODE]}
+          "gpt2": ["gpt2_t8", "gpt2_t64", "gpt2_t256", DECODE],
+          "calls": [CALLS]}
 
 
 def select(only: str | None) -> list[str]:

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from benchmarks import harness, report
+from benchmarks import calls, harness, report
 
 
 QUICK = ["--quick", "--scale", "small", "--repeat", "2", "--min-time", "0.01", "--max-time", "0.5", "--no-peers"]
@@ -79,6 +79,7 @@ def test_compare():
 def test_select_and_format():
     assert harness.workloads.select("softmax,gelu") == ["gelu", "softmax"]
     assert harness.workloads.select("gpt2") == ["gpt2_t8", "gpt2_t64", "gpt2_t256", "decode"]
+    assert harness.workloads.select("calls") == ["call_overhead"]
     with pytest.raises(ValueError, match="unknown workload"):
         harness.workloads.select("nope")
     assert report.fmt_time(0.00071) == "0.710 ms" and report.fmt_time(1.92) == "1.92 s"
@@ -189,3 +190,14 @@ def test_numba_bars_geometric_mean_and_lowest():
     assert s["failed"] == ["lu"] and not s["meets_bars"] and "failed: lu" in report.peer_summary_line("numba", s, True)
     assert "ours 2.00x of it" in report.peer_cell(run["results"][0], "numba")
     assert report.peer_summary({"options": {"scale": "full"}, "results": []}, "numba") is None
+
+
+def test_call_overhead_rows(tmp_path, capsys):
+    """The `calls` group: each tiny call's NumPy and compiled medians in microseconds, and the overhead's bar."""
+    assert harness.main(["--only", "calls", *QUICK, "--no-plot", "--out", str(tmp_path)]) == 0
+    run = json.loads(open(only_file(tmp_path, ".json")).read())
+    assert [r["label"] for r in run["calls"]] == [label for label, _, _ in calls.rows()]
+    for r in run["calls"]:
+        assert r["numpy_us"] > 0 and r["ours_us"] > 0
+        assert r["overhead_us"] == pytest.approx(r["ours_us"] - r["numpy_us"])
+    assert "| call overhead: x + 1, (10,) float64 |" in capsys.readouterr().out

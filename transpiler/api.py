@@ -11,8 +11,8 @@ import numpy as np
 
 from . import compile_log, driver, pickling
 from .errors import CompileError
-from .runtime import allocation, errstate, numpy_calls
-from .runtime.signature import build_result, flatten, with_int_values
+from .runtime import call, errstate
+from .runtime.signature import flatten, with_int_values
 from .tracebacks import user_frames
 
 
@@ -30,6 +30,7 @@ class Transpiled:
         params = list(self.signature.parameters.values())
         simple = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
         self._positional = [p.name for p in params] if simple else None   # the fast path of _bind
+        self._arity = len(params) if simple else -1     # calls with this many positional arguments may be quick
         # compiled specializations, least recently used first: each keeps its machine code (a few MiB with the
         # JIT's own structures), so at most `max_specializations` are kept; an evicted one is compiled again (or
         # loaded from the disk cache) when it is called again
@@ -38,6 +39,9 @@ class Transpiled:
         self._lock = threading.Lock()
         self.compilations = 0
         self._needs_int_values: set = set()   # keys whose programs need their Python ints at compile time
+        # the cheap call: arguments that are plain C-contiguous arrays, floats and ints (`_quick_key`) map straight
+        # to their specialization's key and per-call path, skipping binding and flattening
+        self._quick: dict = {}
         functools.update_wrapper(self, fn)
 
     # ---- specialization ------------------------------------------------------------------------------------------
@@ -75,6 +79,10 @@ class Transpiled:
 
     def specialization(self, args, kwargs):
         """(compiled entry, flat arrays, original leaves) for these arguments; compiles on first use."""
+        _, entry, leaves, originals = self._specialize(args, kwargs)
+        return entry, leaves, originals
+
+    def _specialize(self, args, kwargs):
         bound = self._bind(args, kwargs)
         key, leaves, originals = self._flatten(bound)
         entry = self._cache.get(key)
@@ -99,7 +107,7 @@ class Transpiled:
                             stages.signature = typed.program.signature_text()
                             kernel = driver.compile_kernel(typed, self.opt_level, self.disk_cache, self.threads,
                                                            stages)
-                        entry = (typed, kernel)
+                        entry = _Entry((typed, kernel))
                     except CompileError as e:   # the same arguments fail the same way: not compiled again
                         entry = _Failed(e)
                         key, _, _ = self._flatten(bound)    # (with int values, if typing found it needs them)
@@ -107,29 +115,34 @@ class Transpiled:
                     self.compilations += 1
                     while len(self._cache) > self.max_specializations:
                         self._cache.popitem(last=False)
+                        self._quick.clear()   # (it may hold the evicted one)
         if isinstance(entry, _Failed):
             raise entry.error.with_traceback(None)
-        return entry, leaves, originals
+        return key, entry, leaves, originals
 
     def __call__(self, *args, **kwargs):
         if errstate.numpy_must_run():   # np.errstate(...="raise") and the like: NumPy raises where it would
             return self.py_func(*args, **kwargs)
-        try:   # (inline, not a helper call: this is the per-call path)
-            (typed, kernel), leaves, originals = self.specialization(args, kwargs)
-            if typed.program.implicit:    # module-level arrays passed as inputs (frontend/infer.module_array)
-                leaves, originals = leaves + typed.program.implicit, originals + typed.program.implicit
-            arrays = [a if a.flags.c_contiguous and a.flags.aligned else np.ascontiguousarray(a) for a in leaves]
-            check_guards(typed.program, arrays)
-            if typed.allocations:   # an array the kernel could not allocate is NumPy's error here, not a crash
-                allocation.check(typed.allocations, arrays)
-            if typed.written:
-                check_writable(typed, leaves)
-            results = kernel(arrays)
-            for i in typed.written:     # an argument written through a contiguous copy gets the new contents
-                if arrays[i] is not leaves[i]:
-                    np.copyto(leaves[i], arrays[i])
-            raise_failed_checks(typed.program, results)
-            return build_result(typed.template, results, originals)
+        try:   # (inline, not helper calls: this is the per-call path)
+            quick_key = _quick_key(args, self.static_shapes) if not kwargs and len(args) == self._arity else None
+            if quick_key is not None:
+                quick = self._quick.get(quick_key)
+                if quick is not None:
+                    key, entry, guard, convert = quick
+                    if guard is None or guard.unchanged():
+                        if len(self._cache) > 1:
+                            try:
+                                self._cache.move_to_end(key)   # (least recently used order, as the full path)
+                            except KeyError:
+                                pass
+                        # (np.array of a float is float64, of an int that fits int64 int64: as flatten makes them)
+                        leaves = [a if type(a) is np.ndarray else np.array(a) for a in args] if convert else args
+                        return entry.run(leaves, args, leaves)
+            key, entry, leaves, originals = self._specialize(args, kwargs)
+            if quick_key is not None and not (self._needs_int_values and "i" in quick_key):
+                self._quick[quick_key] = (key, entry, entry[0].globals_guard or None,
+                                          "f" in quick_key or "i" in quick_key)
+            return entry.run(leaves, originals, call.contiguous(leaves))
         except Exception as error:
             raise user_frames(error) from error.__cause__   # the user's frames only (tracebacks.py)
 
@@ -197,6 +210,13 @@ class _Failed:
         self.error = error
 
 
+class _Entry(tuple):
+    """A compiled specialization: (typed program, kernel), and `run`, its per-call path (runtime/call.py)."""
+
+    def __init__(self, pair):
+        self.run = call.runner(*pair)
+
+
 class _Bound:
     """What inspect.BoundArguments gives for a call that passes every parameter by position, in a tenth of the time."""
     __slots__ = ("arguments",)
@@ -205,22 +225,31 @@ class _Bound:
         self.arguments = arguments
 
 
-def check_guards(program, arrays) -> None:
-    """Run-time sizes the kernel was compiled to assume equal (or non-zero) are checked before it runs."""
-    program.env.check(arrays)
-
-
-def check_writable(typed, leaves) -> None:
-    """Arguments the kernel writes in place: writable, and sharing no memory with another argument (the same
-    object passed twice is one input; partly overlapping views could not be kept apart)."""
-    names = typed.program.input_names
-    for i in typed.written:
-        if not leaves[i].flags.writeable:
-            raise ValueError(f"assignment destination is read-only ({names[i]})")
-        for j, other in enumerate(leaves):
-            if j != i and np.may_share_memory(leaves[i], other) and np.shares_memory(leaves[i], other):
-                raise ValueError(f"{names[i]} is written by the compiled function and shares memory with "
-                                 f"{names[j]}: pass the same array object, or a copy")
+def _quick_key(args, static_shapes: bool):
+    """The cheap call's key: per argument, (dtype, which dims are 1, or the shape with static shapes) for a plain
+    C-contiguous aligned array, "f" for a float, "i" for an int that fits int64; None for anything else (and for an
+    array passed twice), which takes the full path (runtime/signature.flatten). Calls with equal quick keys have
+    equal full keys."""
+    key, arrays = [], 0
+    for a in args:
+        kind = type(a)
+        if kind is np.ndarray:
+            flags = a.flags
+            if not (flags.c_contiguous and flags.aligned):
+                return None
+            shape = a.shape
+            key.append((a.dtype, shape if static_shapes else
+                        tuple([d == 1 for d in shape]) if 1 in shape else len(shape)))
+            arrays += 1
+        elif kind is float:
+            key.append("f")
+        elif kind is int and -2**63 <= a < 2**63:
+            key.append("i")
+        else:
+            return None
+    if arrays > 1 and len({id(a) for a in args if type(a) is np.ndarray}) < arrays:
+        return None     # the same array twice is one kernel input ("same" in the full key)
+    return tuple(key)
 
 
 def _has_runtime_ints(key) -> bool:
@@ -228,16 +257,6 @@ def _has_runtime_ints(key) -> bool:
     if key == ("I",):
         return True
     return isinstance(key, tuple) and any(_has_runtime_ints(k) for k in key if isinstance(k, tuple))
-
-
-def raise_failed_checks(program, results) -> None:
-    """The kernel's check flags are its last results: raise the first that is set (e.g. a gather id out of range)."""
-    flags = results[len(results) - len(program.checks):] if program.checks else []
-    for value, (_, kind, message) in zip(flags, program.checks):
-        if value[()]:
-            if kind is numpy_calls.CallFailed:     # NumPy raised in a call from the kernel: that exception
-                raise numpy_calls.take_error()
-            raise kind(message)
 
 
 def transpile(fn=None, **options):

@@ -103,6 +103,63 @@ def _promote_one(loop) -> bool:
     return True
 
 
+def forward_stored_values(module: ir.Module) -> int:
+    """A load in a loop body of a buffer element that was stored just before the loop, and that the loop does not
+    write, reads the stored value: softmax's divide loop reads the row sum the sum loop stored into a buffer, on
+    every iteration. LLVM cannot hoist such a load when the loop stores through another pointer it cannot tell
+    apart (the numerator is divided in place), and then the loop stays scalar (a `vdivss` per element). The buffer
+    must be one the kernel allocates and uses only through loads and stores (no view of it can alias another
+    buffer). Returns how many loads were replaced."""
+    loads = []
+    module.operation.walk(lambda op: (op.name == "memref.load" and loads.append(op)) or ir.WalkResult.ADVANCE)
+    forwarded = 0
+    for load in loads:
+        value = _stored_before_loop(load)
+        if value is not None:
+            load.results[0].replace_all_uses_with(value)
+            load.erase()
+            forwarded += 1
+    return forwarded
+
+
+def _stored_before_loop(load):
+    """The value stored into `load`'s element right before the loop whose body holds `load`, or None."""
+    loop = load.parent
+    if loop is None or loop.name != "scf.for":
+        return None
+    buffer, indices = load.operands[0], list(load.operands[1:])
+    if isinstance(buffer.owner, ir.Block) or buffer.owner.name != "memref.alloc" or \
+            any(use.owner.name not in ("memref.load", "memref.store", "memref.dealloc") for use in buffer.uses):
+        return None
+    inside = {op.operation for op in _ops_inside(loop)} | {loop}
+    if any(_defined_inside(i, inside) for i in indices) or _may_write(loop.opview, buffer):
+        return None
+    block_ops = list(loop.block.operations)
+    position = next(i for i, op in enumerate(block_ops) if op == loop)
+    for op in reversed(block_ops[:position]):
+        if op.name == "memref.store" and op.operands[1] == buffer:
+            return op.operands[0] if list(op.operands[2:]) == indices else None
+        if any(inner.name == "memref.dealloc" and inner.operands[0] == buffer for inner in [op, *_ops_inside(op)]):
+            return None
+        if any(access is None or (access[0] == "store" and access[1] == buffer) for access in _op_accesses(op)):
+            return None
+    return None
+
+
+def _op_accesses(op) -> list:
+    """_accesses of one op and the ops it holds."""
+    found = []
+    for inner in [op, *_ops_inside(op)]:
+        if inner.name == "memref.load":
+            found.append(("load", inner.operands[0], list(inner.operands[1:])))
+        elif inner.name == "memref.store":
+            found.append(("store", inner.operands[1], list(inner.operands[2:])))
+        elif not (inner.name in _READ_ONLY or inner.name.startswith(_READ_ONLY_PREFIXES) or inner.name in
+                  ("scf.reduce", "memref.alloc", "memref.dealloc", "scf.parallel", "scf.reduce.return")):
+            found.append(None)
+    return found
+
+
 def _same_block(op, block) -> bool:
     return any(o == op for o in block.operations)
 

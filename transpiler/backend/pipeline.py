@@ -183,6 +183,7 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
     with module.context, ir.Location.unknown():
         loops.fuse_parallel_loops(module)
         loops.promote_accumulators(module)
+        loops.forward_stored_values(module)
         loops.outer_parallelism(module)
     if threads:
         run(module, pipeline_text(TO_OPENMP))

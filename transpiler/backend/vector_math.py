@@ -62,8 +62,8 @@ def _i64(value: int) -> ir.Value:
 
 def _reduce(x: ir.Value):
     """(n, r) with x = n ln 2 + r, n an integer-valued float64, |r| <= ln(2)/2 (two-constant reduction)."""
-    n = arith.subf(arith.addf(arith.mulf(x, _f64(_LOG2E)), _f64(_SHIFTER)), _f64(_SHIFTER))
-    r = arith.subf(arith.subf(x, arith.mulf(n, _f64(_LN2_HI))), arith.mulf(n, _f64(_LN2_LO)))
+    n = arith.subf(_multiply_add(x, _f64(_LOG2E), _f64(_SHIFTER)), _f64(_SHIFTER))
+    r = _multiply_add(n, _f64(-_LN2_LO), _multiply_add(n, _f64(-_LN2_HI), x))   # (n ln2_hi is exact)
     return n, r
 
 
@@ -161,8 +161,8 @@ def exp_f32(x: ir.Value) -> ir.Value:
     f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
     xc = arith.minimumf(arith.maximumf(x, _float(f32, -104.0)), _float(f32, 89.0))   # beyond: 0 or inf anyway
     shifter = _float(f32, 12582912.0)                                               # 1.5 * 2**23
-    n = arith.subf(arith.addf(arith.mulf(xc, _float(f32, _LOG2E)), shifter), shifter)
-    r = arith.subf(arith.subf(xc, arith.mulf(n, _float(f32, _LN2_HI_F32))), arith.mulf(n, _float(f32, _LN2_LO_F32)))
+    n = arith.subf(_multiply_add(xc, _float(f32, _LOG2E), shifter), shifter)
+    r = _multiply_add(n, _float(f32, -_LN2_LO_F32), _multiply_add(n, _float(f32, -_LN2_HI_F32), xc))
     ni = arith.fptosi(i32, n)
     half = arith.shrsi(ni, _int(i32, 1))
     result = arith.mulf(arith.mulf(_taylor(r, 0, 7), _pow2(half)), _pow2(arith.subi(ni, half)))

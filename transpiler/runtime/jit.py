@@ -11,7 +11,7 @@ import mlir
 from mlir.execution_engine import ExecutionEngine
 
 from . import blas, numpy_calls, objects, openmp
-from .memref import Frame, adopt_results
+from .memref import Frame, made_once, results_adopter
 
 def runtime_libraries() -> list:
     """The libraries kernels call into: MLIR's runtime utilities (memrefCopy ...) and, when installed, the OpenMP
@@ -91,6 +91,8 @@ class Kernel:
         self.out_dtypes = out_dtypes
         self.out_ranks = out_ranks
         self.frame = Frame(out_ranks)
+        self._adopt = results_adopter(out_ranks, out_dtypes)
+        self._invokers: dict = {}
         self.origin = origin          # "compiled" or "disk cache"
 
     @classmethod
@@ -122,18 +124,30 @@ class Kernel:
                 return f.read()
 
     def __call__(self, arrays: list) -> list:
-        if self.calls_openblas:
-            with blas.single_threaded():
-                return self._call(arrays)
-        return self._call(arrays)
+        """The results of the kernel on C-contiguous `arrays`, as NumPy arrays."""
+        return self.invoker(tuple(len(a.shape) for a in arrays))(arrays)
 
-    def _call(self, arrays: list) -> list:
-        openmp.before_kernel()
-        if self.calls_numpy:
-            numpy_calls.clear()     # a failure kept from an earlier call whose other check was raised first
-        descriptors, inputs = self.frame.call(self.fn, arrays)
-        results = adopt_results(descriptors, self.out_dtypes, inputs) if descriptors else []
-        if blas.INTERRUPTED.is_set():    # a Ctrl-C during a NumPy callback: the kernel finished, now raise it
-            blas.INTERRUPTED.clear()
-            raise KeyboardInterrupt
-        return results
+    def invoker(self, in_ranks: tuple):
+        """What __call__ does, for inputs of these ranks, derived once (the per-call path: runtime/call.py)."""
+        return made_once(self._invokers, tuple(in_ranks), self._make_invoker)
+
+    def _make_invoker(self, in_ranks: tuple):
+        frame_call, adopt, fn = self.frame.caller(in_ranks), self._adopt, self.fn
+        calls_numpy, calls_openblas = self.calls_numpy, self.calls_openblas
+        before_kernel, interrupted = openmp.before_kernel, blas.INTERRUPTED
+
+        def invoke(arrays: list) -> list:
+            before_kernel()
+            if calls_numpy:
+                numpy_calls.clear()     # a failure kept from an earlier call whose other check was raised first
+            if calls_openblas:
+                with blas.single_threaded():
+                    words, inputs = frame_call(fn, arrays)
+            else:
+                words, inputs = frame_call(fn, arrays)
+            results = adopt(words, inputs) if words else []
+            if interrupted.is_set():    # a Ctrl-C during a NumPy callback: the kernel finished, now raise it
+                interrupted.clear()
+                raise KeyboardInterrupt
+            return results
+        return invoke

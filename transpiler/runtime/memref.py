@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import ctypes
+import struct
 
 import numpy as np
 
 _libc = ctypes.CDLL(None)
 _libc.free.argtypes = [ctypes.c_void_p]
+_libc.free.restype = None
 _descriptor_types: dict = {}
 
 # memref.get_global (a constant returned as is) lowers with this allocated pointer: not ours to free
@@ -33,102 +35,153 @@ _HEADER = ctypes.sizeof(ctypes.c_ssize_t) + ctypes.sizeof(ctypes.c_void_p)   # o
 _probe = np.arange(3.0)
 data_pointer = _read_data_field if _read_data_field(_probe) == _probe.ctypes.data else \
     (lambda arr: arr.ctypes.data)   # another object layout (a free-threaded build ...): the public way
+_read_pointer = ctypes.c_void_p.from_address
+# the data pointer of array `{0}` as an expression in generated code (Frame): _read_data_field, inlined
+_POINTER = f"read(id({{0}}) + {_HEADER}).value or 0" if data_pointer is _read_data_field else "data_pointer({0})"
+
+
+def made_once(table: dict, key, make):
+    """table[key], made by make(key) the first time (per-signature closures: Frame.caller, Kernel.invoker)."""
+    made = table.get(key)
+    if made is None:
+        made = table[key] = make(key)
+    return made
 
 
 class Frame:
     """The arguments of one call of a kernel's packed entry point, in one int64 buffer: the results' descriptors
     (filled by the kernel), one descriptor per input array (allocated and aligned pointers, offset 0, sizes,
     strides in elements), a pointer to each descriptor, and a pointer to each of those pointers (what the packed
-    entry point takes). One NumPy allocation per call instead of a ctypes object per descriptor."""
+    entry point takes).
+
+    The layout depends only on the ranks, fixed per specialization: `caller(in_ranks)` derives it once. Buffers are
+    reused (a free list: a call takes one and gives it back, so threads and re-entrant calls never share one), and
+    their pointer part, absolute addresses into the buffer itself, is written once when a buffer is made; a call
+    only packs the input descriptors (one `struct.pack_into`) and unpacks the results' words."""
 
     def __init__(self, out_ranks: list):
         self.out_ranks = out_ranks
         self.result_words = sum(3 + 2 * r for r in out_ranks)
+        self._callers: dict = {}
 
     def call(self, entry, arrays: list):
-        """Run `entry` on C-contiguous `arrays`; the results' descriptors as (allocated, aligned, offset, sizes,
-        strides) tuples, and the inputs' data pointers."""
-        words = [0] * self.result_words
+        """Run `entry` on C-contiguous `arrays`: the results' descriptor words and the inputs' data pointers."""
+        return self.caller(tuple(len(a.shape) for a in arrays))(entry, arrays)
+
+    def caller(self, in_ranks: tuple):
+        """call(entry, arrays) for input arrays of these ranks (C-contiguous): (the results' descriptor words,
+        the inputs' data pointers)."""
+        return made_once(self._callers, tuple(in_ranks), self._make_caller)
+
+    def _make_caller(self, in_ranks: tuple):
+        result_words = self.result_words
         starts = [0] if self.out_ranks else []
-        inputs = set()
-        for arr in arrays:
-            starts.append(len(words))
-            ptr = data_pointer(arr)
-            inputs.add(ptr)
-            shape = arr.shape
-            item = arr.itemsize
-            strides = [s // item for s in arr.strides] if arr.size else _contiguous_strides(shape)
-            words += [ptr, ptr, 0, *shape, *strides]
-        n = len(starts)
-        first_slot = len(words)
-        buffer = np.empty(first_slot + 2 * n, np.int64)
-        base = data_pointer(buffer)
-        words += [base + 8 * start for start in starts]
-        words += [base + 8 * (first_slot + i) for i in range(n)]
-        buffer[:] = words
-        entry(base + 8 * (first_slot + n))
-        results, head = [], buffer[:self.result_words].tolist()
-        at = 0
-        for rank in self.out_ranks:
-            allocated, aligned, offset = head[at:at + 3]
-            results.append((allocated, aligned, offset, tuple(head[at + 3:at + 3 + rank]),
-                            tuple(head[at + 3 + rank:at + 3 + 2 * rank])))
-            at += 3 + 2 * rank
-        return results, inputs
+        words = result_words
+        for rank in in_ranks:
+            starts.append(words)
+            words += 3 + 2 * rank
+        first_slot, n = words, len(starts)
+        size = first_slot + 2 * n
+        pointer_offsets = [8 * start for start in starts] + [8 * (first_slot + i) for i in range(n)]
+        pointers = struct.Struct(f"{2 * n}q")
+        free: list = []
 
+        def new_buffer():
+            buffer = np.empty(size, np.int64)
+            base = data_pointer(buffer)
+            pointers.pack_into(buffer, 8 * first_slot, *[base + offset for offset in pointer_offsets])
+            return buffer, base
 
-def _contiguous_strides(shape) -> list:
-    strides, acc = [], 1
-    for d in reversed(shape):
-        strides.append(acc)
-        acc *= max(d, 1)
-    return strides[::-1]
+        # straight-line code for these ranks: a generic loop over the arrays cost a microsecond more per call
+        names = [f"a{i}" for i in range(len(in_ranks))]
+        fields = []
+        for name, rank in zip(names, in_ranks):
+            dims = [f"{name}s[{k}]" for k in range(rank)]
+            strides = ["*".join(f"({d} or 1)" for d in dims[k + 1:]) or "1" for k in range(rank)]
+            fields += [f"{name}p", f"{name}p", "0", *dims, *strides]
+        lines = ["def call(entry, arrays):"]
+        if names:
+            lines.append(f"    {', '.join(names)}, = arrays")
+        for name, rank in zip(names, in_ranks):
+            lines.append(f"    {name}p = {_POINTER.format(name)}")
+            if rank:
+                lines.append(f"    {name}s = {name}.shape")
+        lines += ["    buffer, base = free.pop() if free else new_buffer()",
+                  f"    pack_into(buffer, {8 * result_words}, {', '.join(fields)})" if fields else "",
+                  f"    entry(base + {8 * (first_slot + n)})",
+                  "    results = unpack_from(buffer)" if result_words else "    results = ()",
+                  "    free.append((buffer, base))",
+                  f"    return results, ({''.join(name + 'p, ' for name in names)})"]
+        namespace = {"free": free, "new_buffer": new_buffer, "read": _read_pointer,
+                     "data_pointer": data_pointer, "pack_into": struct.Struct(f"{first_slot - result_words}q").pack_into,
+                     "unpack_from": struct.Struct(f"{result_words}q").unpack_from}
+        exec("\n".join(lines), namespace)
+        return namespace["call"]
 
 
 class _Owned:
     """Keeps a kernel-allocated buffer alive while a NumPy array views it; frees it with the array."""
     __slots__ = ("ptr", "__array_interface__")
 
-    def __init__(self, ptr: int, data: int, shape: tuple, strides: tuple, dtype: np.dtype):
+    def __init__(self, ptr: int, data: int, shape: tuple, strides: tuple, typestr: str):
         self.ptr = ptr
         self.__array_interface__ = {"data": (data, False), "shape": shape, "strides": strides,
-                                    "typestr": dtype.str, "version": 3}
+                                    "typestr": typestr, "version": 3}
 
     def __del__(self):
         _libc.free(self.ptr)
 
 
-def adopt_results(descriptors: list, dtypes: list, inputs: set) -> list:
-    """NumPy arrays for the kernel's returned descriptors. A buffer the kernel allocated is adopted by the first
-    non-empty result that views it (freed with that array); later results that view it, results that view an
-    input (`inputs`: their data pointers) or a constant are copied; a buffer only empty results view is freed."""
-    views = [_layout(d, dt) for d, dt in zip(descriptors, dtypes)]
-    adopted: set = set()
-    arrays = []
-    for allocated, data, shape, strides, dt in views:
-        if 0 in shape:
-            arrays.append(np.empty(shape, dt))
-        elif allocated in inputs or allocated in adopted or allocated in (0, _DEADBEEF):
-            arrays.append(np.asarray(_Borrowed(data, shape, strides, dt)).copy())
-        else:
-            adopted.add(allocated)
-            arrays.append(np.asarray(_Owned(allocated, data, shape, strides, dt)))
-    for allocated, *_ in views:
-        if allocated not in adopted and allocated not in inputs and allocated not in (0, _DEADBEEF):
-            adopted.add(allocated)   # freed once
-            _libc.free(allocated)
-    return arrays
+def results_adopter(out_ranks: list, dtypes: list):
+    """adopt(words, inputs): NumPy arrays for the results' descriptors (`words`, as Frame's call gives them). A
+    buffer the kernel allocated is adopted by the first non-empty result that views it (freed with that array);
+    later results that view it, results that view an input (`inputs`: their data pointers) or a constant are
+    copied; a buffer only empty results view is freed."""
+    outs, at = [], 0
+    for rank, dtype in zip(out_ranks, dtypes):
+        outs.append((at, at + 3, at + 3 + rank, at + 3 + 2 * rank, dtype, dtype.itemsize, dtype.str))
+        at += 3 + 2 * rank
 
+    def adopt(words, inputs) -> list:
+        adopted: list = []
+        arrays = []
+        for at, sizes, strides, end, dtype, item, typestr in outs:
+            allocated = words[at]
+            data = words[at + 1] + words[at + 2] * item
+            shape = words[sizes:strides]
+            steps = tuple([s * item for s in words[strides:end]])
+            if 0 in shape:
+                arrays.append(np.empty(shape, dtype))
+            elif allocated in inputs or allocated in adopted or allocated in (0, _DEADBEEF):
+                arrays.append(np.asarray(_Borrowed(data, shape, steps, typestr)).copy())
+            else:
+                adopted.append(allocated)
+                arrays.append(np.asarray(_Owned(allocated, data, shape, steps, typestr)))
+        for at, _, _, _, _, _, _ in outs:
+            allocated = words[at]
+            if allocated not in adopted and allocated not in inputs and allocated not in (0, _DEADBEEF):
+                adopted.append(allocated)   # freed once
+                _libc.free(allocated)
+        return arrays
+    if len(outs) != 1:
+        return adopt
+    _, sizes, strides, end, _, item, typestr = outs[0]
+    asarray = np.asarray
 
-def _layout(d, dtype: np.dtype):
-    allocated, aligned, offset, shape, strides = d
-    item = dtype.itemsize
-    return allocated, aligned + offset * item, shape, tuple(s * item for s in strides), dtype
+    def adopt_one(words, inputs) -> list:
+        """The common case, one result in a buffer the kernel allocated, in fewer steps."""
+        allocated = words[0]
+        shape = words[sizes:strides]
+        if allocated in inputs or allocated == 0 or allocated == _DEADBEEF or 0 in shape:
+            return adopt(words, inputs)
+        return [asarray(_Owned(allocated, words[1] + words[2] * item, shape,
+                               tuple([s * item for s in words[strides:end]]), typestr))]
+    return adopt_one
 
 
 class _Borrowed:
     __slots__ = ("__array_interface__",)
 
-    def __init__(self, data, shape, strides, dtype):
+    def __init__(self, data, shape, strides, typestr):
         self.__array_interface__ = {"data": (data, True), "shape": shape, "strides": strides,
-                                    "typestr": dtype.str, "version": 3}
+                                    "typestr": typestr, "version": 3}

@@ -21,6 +21,7 @@ _state = threading.local()
 _library = None
 _default_threads = 1
 _last_blas = 0.0
+_narrowed_any = False   # whether some thread narrowed: most calls never meet a BLAS call, and skip the thread-local
 
 
 def use(path: str) -> None:
@@ -33,17 +34,18 @@ def use(path: str) -> None:
 
 def after_blas(macs: int) -> None:
     """A product of `macs` multiply-adds ran in BLAS on this thread."""
-    global _last_blas
+    global _last_blas, _narrowed_any
     if _library is None or macs < BLAS_THREADED_MACS:
         return
     _last_blas = time.perf_counter()
     if not getattr(_state, "narrowed", False):
         _library.omp_set_num_threads(1)
         _state.narrowed = True
+        _narrowed_any = True
 
 
 def before_kernel() -> None:
     """Give this thread's loops all threads back once OpenBLAS's workers have gone to sleep."""
-    if getattr(_state, "narrowed", False) and time.perf_counter() - _last_blas > BLAS_SPIN_S:
+    if _narrowed_any and getattr(_state, "narrowed", False) and time.perf_counter() - _last_blas > BLAS_SPIN_S:
         _library.omp_set_num_threads(_default_threads)
         _state.narrowed = False

@@ -1,0 +1,77 @@
+"""The per-call path of one compiled specialization, from the arguments' flat arrays to the returned value.
+
+Everything that depends only on the specialization (which checks its program needs, the frame layout of its
+kernel, how its value is rebuilt) is decided once in `runner`; the closure it returns does only the steps this
+program needs. A call with one small array costs a few microseconds of Python this way (docs/performance.md, "A
+cheap call"). Checks after the kernel (its check flags; a floating-point status check would go there too) run
+between `invoke` and the result.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import allocation, numpy_calls
+from .signature import build_result
+
+
+def runner(typed, kernel):
+    """run(leaves, originals, arrays) -> the returned value. `leaves` are the flat run-time arrays of the call,
+    `originals` what the caller passed for them, `arrays` the leaves as C-contiguous aligned arrays (the leaves
+    themselves when they already are)."""
+    program = typed.program
+    implicit = list(program.implicit)    # module-level arrays passed as inputs (frontend/infer.module_array)
+    env = program.env
+    check_sizes = env.check if env.guards or env.nonzero else None
+    allocations, written, checks = typed.allocations, typed.written, program.checks
+    invoke = kernel.invoker(tuple(len(v.shape) for v in program.inputs))
+    template = typed.template
+    # the common return: one array the kernel made, no check flags
+    out = template[1] if template[0] == "out" and template[2] == "array" and not checks else None
+
+    def run(leaves: list, originals: list, arrays: list):
+        if implicit:
+            leaves, originals, arrays = [*leaves, *implicit], [*originals, *implicit], [*arrays, *contiguous(implicit)]
+        if check_sizes is not None:     # run-time sizes the kernel was compiled to assume equal (or non-zero)
+            check_sizes(arrays)
+        if allocations:   # an array the kernel could not allocate is NumPy's error here, not a crash
+            allocation.check(allocations, arrays)
+        if written:
+            check_writable(typed, leaves)
+        results = invoke(arrays)
+        for i in written:     # an argument written through a contiguous copy gets the new contents
+            if arrays[i] is not leaves[i]:
+                np.copyto(leaves[i], arrays[i])
+        if out is not None:
+            return results[out]
+        if checks:
+            raise_failed_checks(program, results)
+        return build_result(template, results, originals)
+    return run
+
+
+def contiguous(leaves: list) -> list:
+    """The leaves as the kernel takes them: C-contiguous and aligned (a copy of those that are not)."""
+    return [a if a.flags.c_contiguous and a.flags.aligned else np.ascontiguousarray(a) for a in leaves]
+
+
+def check_writable(typed, leaves) -> None:
+    """Arguments the kernel writes in place: writable, and sharing no memory with another argument (the same
+    object passed twice is one input; partly overlapping views could not be kept apart)."""
+    names = typed.program.input_names
+    for i in typed.written:
+        if not leaves[i].flags.writeable:
+            raise ValueError(f"assignment destination is read-only ({names[i]})")
+        for j, other in enumerate(leaves):
+            if j != i and np.may_share_memory(leaves[i], other) and np.shares_memory(leaves[i], other):
+                raise ValueError(f"{names[i]} is written by the compiled function and shares memory with "
+                                 f"{names[j]}: pass the same array object, or a copy")
+
+
+def raise_failed_checks(program, results) -> None:
+    """The kernel's check flags are its last results: raise the first that is set (e.g. a gather id out of range)."""
+    flags = results[len(results) - len(program.checks):] if program.checks else []
+    for value, (_, kind, message) in zip(flags, program.checks):
+        if value[()]:
+            if kind is numpy_calls.CallFailed:     # NumPy raised in a call from the kernel: that exception
+                raise numpy_calls.take_error()
+            raise kind(message)
