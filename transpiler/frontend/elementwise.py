@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..codegen import complex_scalar
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
@@ -26,7 +27,7 @@ UFUNC_PRIMS = {
     np.equal: "eq", np.not_equal: "ne", np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge",
     np.bitwise_and: "and", np.bitwise_or: "or", np.bitwise_xor: "xor", np.invert: "invert",
     np.logical_and: "and", np.logical_or: "or", np.logical_xor: "xor", np.logical_not: "not",
-    np.left_shift: "shl", np.right_shift: "shr", np._core.umath.clip: "clip",
+    np.left_shift: "shl", np.right_shift: "shr", np._core.umath.clip: "clip", np.conjugate: "conj",
 }
 
 # Exponents NumPy itself computes without pow: x**2 is square (its fast path), small integer powers are products.
@@ -66,7 +67,9 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         in_dts, out_dts = dtypes.resolve_ufunc_with_dtype(ufunc, types, dtypes.check_supported(dtype))
     else:
         in_dts, out_dts = dtypes.resolve_ufunc(ufunc, types)
-    if ufunc is np.power and _small_int_exponent(args[1]) is not None and dtypes.is_float(in_dts[0]):
+    if any(dt.kind == "c" for dt in in_dts + out_dts):
+        _check_complex_support(ufunc, args)
+    if ufunc is np.power and _small_int_exponent(args[1]) is not None and in_dts[0].kind in "fc":
         base = coerce(b, args[0], in_dts[0])
         shape = broadcast([base.shape], b.env)
         weak = python_op and is_weak(args[0])
@@ -98,6 +101,17 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         elif ufunc in (np.add, np.subtract):
             result.small = True      # a sum of two small ints is still far inside int64
     return result
+
+
+def _check_complex_support(ufunc, args) -> None:
+    """The complex loops compiled so far (codegen/complex_scalar.py); NumPy's others are refused, not guessed."""
+    prim = UFUNC_PRIMS.get(ufunc)
+    if ufunc is np.power:
+        if _small_int_exponent(args[1]) is None:
+            raise UserError("complex ** exponent is supported only for integer exponents known at compile time "
+                            f"(|n| <= {_INT_POW_LIMIT})", TypeError)
+    elif prim is None or not complex_scalar.supports(prim, ufunc.nin):
+        raise UserError(f"numpy.{ufunc.__name__} on complex values is not supported by the compiler", TypeError)
 
 
 def checked_in_kernel(b: Builder, operands: list) -> list:

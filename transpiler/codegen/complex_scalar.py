@@ -1,0 +1,231 @@
+"""Scalar semantics of the elementwise primitives on complex64/complex128, as NumPy computes them.
+
+Values are MLIR `complex<f32>`/`complex<f64>`. The arithmetic is written out on the real and imaginary parts
+(`complex.re`/`im`/`create`) with NumPy's own formulas rather than the `complex` dialect's ops, whose lowering adds
+C99 Annex G inf/nan recovery NumPy does not have: a product is `(ar*br - ai*bi, ar*bi + ai*br)`, a quotient is
+Smith's algorithm as in NumPy's loops, `abs` is `hypot`. `exp`, `log` and `sqrt` are `complex.exp/log/sqrt` on
+complex128, lowered to the C library's `cexp`/`clog`/`csqrt` (convert-complex-to-libm), which NumPy calls too; on
+complex64 they are computed in complex128 and rounded (the C ABI passes `float complex` in one register, which the
+lowering does not do).
+"""
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, math
+from mlir.dialects import complex as cx
+
+F = arith.CmpFPredicate
+
+
+def part_type(dt: np.dtype) -> ir.Type:
+    return {8: ir.F32Type, 16: ir.F64Type}[np.dtype(dt).itemsize].get()
+
+
+def mlir_type(dt: np.dtype) -> ir.Type:
+    return ir.ComplexType.get(part_type(dt))
+
+
+def parts(z: ir.Value):
+    return cx.re(z), cx.im(z)
+
+
+def make(dt: np.dtype, re: ir.Value, im: ir.Value) -> ir.Value:
+    return cx.CreateOp(mlir_type(dt), re, im).result
+
+
+def const(dt: np.dtype, value) -> ir.Value:
+    value = complex(value)
+    t = part_type(dt)
+    return cx.constant(mlir_type(dt), ir.ArrayAttr.get([ir.FloatAttr.get(t, value.real),
+                                                       ir.FloatAttr.get(t, value.imag)]))
+
+
+def _fconst(t: ir.Type, v: float) -> ir.Value:
+    return arith.constant(t, ir.FloatAttr.get(t, v))
+
+
+# ---- conversions ----------------------------------------------------------------------------------------------
+def from_real(x: ir.Value, part: ir.Value | None, dt: np.dtype) -> ir.Value:
+    """A complex of dtype `dt` from its real part (already a float of the part type) and an imaginary part (0)."""
+    return make(dt, x, part if part is not None else _fconst(part_type(dt), 0.0))
+
+
+def convert_complex(z: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:
+    re, im = parts(z)
+    t = part_type(dst)
+    change = arith.extf if dst.itemsize > src.itemsize else arith.truncf
+    return make(dst, change(t, re), change(t, im))
+
+
+# ---- arithmetic -----------------------------------------------------------------------------------------------
+def add(dt, a, b):
+    (ar, ai), (br, bi) = parts(a), parts(b)
+    return make(dt, arith.addf(ar, br), arith.addf(ai, bi))
+
+
+def sub(dt, a, b):
+    (ar, ai), (br, bi) = parts(a), parts(b)
+    return make(dt, arith.subf(ar, br), arith.subf(ai, bi))
+
+
+def mul(dt, a, b):
+    (ar, ai), (br, bi) = parts(a), parts(b)
+    return make(dt, arith.subf(arith.mulf(ar, br), arith.mulf(ai, bi)),
+                arith.addf(arith.mulf(ar, bi), arith.mulf(ai, br)))
+
+
+def div(dt, a, b):
+    """NumPy's complex division (Smith's algorithm; a zero divisor gives inf/nan parts)."""
+    (ar, ai), (br, bi) = parts(a), parts(b)
+    t = part_type(dt)
+    one, zero = _fconst(t, 1.0), _fconst(t, 0.0)
+    abs_br, abs_bi = math.absf(br), math.absf(bi)
+    real_larger = arith.cmpf(F.OGE, abs_br, abs_bi)
+    # |br| >= |bi|: rat = bi/br, scl = 1/(br + bi*rat)
+    rat1 = arith.divf(bi, br)
+    scl1 = arith.divf(one, arith.addf(br, arith.mulf(bi, rat1)))
+    r1 = arith.mulf(arith.addf(ar, arith.mulf(ai, rat1)), scl1)
+    i1 = arith.mulf(arith.subf(ai, arith.mulf(ar, rat1)), scl1)
+    # both zero: a/|br| part by part
+    both_zero = arith.andi(arith.cmpf(F.OEQ, abs_br, zero), arith.cmpf(F.OEQ, abs_bi, zero))
+    r1 = arith.select(both_zero, arith.divf(ar, abs_br), r1)
+    i1 = arith.select(both_zero, arith.divf(ai, abs_br), i1)
+    # otherwise: rat = br/bi, scl = 1/(bi + br*rat)
+    rat2 = arith.divf(br, bi)
+    scl2 = arith.divf(one, arith.addf(bi, arith.mulf(br, rat2)))
+    r2 = arith.mulf(arith.addf(arith.mulf(ar, rat2), ai), scl2)
+    i2 = arith.mulf(arith.subf(arith.mulf(ai, rat2), ar), scl2)
+    return make(dt, arith.select(real_larger, r1, r2), arith.select(real_larger, i1, i2))
+
+
+def neg(dt, z):
+    re, im = parts(z)
+    return make(dt, arith.negf(re), arith.negf(im))
+
+
+def conj(dt, z):
+    re, im = parts(z)
+    return make(dt, re, arith.negf(im))
+
+
+def ipow(dt, z, exponent: int):
+    """z**k for a small integer k by repeated products, as NumPy's complex power does for integer exponents."""
+    if exponent == 0:
+        return const(dt, 1.0)
+    result, base, k = None, z, abs(exponent)
+    while k:                       # binary exponentiation, in NumPy's order
+        if k & 1:
+            result = base if result is None else mul(dt, result, base)
+        k >>= 1
+        if k:
+            base = mul(dt, base, base)
+    return div(dt, const(dt, 1.0), result) if exponent < 0 else result
+
+
+# ---- functions ------------------------------------------------------------------------------------------------
+def _via_complex128(dt, z, op):
+    """`op` on complex128 (libm's c* functions), rounded back for complex64."""
+    if dt.itemsize == 16:
+        return op(z)
+    c128 = np.dtype(np.complex128)
+    return convert_complex(op(convert_complex(z, dt, c128)), c128, dt)
+
+
+def exp(dt, z):
+    return _via_complex128(dt, z, cx.exp)
+
+
+def log(dt, z):
+    return _via_complex128(dt, z, cx.log)
+
+
+def sqrt(dt, z):
+    return _via_complex128(dt, z, cx.sqrt)
+
+
+def abs_(dt, z):
+    """hypot(re, im), a float: libm's cabs on complex128; complex64 in float64 (exact squares, one rounding
+    before the final one), inf when either part is inf even if the other is nan."""
+    if dt.itemsize == 16:
+        return cx.abs(z)
+    re, im = parts(z)
+    f64 = ir.F64Type.get()
+    wr, wi = arith.extf(f64, re), arith.extf(f64, im)
+    r = arith.truncf(part_type(dt), math.sqrt(arith.addf(arith.mulf(wr, wr), arith.mulf(wi, wi))))
+    inf = _fconst(part_type(dt), float("inf"))
+    either_inf = arith.ori(arith.cmpf(F.OEQ, math.absf(re), inf), arith.cmpf(F.OEQ, math.absf(im), inf))
+    return arith.select(either_inf, inf, r)
+
+
+def angle(dt, z):
+    re, im = parts(z)
+    return math.atan2(im, re)
+
+
+def real(dt, z):
+    return cx.re(z)
+
+
+def imag(dt, z):
+    return cx.im(z)
+
+
+# ---- predicates -----------------------------------------------------------------------------------------------
+def _isnan(x):
+    return arith.cmpf(F.UNO, x, x)
+
+
+def isnan(dt, z):
+    re, im = parts(z)
+    return arith.ori(_isnan(re), _isnan(im))
+
+
+def isinf(dt, z):
+    re, im = parts(z)
+    inf = _fconst(part_type(dt), float("inf"))
+    return arith.ori(arith.cmpf(F.OEQ, math.absf(re), inf), arith.cmpf(F.OEQ, math.absf(im), inf))
+
+
+def isfinite(dt, z):
+    re, im = parts(z)
+    inf = _fconst(part_type(dt), float("inf"))
+    return arith.andi(arith.cmpf(F.ONE, math.absf(re), inf), arith.cmpf(F.ONE, math.absf(im), inf))
+
+
+def eq(dt, a, b):
+    (ar, ai), (br, bi) = parts(a), parts(b)
+    return arith.andi(arith.cmpf(F.OEQ, ar, br), arith.cmpf(F.OEQ, ai, bi))
+
+
+def ne(dt, a, b):
+    (ar, ai), (br, bi) = parts(a), parts(b)
+    return arith.ori(arith.cmpf(F.UNE, ar, br), arith.cmpf(F.UNE, ai, bi))
+
+
+def _ordering(real_pred, imag_pred):
+    """NumPy orders complex numbers lexicographically: (ar < br and neither imaginary part nan) or (ar == br and
+    ai < bi)."""
+    def emit(dt, a, b):
+        (ar, ai), (br, bi) = parts(a), parts(b)
+        no_nan = arith.andi(arith.cmpf(F.ORD, ai, ai), arith.cmpf(F.ORD, bi, bi))
+        first = arith.andi(arith.cmpf(real_pred, ar, br), no_nan)
+        return arith.ori(first, arith.andi(arith.cmpf(F.OEQ, ar, br), arith.cmpf(imag_pred, ai, bi)))
+    return emit
+
+
+UNARY = {"neg": neg, "copy": lambda dt, z: z, "conj": conj, "exp": exp, "log": log, "sqrt": sqrt, "abs": abs_,
+         "angle": angle, "real": real, "imag": imag, "square": lambda dt, z: mul(dt, z, z),
+         "isnan": isnan, "isinf": isinf, "isfinite": isfinite}
+BINARY = {"add": add, "sub": sub, "mul": mul, "div": div, "eq": eq, "ne": ne,
+          "lt": _ordering(F.OLT, F.OLT), "le": _ordering(F.OLT, F.OLE),
+          "gt": _ordering(F.OGT, F.OGT), "ge": _ordering(F.OGT, F.OGE)}
+
+
+def supports(prim: str, nargs: int) -> bool:
+    return prim in {1: UNARY, 2: BINARY}.get(nargs, {}) or (prim == "select" and nargs == 3)
+
+
+def apply(prim: str, dt: np.dtype, args: list) -> ir.Value:
+    return {1: UNARY, 2: BINARY}[len(args)][prim](dt, *args)
+
