@@ -171,6 +171,14 @@ def imag(dt, z):
     return cx.im(z)
 
 
+def with_real(dt, z, x):
+    return make(dt, x, cx.im(z))
+
+
+def with_imag(dt, z, x):
+    return make(dt, cx.re(z), x)
+
+
 # ---- predicates -----------------------------------------------------------------------------------------------
 def _isnan(x):
     return arith.cmpf(F.UNO, x, x)
@@ -217,7 +225,7 @@ def _ordering(real_pred, imag_pred):
 UNARY = {"neg": neg, "copy": lambda dt, z: z, "conj": conj, "exp": exp, "log": log, "sqrt": sqrt, "abs": abs_,
          "angle": angle, "real": real, "imag": imag, "square": lambda dt, z: mul(dt, z, z),
          "isnan": isnan, "isinf": isinf, "isfinite": isfinite}
-BINARY = {"add": add, "sub": sub, "mul": mul, "div": div, "eq": eq, "ne": ne,
+BINARY = {"with_real": with_real, "with_imag": with_imag, "add": add, "sub": sub, "mul": mul, "div": div, "eq": eq, "ne": ne,
           "lt": _ordering(F.OLT, F.OLT), "le": _ordering(F.OLT, F.OLE),
           "gt": _ordering(F.OGT, F.OGT), "ge": _ordering(F.OGT, F.OGE)}
 

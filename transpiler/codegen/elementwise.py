@@ -40,7 +40,8 @@ def elementwise(em: Emitter, inputs, out, body, values=None) -> ir.Value:
     return op.result
 
 
-@emitter(*(set(scalar.UNARY) | set(complex_scalar.UNARY)), *scalar.BINARY, *scalar.TERNARY)
+@emitter(*(set(scalar.UNARY) | set(complex_scalar.UNARY)), *(set(scalar.BINARY) | set(complex_scalar.BINARY)),
+         *scalar.TERNARY)
 def _elementwise(em: Emitter, e):
     dts = [v.dtype for v in e.inputs]
     return [elementwise(em, e.inputs, e.outputs[0], lambda args: scalar.apply(e.prim, dts, args))]

@@ -12,7 +12,8 @@ from . import scalar
 from .elementwise import elementwise
 from .emitter import Emitter, emitter
 
-_WIDER = {np.dtype(np.float16): np.dtype(np.float32), np.dtype(np.float32): np.dtype(np.float64)}
+_WIDER = {np.dtype(np.float16): np.dtype(np.float32), np.dtype(np.float32): np.dtype(np.float64),
+          np.dtype(np.complex64): np.dtype(np.complex128)}
 
 
 def identity(kind: str, dt: np.dtype):
@@ -34,7 +35,7 @@ def combine(kind: str, dt: np.dtype, a: ir.Value, acc: ir.Value) -> ir.Value:
               "prod": arith.andi}[kind]
         return op(a, acc)
     prim = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}[kind]
-    return scalar.BINARY[prim]([dt, dt], a, acc)
+    return scalar.apply(prim, [dt, dt], [a, acc])
 
 
 def fill(em: Emitter, v_shape_like, dt: np.dtype, value) -> ir.Value:

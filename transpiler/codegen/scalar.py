@@ -429,7 +429,7 @@ def ipow(dt: np.dtype, x: ir.Value, exponent: int) -> ir.Value:
 
 
 def apply(prim: str, in_dtypes: list, args: list) -> ir.Value:
-    if in_dtypes[-1].kind == "c" and prim != "select":
+    if in_dtypes[0].kind == "c":
         return complex_scalar.apply(prim, in_dtypes[0], args)
     table = {1: UNARY, 2: BINARY, 3: TERNARY}[len(args)]
     return table[prim](in_dtypes, *args)

@@ -13,6 +13,7 @@ from ..program import Var
 from ..types import dtypes
 from ..types.shapes import sym_text
 from .builder import coerce
+from . import complex_parts
 from . import elementwise as ew
 from . import outline
 from . import reductions as red
@@ -114,6 +115,12 @@ def _where(b, condition, *xy):
 function(np.clip)(ew.clip)
 method("clip")(ew.clip)
 method("astype")(ew.astype)
+attribute("real")(complex_parts.real)
+attribute("imag")(complex_parts.imag)
+function(np.real)(complex_parts.real)
+function(np.imag)(complex_parts.imag)
+function(np.angle)(complex_parts.angle)
+method("conj", "conjugate")(lambda b, x: ew.apply_ufunc(b, np.conjugate, [x]))
 
 
 @function(abs)

@@ -398,6 +398,8 @@ def _replay(arr: np.ndarray, steps: list, originals: list, results: list = ()) -
             arr = arr.reshape(tuple(dim(d) for d in params))
         elif kind == "expand_dims":
             arr = np.expand_dims(arr, params)
+        elif kind in ("real", "imag"):
+            arr = getattr(arr, kind)
         else:
             arr = arr.squeeze(params)
     return arr
