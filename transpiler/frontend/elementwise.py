@@ -287,9 +287,25 @@ def _promotion_stand_in(v):
 
 def astype(b: Builder, x: Var, dtype, copy=True) -> Var:
     dtype = dtypes.check_supported(dtype, "astype")
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(dtype) and dtype != dtypes.BOOL:
+        warn_at(b, np.exceptions.ComplexWarning, "Casting complex values to real discards the imaginary part")
     if x.dtype == dtype:
         return b.emit1("copy", [x], dtype, x.shape, scalar=x.scalar) if copy else x
     return b.emit1("convert", [x], dtype, x.shape, scalar=x.scalar, dtype=dtype)
+
+
+def warn_at(b: Builder, category, message: str) -> None:
+    """A warning NumPy gives at each call, given once when the function is compiled, at the line that causes it
+    (what NumPy's default filter shows: once per line)."""
+    import warnings
+    loc = b.loc
+    try:
+        if loc is None:
+            warnings.warn(message, category, stacklevel=2)
+        else:
+            warnings.warn_explicit(message, category, loc.filename, loc.lineno)
+    except category:       # warnings turned into errors: the error at the line, of the warning's class
+        raise UserError(message, category) from None
 
 
 def clip(b: Builder, a, a_min=None, a_max=None) -> Var:
