@@ -3,7 +3,7 @@
 Values are MLIR `complex<f32>`/`complex<f64>`. The arithmetic is written out on the real and imaginary parts
 (`complex.re`/`im`/`create`) with NumPy's own formulas rather than the `complex` dialect's ops, whose lowering adds
 C99 Annex G inf/nan recovery NumPy does not have: a product is `(ar*br - ai*bi, ar*bi + ai*br)`, a quotient is
-Smith's algorithm as in NumPy's loops, `abs` is `hypot`. `exp`, `log` and `sqrt` are `complex.exp/log/sqrt` on
+Smith's algorithm as in NumPy's loops, `abs` NumPy's SIMD algorithm. `exp`, `log` and `sqrt` are `complex.exp/log/sqrt` on
 complex128, lowered to the C library's `cexp`/`clog`/`csqrt` (convert-complex-to-libm), which NumPy calls too; on
 complex64 they are computed in complex128 and rounded (the C ABI passes `float complex` in one register, which the
 lowering does not do).
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, math
+from mlir.dialects import arith, llvm, math
 from mlir.dialects import complex as cx
 
 F = arith.CmpFPredicate
@@ -71,6 +71,9 @@ def sub(dt, a, b):
 
 def mul(dt, a, b):
     (ar, ai), (br, bi) = parts(a), parts(b)
+    if dt.itemsize == 16:
+        return make(dt, llvm.intr_fma(ar, br, arith.negf(arith.mulf(ai, bi))),
+                    llvm.intr_fma(ar, bi, arith.mulf(ai, br)))
     return make(dt, arith.subf(arith.mulf(ar, br), arith.mulf(ai, bi)),
                 arith.addf(arith.mulf(ar, bi), arith.mulf(ai, br)))
 
@@ -145,17 +148,23 @@ def sqrt(dt, z):
 
 
 def abs_(dt, z):
-    """hypot(re, im), a float: libm's cabs on complex128; complex64 in float64 (exact squares, one rounding
-    before the final one), inf when either part is inf even if the other is nan."""
-    if dt.itemsize == 16:
-        return cx.abs(z)
-    re, im = parts(z)
-    f64 = ir.F64Type.get()
-    wr, wi = arith.extf(f64, re), arith.extf(f64, im)
-    r = arith.truncf(part_type(dt), math.sqrt(arith.addf(arith.mulf(wr, wr), arith.mulf(wi, wi))))
-    inf = _fconst(part_type(dt), float("inf"))
-    either_inf = arith.ori(arith.cmpf(F.OEQ, math.absf(re), inf), arith.cmpf(F.OEQ, math.absf(im), inf))
-    return arith.select(either_inf, inf, r)
+    """NumPy's SIMD complex absolute (loops_unary_complex.dispatch.c.src): larger * sqrt(1 + ratio*ratio) with
+    ratio = smaller / larger, after mapping an inf part to inf + inf*j and a nan part to nan + nan*j. Vectorizable,
+    unlike libm's hypot (which NumPy's scalar loop calls: the two agree to an ulp)."""
+    t = part_type(dt)
+    inf, nan, zero, one = (_fconst(t, v) for v in (float("inf"), float("nan"), 0.0, 1.0))
+    re, im = (math.absf(p) for p in parts(z))
+    re_inf, im_inf = arith.cmpf(F.OEQ, re, inf), arith.cmpf(F.OEQ, im, inf)
+    im = arith.select(re_inf, inf, im)
+    re = arith.select(im_inf, inf, re)
+    re_ok, im_ok = arith.cmpf(F.ORD, re, re), arith.cmpf(F.ORD, im, im)
+    im = arith.select(re_ok, im, nan)
+    re = arith.select(im_ok, re, nan)
+    larger, smaller = arith.maximumf(re, im), arith.minimumf(im, re)
+    divide = arith.andi(arith.cmpf(F.UNE, larger, zero), arith.cmpf(F.UNE, smaller, inf))
+    ratio = arith.select(divide, arith.divf(smaller, larger), zero)
+    # LLVM's intrinsics: instructions that vectorize (math.sqrt and math.fma would become libm calls)
+    return arith.mulf(llvm.intr_sqrt(llvm.intr_fma(ratio, ratio, one)), larger)
 
 
 def angle(dt, z):
