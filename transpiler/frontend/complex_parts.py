@@ -34,6 +34,12 @@ def imag(b: Builder, x):
     return zeros
 
 
+def conj_method(b: Builder, x):
+    """`x.conj()`: np.conjugate on complex arrays; on others NumPy returns the array itself."""
+    x = _as_value(b, x)
+    return ew.apply_ufunc(b, np.conjugate, [x]) if dtypes.is_complex(x.dtype) else x
+
+
 def angle(b: Builder, z, deg=False):
     """NumPy's np.angle: arctan2(imag, real), in degrees when asked."""
     z = _as_value(b, z)
