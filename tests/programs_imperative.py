@@ -5,6 +5,7 @@ every result and every argument with NumPy's own run."""
 import numpy as np
 
 from benchmarks.loops import lu_in_place as lu     # noqa: F401 (re-exported) PolyBench lu, shared with the `loops` benchmark group
+from benchmarks.complex_kernels import mandelbrot, mandelbrot_escape   # noqa: F401 (re-exported) the `complex` group's
 
 
 # ---- linear algebra -------------------------------------------------------------------------------------------
@@ -250,31 +251,3 @@ def clipped_mean_outliers(x, k):
         kept = kept[inside]
     return kept.mean(), kept.shape[0]
 
-
-# ---- complex numbers ------------------------------------------------------------------------------------------
-def mandelbrot(xmin, xmax, ymin, ymax, width, height, maxiter):
-    """Iterations until escape, updating only the points still inside (the usual masked NumPy form)."""
-    X, Y = np.meshgrid(np.linspace(xmin, xmax, width), np.linspace(ymin, ymax, height))
-    c = X + 1j * Y
-    z = np.zeros_like(c)
-    count = np.zeros(c.shape, dtype=int)
-    for n in range(maxiter):
-        inside = np.abs(z) <= 2
-        z[inside] = z[inside] ** 2 + c[inside]
-        count[inside] += 1
-    return count
-
-
-def mandelbrot_escape(xmin, xmax, ymin, ymax, width, height, maxiter):
-    """The whole grid every step, a broadcast grid of c, the step of escape written through a mask."""
-    x = np.linspace(xmin, xmax, width)
-    y = np.linspace(ymin, ymax, height)
-    c = x[np.newaxis, :] + 1j * y[:, np.newaxis]
-    z = np.zeros(c.shape, dtype=np.complex128)
-    escape = np.full(c.shape, maxiter, dtype=np.int64)
-    for n in range(maxiter):
-        z = z * z + c
-        escaped = np.abs(z) > 2
-        escape[escaped & (escape == maxiter)] = n
-        z[escaped] = 2          # escaped points stay out without overflowing
-    return escape
