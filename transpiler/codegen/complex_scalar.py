@@ -113,17 +113,30 @@ def conj(dt, z):
 
 
 def ipow(dt, z, exponent: int):
-    """z**k for a small integer k by repeated products, as NumPy's complex power does for integer exponents."""
+    """z**k for a small integer k as NumPy's complex power computes it (nc_pow): 0**k is 0 for k > 0 and nan for
+    k < 0; z, z*z and z*(z*z) for k = 1, 2, 3; otherwise binary exponentiation from 1, and 1/result for k < 0."""
     if exponent == 0:
         return const(dt, 1.0)
-    result, base, k = None, z, abs(exponent)
-    while k:                       # binary exponentiation, in NumPy's order
-        if k & 1:
-            result = base if result is None else mul(dt, result, base)
-        k >>= 1
-        if k:
-            base = mul(dt, base, base)
-    return div(dt, const(dt, 1.0), result) if exponent < 0 else result
+    n = abs(exponent)
+    if n <= 3:
+        result = z if n == 1 else mul(dt, z, z) if n == 2 else mul(dt, z, mul(dt, z, z))
+    else:
+        result, power, mask = const(dt, 1.0), z, 1
+        while True:
+            if n & mask:
+                result = mul(dt, result, power)
+            mask <<= 1
+            if n < mask:
+                break
+            power = mul(dt, power, power)
+    if exponent < 0:
+        result = div(dt, const(dt, 1.0), result)
+    if n == 1 and exponent > 0:
+        return result
+    re, im = parts(z)
+    zero = _fconst(part_type(dt), 0.0)
+    is_zero = arith.andi(arith.cmpf(F.OEQ, re, zero), arith.cmpf(F.OEQ, im, zero))
+    return arith.select(is_zero, const(dt, 0.0 if exponent > 0 else complex(float("nan"), float("nan"))), result)
 
 
 # ---- functions ------------------------------------------------------------------------------------------------

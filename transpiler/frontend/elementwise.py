@@ -69,6 +69,9 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         in_dts, out_dts = dtypes.resolve_ufunc(ufunc, types)
     if any(dt.kind == "c" for dt in in_dts + out_dts):
         _check_complex_support(ufunc, args)
+        if python_op and ufunc in _ORDERINGS and all(is_weak(a) for a in args):   # Python's complex has no order
+            raise UserError(f"'{_ORDERINGS[ufunc]}' not supported between instances of "
+                            f"'{operand_type(args[0]).__name__}' and '{operand_type(args[1]).__name__}'", TypeError)
     if ufunc is np.power and _small_int_exponent(args[1]) is not None and in_dts[0].kind in "fc":
         base = coerce(b, args[0], in_dts[0])
         shape = broadcast([base.shape], b.env)
@@ -210,6 +213,7 @@ def as_dim(value):
     return None
 
 
+_ORDERINGS = {np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">="}
 _COMPARISONS = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
 
 
