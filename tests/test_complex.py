@@ -321,3 +321,29 @@ def test_functions_numpy_refuses_raise_its_type_error(fn):
         fn(z) if fn is not np.fmod else np.fmod(z, z)
     with pytest.raises(TypeError):
         transpile(lambda z: fn(z) if fn is not np.fmod else np.fmod(z, z))(z)
+
+
+# ---- library functions and conversions ----------------------------------------------------------------------------
+def test_library_functions_on_complex():
+    """stdlib functions follow NumPy on complex: cov conjugates (X @ X.T.conj()), corrcoef clips each part."""
+    a = values(np.complex128, 12).reshape(3, 4)
+    v = values(np.complex64, 6)
+    for fn, x in [(np.cov, a), (np.corrcoef, a), (np.cumsum, v), (np.cumprod, v), (np.diff, v),
+                  (lambda x: np.roll(x, 2), v), (lambda x: np.outer(x, x), v), (np.trace, a),
+                  (lambda x: np.einsum("ij,kj->ik", x, x), a), (lambda x: np.average(x, weights=np.abs(x)), v),
+                  (lambda x: np.isclose(x, x * (1 + 1e-7)), v), (np.count_nonzero, v), (np.sort, v), (np.unique, v),
+                  (np.linalg.inv, a[:, :3]), (np.linalg.det, a[:, :3]), (lambda x: np.linalg.norm(x), a),
+                  (lambda x: np.concatenate([x, x[::-1]]), v), (lambda x: x[x.real > 0], v)]:
+        check_quiet(lambda x: fn(x), x)
+
+
+def test_scalar_conversions():
+    z = values(np.complex128)
+    check(lambda z: complex(z[0]), z)
+    check(lambda z: np.complex64(z[0]), z)
+    check(lambda x: np.complex128(x), np.arange(3.0))
+    check(lambda z: bool(z[0]), z)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        check(lambda z: float(z[0]), z)
+    with pytest.raises(TypeError):
+        transpile(lambda z: float(z))(np.array(1 + 1j))     # a 0-d array, not a scalar

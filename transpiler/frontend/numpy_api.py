@@ -169,7 +169,7 @@ def _scalar_type_handler(scalar_type):
 
 
 for _t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float16,
-           np.float32, np.float64):
+           np.float32, np.float64, np.complex64, np.complex128):
     FUNCTIONS[_t] = _scalar_type_handler(_t)
 
 
@@ -177,7 +177,12 @@ def _python_scalar_handler(py_type):
     def handler(b, x):
         if x.ndim != 0:
             raise UserError("only 0-d arrays can be converted to Python scalars", TypeError)
-        kind = {bool: dtypes.BOOL, int: dtypes.INT64, float: dtypes.FLOAT64}[py_type]
+        kind = {bool: dtypes.BOOL, int: dtypes.INT64, float: dtypes.FLOAT64, complex: np.dtype(np.complex128)}[py_type]
+        if py_type in (int, float) and dtypes.is_complex(x.dtype):   # as NumPy: a scalar warns, a 0-d array refuses
+            if not x.scalar:
+                raise UserError(f"{py_type.__name__}() argument must be a string or a real number, not 'complex'",
+                                TypeError)
+            ew.warn_at(b, np.exceptions.ComplexWarning, "Casting complex values to real discards the imaginary part")
         return _retag(b, x, kind, weak=True)
     return handler
 
@@ -188,7 +193,7 @@ def _retag(b, x: Var, dtype: np.dtype, weak: bool) -> Var:
     return b.emit1(prim, [x], dtype, x.shape, weak=weak, scalar=x.ndim == 0, dtype=dtype)
 
 
-for _t in (bool, int, float):
+for _t in (bool, int, float, complex):
     FUNCTIONS[_t] = _python_scalar_handler(_t)
 
 
