@@ -68,11 +68,29 @@ def test_small_integer_powers(dtype, k):
     check_quiet(lambda z: np.power(z, k), values(dtype))
 
 
-def test_other_powers_are_refused():
-    z = values(np.complex128)
-    for fn in (lambda z: z ** 2.5, lambda z, w: z ** w, lambda z: 2 ** z):
-        with pytest.raises(CompileError, match=r"complex \*\* exponent"):
-            transpile(fn)(*([z, z] if fn.__code__.co_argcount == 2 else [z]))
+@pytest.mark.parametrize("dtype", COMPLEX)
+def test_powers_by_run_time_and_non_integer_exponents(dtype):
+    """NumPy's nc_pow: z ** 0 is 1, 0 ** w is 0 when w's real part is positive and nan otherwise, a real integer exponent
+    below 100 in magnitude is products (complex128 bit for bit), any other exponent libm's cpow."""
+    z = values(dtype, 20)
+    z[:2] = [0, 1j]
+    e = np.array([2.5, 0, -1, 2, 3, 5, -7, 1j, 0.5 + 0.5j, 99, 100, -3.5, 1, -2, 4, 17, 0, 1e-300, NAN, INF], dtype)
+    rtol = 1e-5 if dtype == np.complex64 else 1e-13
+    check_quiet(lambda z, e: z ** e, z, e, rtol=rtol)
+    check_quiet(lambda z, e: np.power(z, e), z, e[::-1], rtol=rtol)
+    check_quiet(lambda z: z ** 2.5, z, rtol=rtol)
+    check_quiet(lambda z: 2 ** z, z, rtol=rtol)
+    check_quiet(lambda z, k: z ** k, z, np.int64(7), rtol=rtol)
+    check_quiet(lambda x, e: x ** e, z.real, e, rtol=rtol)
+    if dtype == np.complex128:
+        exact = transpile(lambda z, e: z ** e)(z[:17], e[:17])
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(exact, z[:17] ** e[:17])
+
+
+def test_python_complex_division_by_zero_raises_as_python():
+    with pytest.raises(ZeroDivisionError, match="complex division by zero"):
+        transpile(lambda c, d: c / d)(1j, 0j)
 
 
 # ---- functions ----------------------------------------------------------------------------------------------------
@@ -301,7 +319,7 @@ def test_imag_of_a_real_array_is_read_only():
 REFUSED = {
     "max": np.max, "min": lambda z: z.min(), "argmax": np.argmax, "argmin": lambda z: z.argmin(),
     "maximum": lambda z: np.maximum(z, z), "sign": np.sign, "round": np.round, "tanh": np.tanh,
-    "log1p": np.log1p, "reciprocal": np.reciprocal, "power": lambda z: z ** 0.5,
+    "log1p": np.log1p, "reciprocal": np.reciprocal,
 }
 
 

@@ -830,19 +830,19 @@ def test_random_programs(data):
 @settings(max_examples=VALUE_EXAMPLES, **FUZZ_SETTINGS)
 @given(st.data())
 def test_random_values(data):
-    prog = POOL[data.draw(st.integers(0, len(POOL) - 1), label="program")]
-    note(prog.source)
-    _, args = draw_inputs(data, prog)
-    note(describe_args(args))
-    msg = differential(prog, args)
-    assert msg is None, f"\n{prog.source}\n{describe_args(args)}\n{msg}"
+    check_pool_program(data, POOL)
 
 
 @settings(max_examples=VALUE_EXAMPLES // 5, **FUZZ_SETTINGS)
 @given(st.data())
 def test_random_complex_values(data):
     """The same over a pool of programs on complex inputs (complex64, complex128, with some of the others)."""
-    prog = COMPLEX_POOL[data.draw(st.integers(0, len(COMPLEX_POOL) - 1), label="program")]
+    check_pool_program(data, COMPLEX_POOL)
+
+
+def check_pool_program(data, pool: list) -> None:
+    """One program of the pool (drawn), on drawn sizes and values, against NumPy."""
+    prog = pool[data.draw(st.integers(0, len(pool) - 1), label="program")]
     note(prog.source)
     _, args = draw_inputs(data, prog)
     note(describe_args(args))

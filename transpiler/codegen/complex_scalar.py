@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, llvm, math
+from mlir.dialects import arith, llvm, math, scf
 from mlir.dialects import complex as cx
 
 F = arith.CmpFPredicate
@@ -69,9 +69,10 @@ def sub(dt, a, b):
     return make(dt, arith.subf(ar, br), arith.subf(ai, bi))
 
 
-def mul(dt, a, b):
+def mul(dt, a, b, fused=True):
+    """`fused`: complex128 with NumPy's SIMD loop's fused multiply-adds; without, NumPy's scalar code (nc_prod)."""
     (ar, ai), (br, bi) = parts(a), parts(b)
-    if dt.itemsize == 16:
+    if dt.itemsize == 16 and fused:
         return make(dt, llvm.intr_fma(ar, br, arith.negf(arith.mulf(ai, bi))),
                     llvm.intr_fma(ar, bi, arith.mulf(ai, br)))
     return make(dt, arith.subf(arith.mulf(ar, br), arith.mulf(ai, bi)),
@@ -139,13 +140,70 @@ def ipow(dt, z, exponent: int):
     return arith.select(is_zero, const(dt, 0.0 if exponent > 0 else complex(float("nan"), float("nan"))), result)
 
 
+def power(dt, a, b):
+    """a ** b as NumPy's nc_pow (its scalar products, without fused multiply-adds): b == 0 gives 1; a == 0 gives 0 when b's real part is positive, else nan; a real integer b
+    with |b| < 100 is computed by products (z, z*z, z*(z*z), binary exponentiation from 1 beyond; 1/result for a
+    negative b); any other b calls the C library's cpow (complex64 through complex128, see _via_complex128)."""
+    t = part_type(dt)
+    i64 = ir.IntegerType.get_signless(64)
+    (ar, ai), (br, bi) = parts(a), parts(b)
+    zero = _fconst(t, 0.0)
+    b_real = arith.cmpf(F.OEQ, bi, zero)
+    integral = arith.andi(arith.andi(b_real, arith.cmpf(F.OEQ, math.floor(br), br)),
+                          arith.cmpf(F.OLT, math.absf(br), _fconst(t, 100.0)))
+    n = arith.select(integral, arith.fptosi(i64, br), arith.constant(i64, 0))
+    k = arith.select(arith.cmpi(arith.CmpIPredicate.slt, n, arith.constant(i64, 0)),
+                     arith.subi(arith.constant(i64, 0), n), n)
+    by_products = _binary_power(dt, a, k)
+    square = mul(dt, a, a, fused=False)
+    for small, value in ((3, mul(dt, a, square, fused=False)), (2, square), (1, a)):
+        by_products = arith.select(arith.cmpi(arith.CmpIPredicate.eq, k, arith.constant(i64, small)), value,
+                                   by_products)
+    negative = arith.cmpf(F.OLT, br, zero)
+    by_products = arith.select(negative, div(dt, const(dt, 1.0), by_products), by_products)
+    result = arith.select(integral, by_products, _via_complex128(dt, (a, b), lambda ab: cx.pow(*ab)))
+    a_zero = arith.andi(arith.cmpf(F.OEQ, ar, zero), arith.cmpf(F.OEQ, ai, zero))
+    at_zero = arith.select(arith.cmpf(F.OGT, br, zero), const(dt, 0.0), const(dt, complex(float("nan"), float("nan"))))
+    result = arith.select(a_zero, at_zero, result)
+    b_zero = arith.andi(arith.cmpf(F.OEQ, br, zero), b_real)
+    return arith.select(b_zero, const(dt, 1.0), result)
+
+
+def _binary_power(dt, z, k):
+    """NumPy's loop for |n| > 3: aa = 1, p = z; for each bit of n: aa *= p if set, p *= p while bits remain
+    (an scf.while over the parts: the loop runs in the element's code)."""
+    t = part_type(dt)
+    i64 = ir.IntegerType.get_signless(64)
+    one, zero = _fconst(t, 1.0), _fconst(t, 0.0)
+    zr, zi = parts(z)
+    types = [t, t, t, t, i64]
+    loop = scf.WhileOp(types, [one, zero, zr, zi, arith.constant(i64, 1)])
+    before = loop.regions[0].blocks.append(*types)
+    after = loop.regions[1].blocks.append(*types)
+    with ir.InsertionPoint(before):
+        aa_r, aa_i, p_r, p_i, mask = before.arguments
+        going = arith.andi(arith.cmpi(arith.CmpIPredicate.sge, k, mask),
+                           arith.cmpi(arith.CmpIPredicate.sgt, mask, arith.constant(i64, 0)))
+        scf.ConditionOp(going, list(before.arguments))
+    with ir.InsertionPoint(after):
+        aa_r, aa_i, p_r, p_i, mask = after.arguments
+        aa, p = make(dt, aa_r, aa_i), make(dt, p_r, p_i)
+        bit = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(k, mask), arith.constant(i64, 0))
+        aa = arith.select(bit, mul(dt, aa, p, fused=False), aa)
+        mask = arith.shli(mask, arith.constant(i64, 1))
+        p = arith.select(arith.cmpi(arith.CmpIPredicate.sge, k, mask), mul(dt, p, p, fused=False), p)
+        scf.YieldOp([*parts(aa), *parts(p), mask])
+    return make(dt, loop.results[0], loop.results[1])
+
+
 # ---- functions ------------------------------------------------------------------------------------------------
 def _via_complex128(dt, z, op):
-    """`op` on complex128 (libm's c* functions), rounded back for complex64."""
+    """`op` on complex128 (libm's c* functions), rounded back for complex64; `z` one value or a tuple of them."""
     if dt.itemsize == 16:
         return op(z)
     c128 = np.dtype(np.complex128)
-    return convert_complex(op(convert_complex(z, dt, c128)), c128, dt)
+    wide = tuple(convert_complex(v, dt, c128) for v in z) if isinstance(z, tuple) else convert_complex(z, dt, c128)
+    return convert_complex(op(wide), c128, dt)
 
 
 def exp(dt, z):
@@ -247,7 +305,12 @@ def _ordering(real_pred, imag_pred):
 UNARY = {"neg": neg, "copy": lambda dt, z: z, "conj": conj, "exp": exp, "log": log, "sqrt": sqrt, "abs": abs_,
          "angle": angle, "real": real, "imag": imag, "square": lambda dt, z: mul(dt, z, z),
          "isnan": isnan, "isinf": isinf, "isfinite": isfinite}
-BINARY = {"with_real": with_real, "with_imag": with_imag, "add": add, "sub": sub, "mul": mul, "div": div, "eq": eq, "ne": ne,
+def _array_pow(dt, a, b):
+    """complex_array ** s with a run-time scalar s: NumPy's operator takes sqrt when s is 0.5."""
+    return arith.select(eq(dt, b, const(dt, 0.5)), sqrt(dt, a), power(dt, a, b))
+
+
+BINARY = {"pow": power, "array_pow": _array_pow, "with_real": with_real, "with_imag": with_imag, "add": add, "sub": sub, "mul": mul, "div": div, "eq": eq, "ne": ne,
           "lt": _ordering(F.OLT, F.OLT), "le": _ordering(F.OLT, F.OLE),
           "gt": _ordering(F.OGT, F.OGT), "ge": _ordering(F.OGT, F.OGE)}
 

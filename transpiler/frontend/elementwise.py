@@ -52,7 +52,7 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
             and not args[0].scalar and not args[0].weak:
         ufunc, args = np.square, args[:1]     # NumPy's fast path for `array ** 2` (bool ** 2 is int8), not scalars
     elif ufunc is np.power and type(args[1]) is float and args[1] == 0.5 \
-            and isinstance(args[0], Var) and not args[0].scalar and not args[0].weak and args[0].dtype.kind == "f" \
+            and isinstance(args[0], Var) and not args[0].scalar and not args[0].weak and args[0].dtype.kind in "fc" \
             and _sqrt_for_half_power(python_op, args[0].dtype):
         ufunc, args = np.sqrt, args[:1]       # and `float_array ** 0.5` is sqrt (sqrt(-0.0) is -0.0, of -inf nan)
     if ufunc is np._core.umath.clip:
@@ -88,15 +88,15 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         _check_integer_exponent(b, args[1] if in_dts[1].kind == "i" else 0)
     operands = checked_in_kernel(b, operands)
     shape = broadcast([o.shape for o in operands], b.env)
-    weak = python_op and all(is_weak(a) for a in args)
+    weak = python_op and (all(is_weak(a) for a in args) or _python_complex_meets_float64_scalar(args))
     prim = UFUNC_PRIMS[ufunc]
-    if ufunc is np.power and out_dts[0].kind == "f" and isinstance(args[0], Var) and not args[0].scalar \
+    if ufunc is np.power and out_dts[0].kind in "fc" and isinstance(args[0], Var) and not args[0].scalar \
             and not args[0].weak and isinstance(args[1], Var) and args[1].ndim == 0 \
             and _sqrt_for_half_power(python_op, out_dts[0]):
         prim = "array_pow"   # NumPy computes float_array ** s as sqrt when s is 0.5 at run time
     result = b.emit1(prim, operands, out_dts[0], shape, weak=weak, scalar=len(shape) == 0)
     result.size_of = _size_arithmetic(ufunc, args)
-    if weak and out_dts[0].kind == "f":
+    if weak and out_dts[0].kind in "fc":
         _python_float_checks(b, ufunc, operands, result)
     elif weak and out_dts[0].kind == "i" and ufunc in _INT_OVERFLOW_OPS:
         if not all(map(small_int, args)):
@@ -109,11 +109,7 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
 def _check_complex_support(ufunc, args) -> None:
     """The complex loops compiled so far (codegen/complex_scalar.py); NumPy's others are refused, not guessed."""
     prim = UFUNC_PRIMS.get(ufunc)
-    if ufunc is np.power:
-        if _small_int_exponent(args[1]) is None:
-            raise UserError("complex ** exponent is supported only for integer exponents known at compile time "
-                            f"(|n| <= {_INT_POW_LIMIT})", TypeError)
-    elif prim is None or not complex_scalar.supports(prim, ufunc.nin):
+    if prim is None or not complex_scalar.supports(prim, ufunc.nin):
         raise UserError(f"numpy.{ufunc.__name__} on complex values is not supported by the compiler", TypeError)
 
 
@@ -150,11 +146,21 @@ def checked_in_kernel(b: Builder, operands: list) -> list:
     return operands
 
 
+def _python_complex_meets_float64_scalar(args) -> bool:
+    """Python's complex operators take a float subclass, np.float64, themselves: `1j * np.float64(2)` is a Python
+    complex (`np.float64(2) * 1j` is NumPy's np.complex128, the left operand's method runs first)."""
+    if len(args) != 2 or not is_weak(args[0]) or operand_type(args[0]) is not complex:
+        return False
+    right = args[1]
+    return isinstance(right, Var) and right.scalar and not right.weak and right.dtype == dtypes.FLOAT64 \
+        or isinstance(right, np.float64)
+
+
 def _sqrt_for_half_power(python_op: bool, dtype) -> bool:
     """Whether NumPy computes `array ** 0.5` as sqrt: the operator does for every float dtype (its fast scalar
     power); the ufunc np.power only in its float32 and float64 loops (float16 goes through powf: pow(-0.0, 0.5) is
     +0.0 and pow(-inf, 0.5) is inf, where sqrt gives -0.0 and nan)."""
-    return python_op or np.dtype(dtype) != np.float16
+    return python_op or np.dtype(dtype) in (np.float32, np.float64)   # (np.power of complex: its pow loop)
 
 
 def _python_float_checks(b: Builder, ufunc, operands, result) -> None:
@@ -162,7 +168,8 @@ def _python_float_checks(b: Builder, ufunc, operands, result) -> None:
     power (OverflowError). The kernel computes on, and a check flag makes the caller raise."""
     if ufunc in (np.true_divide, np.floor_divide, np.remainder):
         flag = b.emit1("eq", [operands[1], b.const(np.zeros((), operands[1].dtype))], dtypes.BOOL, ())
-        b.check(flag, ZeroDivisionError, "float division by zero")
+        kind = "complex" if operands[1].dtype.kind == "c" else "float"
+        b.check(flag, ZeroDivisionError, f"{kind} division by zero")
     elif ufunc is np.power:
         flag = b.emit1("isinf", [result], dtypes.BOOL, ())
         for o in operands:   # inf from finite operands
