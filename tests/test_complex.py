@@ -70,8 +70,8 @@ def test_small_integer_powers(dtype, k):
 
 @pytest.mark.parametrize("dtype", COMPLEX)
 def test_powers_by_run_time_and_non_integer_exponents(dtype):
-    """NumPy's nc_pow: z ** 0 is 1, 0 ** w is 0 when w's real part is positive and nan otherwise, a real integer exponent
-    below 100 in magnitude is products (complex128 bit for bit), any other exponent libm's cpow."""
+    """NumPy's nc_pow: z ** 0 is 1, 0 ** w is 0 when w's real part is positive and nan otherwise, a real integer
+    exponent below 100 in magnitude is products (complex128 bit for bit), any other exponent libm's cpow."""
     z = values(dtype, 20)
     z[:2] = [0, 1j]
     e = np.array([2.5, 0, -1, 2, 3, 5, -7, 1j, 0.5 + 0.5j, 99, 100, -3.5, 1, -2, 4, 17, 0, 1e-300, NAN, INF], dtype)

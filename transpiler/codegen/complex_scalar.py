@@ -3,10 +3,10 @@
 Values are MLIR `complex<f32>`/`complex<f64>`. The arithmetic is written out on the real and imaginary parts
 (`complex.re`/`im`/`create`) with NumPy's own formulas rather than the `complex` dialect's ops, whose lowering adds
 C99 Annex G inf/nan recovery NumPy does not have: a product is `(ar*br - ai*bi, ar*bi + ai*br)`, a quotient is
-Smith's algorithm as in NumPy's loops, `abs` NumPy's SIMD algorithm. `exp`, `log` and `sqrt` are `complex.exp/log/sqrt` on
-complex128, lowered to the C library's `cexp`/`clog`/`csqrt` (convert-complex-to-libm), which NumPy calls too; on
-complex64 they are computed in complex128 and rounded (the C ABI passes `float complex` in one register, which the
-lowering does not do).
+Smith's algorithm as in NumPy's loops, `abs` NumPy's SIMD algorithm, `**` NumPy's nc_pow. `exp`, `log`, `sqrt` and
+the general power are `complex.exp/log/sqrt/pow` on complex128, lowered to the C library's `cexp`/`clog`/`csqrt`/
+`cpow` (convert-complex-to-libm), which NumPy calls too; on complex64 they are computed in complex128 and rounded
+(the C ABI passes `float complex` in one register, which the lowering does not do).
 """
 from __future__ import annotations
 
@@ -114,22 +114,24 @@ def conj(dt, z):
 
 
 def ipow(dt, z, exponent: int):
-    """z**k for a small integer k as NumPy's complex power computes it (nc_pow): 0**k is 0 for k > 0 and nan for
-    k < 0; z, z*z and z*(z*z) for k = 1, 2, 3; otherwise binary exponentiation from 1, and 1/result for k < 0."""
+    """z**k for a constant integer k as NumPy's complex power computes it (nc_pow, with its scalar products): 0**k
+    is 0 for k > 0 and nan for k < 0; z, z*z, z*(z*z) for k = 1, 2, 3; beyond, binary exponentiation from 1; then
+    1/result for k < 0."""
     if exponent == 0:
         return const(dt, 1.0)
     n = abs(exponent)
     if n <= 3:
-        result = z if n == 1 else mul(dt, z, z) if n == 2 else mul(dt, z, mul(dt, z, z))
+        square = mul(dt, z, z, fused=False)
+        result = z if n == 1 else square if n == 2 else mul(dt, z, square, fused=False)
     else:
         result, power, mask = const(dt, 1.0), z, 1
         while True:
             if n & mask:
-                result = mul(dt, result, power)
+                result = mul(dt, result, power, fused=False)
             mask <<= 1
             if n < mask:
                 break
-            power = mul(dt, power, power)
+            power = mul(dt, power, power, fused=False)
     if exponent < 0:
         result = div(dt, const(dt, 1.0), result)
     if n == 1 and exponent > 0:
@@ -141,9 +143,10 @@ def ipow(dt, z, exponent: int):
 
 
 def power(dt, a, b):
-    """a ** b as NumPy's nc_pow (its scalar products, without fused multiply-adds): b == 0 gives 1; a == 0 gives 0 when b's real part is positive, else nan; a real integer b
-    with |b| < 100 is computed by products (z, z*z, z*(z*z), binary exponentiation from 1 beyond; 1/result for a
-    negative b); any other b calls the C library's cpow (complex64 through complex128, see _via_complex128)."""
+    """a ** b as NumPy's nc_pow (its scalar products, without fused multiply-adds): b == 0 gives 1; a == 0 gives 0
+    when b's real part is positive, else nan; a real integer b with |b| < 100 is computed by products (z, z*z,
+    z*(z*z), binary exponentiation from 1 beyond; 1/result for a negative b); any other b calls the C library's cpow
+    (complex64 through complex128, see _via_complex128)."""
     t = part_type(dt)
     i64 = ir.IntegerType.get_signless(64)
     (ar, ai), (br, bi) = parts(a), parts(b)
@@ -310,7 +313,8 @@ def _array_pow(dt, a, b):
     return arith.select(eq(dt, b, const(dt, 0.5)), sqrt(dt, a), power(dt, a, b))
 
 
-BINARY = {"pow": power, "array_pow": _array_pow, "with_real": with_real, "with_imag": with_imag, "add": add, "sub": sub, "mul": mul, "div": div, "eq": eq, "ne": ne,
+BINARY = {"pow": power, "array_pow": _array_pow, "with_real": with_real, "with_imag": with_imag, "add": add,
+          "sub": sub, "mul": mul, "div": div, "eq": eq, "ne": ne,
           "lt": _ordering(F.OLT, F.OLT), "le": _ordering(F.OLT, F.OLE),
           "gt": _ordering(F.OGT, F.OGT), "ge": _ordering(F.OGT, F.OGE)}
 
