@@ -351,7 +351,9 @@ def test_library_functions_on_complex():
                   (lambda x: np.einsum("ij,kj->ik", x, x), a), (lambda x: np.average(x, weights=np.abs(x)), v),
                   (lambda x: np.isclose(x, x * (1 + 1e-7)), v), (np.count_nonzero, v), (np.sort, v), (np.unique, v),
                   (np.linalg.inv, a[:, :3]), (np.linalg.det, a[:, :3]), (lambda x: np.linalg.norm(x), a),
-                  (lambda x: np.concatenate([x, x[::-1]]), v), (lambda x: x[x.real > 0], v)]:
+                  (lambda x: np.concatenate([x, x[::-1]]), v), (lambda x: x[x.real > 0], v),
+                  (lambda x: np.linspace(x[0], x[2], 5), v), (lambda x: np.linspace(0, 1j * x[1].real, 5), v),
+                  (lambda x: np.searchsorted(np.sort(x), 1 + 1j), v), (lambda x: isinstance(x[0] * 1j, complex), v)]:
         check_quiet(lambda x: fn(x), x)
 
 

@@ -142,7 +142,7 @@ def _builtin_extreme(name, comparison):
             raise UserError("The truth value of an array with more than one element is ambiguous. Use a.any() or "
                             "a.all()", ValueError)
         dtype, weak = runtime[0].dtype, runtime[0].weak
-        python_ok = weak and all(isinstance(v, Var) or type(v) is {"i": int, "f": float}.get(dtype.kind)
+        python_ok = weak and all(isinstance(v, Var) or type(v) is {"i": int, "f": float, "c": complex}.get(dtype.kind)
                                  for v in values)
         if any((v.dtype, v.weak) != (dtype, weak) for v in runtime) or len(runtime) < len(values) and not python_ok:
             raise UserError(f"{name}() of values of different types returns one type or the other depending on the "
@@ -537,7 +537,7 @@ def _isinstance(b, obj, classinfo):
         return isinstance(obj, classinfo)
     classes = classinfo if isinstance(classinfo, tuple) else (classinfo,)
     if obj.weak:
-        stand_in = {"b": False, "i": 0, "u": 0, "f": 0.0}[obj.dtype.kind]
+        stand_in = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[obj.dtype.kind]
     elif obj.scalar:
         stand_in = obj.dtype.type(0)
     else:
