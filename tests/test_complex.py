@@ -315,6 +315,12 @@ def test_imag_of_a_real_array_is_read_only():
         transpile(write)(np.zeros(3))
 
 
+def test_every_admitted_primitive_has_a_complex_implementation():
+    from transpiler.codegen import complex_scalar
+    from transpiler.types import dtypes
+    assert dtypes.COMPLEX_PRIMS <= set(complex_scalar.UNARY) | set(complex_scalar.BINARY)
+
+
 # ---- refused ------------------------------------------------------------------------------------------------------
 REFUSED = {
     "max": np.max, "min": lambda z: z.min(), "argmax": np.argmax, "argmin": lambda z: z.argmin(),

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..codegen import complex_scalar
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
@@ -107,9 +106,8 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
 
 
 def _check_complex_support(ufunc, args) -> None:
-    """The complex loops compiled so far (codegen/complex_scalar.py); NumPy's others are refused, not guessed."""
-    prim = UFUNC_PRIMS.get(ufunc)
-    if prim is None or not complex_scalar.supports(prim, ufunc.nin):
+    """The complex loops compiled (dtypes.COMPLEX_PRIMS); NumPy's others are refused, not guessed."""
+    if UFUNC_PRIMS.get(ufunc) not in dtypes.COMPLEX_PRIMS:
         raise UserError(f"numpy.{ufunc.__name__} on complex values is not supported by the compiler", TypeError)
 
 

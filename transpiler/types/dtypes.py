@@ -32,6 +32,12 @@ def real_dtype(dt: np.dtype) -> np.dtype:
     return np.dtype(f"f{dt.itemsize // 2}") if dt.kind == "c" else dt
 
 
+# The elementwise primitives implemented on complex values (codegen/complex_scalar.py); the frontend refuses the
+# other ufuncs NumPy has complex loops for.
+COMPLEX_PRIMS = frozenset({"add", "sub", "mul", "div", "pow", "neg", "copy", "conj", "abs", "exp", "log", "sqrt",
+                           "square", "isnan", "isinf", "isfinite", "eq", "ne", "lt", "le", "gt", "ge"})
+
+
 def is_bool(dt: np.dtype) -> bool:
     return dt.kind == "b"
 
