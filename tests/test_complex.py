@@ -373,3 +373,11 @@ def test_scalar_conversions():
         check(lambda z: float(z[0]), z)
     with pytest.raises(TypeError):
         transpile(lambda z: float(z))(np.array(1 + 1j))     # a 0-d array, not a scalar
+
+
+def test_cli_argument_types():
+    """docs/cli.md: `complex` and complex literals are Python complex (weak), complex64[?] an array."""
+    from transpiler import argspec
+    assert argspec.parse("complex") == argspec.parse("1j") == ("Z",)
+    assert argspec.parse("complex64[?]")[:2] == ("A", np.dtype(np.complex64).str)
+    assert argspec.parse("complex128") == ("S", np.dtype(np.complex128).str)
