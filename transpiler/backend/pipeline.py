@@ -138,8 +138,8 @@ def _float_products(module: ir.Module) -> list:
         generic = op.opview
         iterators = [str(t) for t in generic.iterator_types]
         body = [o.operation.name for o in generic.regions[0].blocks[0].operations]
-        # (a scalar operand, such as a complex fill value, is no product's)
-        types = [ir.ShapedType(v.type).element_type if isinstance(v.type, ir.ShapedType) else v.type
+        # (an operand can be a scalar: a fill value fused into the generic)
+        types = [v.type.element_type if isinstance(v.type, ir.ShapedType) else v.type
                  for v in op.operands]
         if len(generic.inputs) == 2 and len(generic.outputs) == 1 and iterators.count(_REDUCTION) == 1 \
                 and all(isinstance(t, (ir.F32Type, ir.F64Type)) for t in types) \
