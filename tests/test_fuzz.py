@@ -121,6 +121,8 @@ class Program:
     approx: bool = False
     minmax: bool = False
     float_reduction: bool = False
+    complex_product: bool = False    # a matrix product of complex values: NumPy's BLAS propagates inf and nan its
+                                     # own way (docs/semantics.md), so float and complex inputs are drawn finite
     approx_r: float = 0.0           # R of the least precise approximate value: a float32 exp cast to float64 is
                                     # still a float32 result
     reshaped_results: tuple = ()    # positions of the returned values that are reshapes of an input (or views of
@@ -468,6 +470,7 @@ def generate(c, max_statements: int = 6, input_dtypes=INPUT_DTYPES) -> Program:
                 prog.approx_r = max(prog.approx_r, R[np.asarray(value).dtype])
             prog.minmax |= node.minmax
             prog.float_reduction |= flags.get("float_reduction", False)
+            prog.complex_product |= op is op_matmul and is_complex(value)
             break
     if not prog.lines:
         prog.result = nodes[0].name
@@ -561,9 +564,13 @@ def draw_inputs(data, prog: Program, allow_one: bool = True) -> tuple[dict, list
             elements = st.booleans()
         elif dt.kind == "c":
             part = float_elements(np.dtype(f"f{dt.itemsize // 2}"), prog.float_reduction)
+            if prog.complex_product:
+                part = part.filter(np.isfinite)
             elements = st.builds(complex, part, part)
         elif dt.kind == "f":
             elements = float_elements(dt, prog.float_reduction)
+            if prog.complex_product:         # (a float operand of a complex product is made complex)
+                elements = elements.filter(np.isfinite)
         else:
             elements = int_elements(dt)
         from hypothesis.extra.numpy import arrays
