@@ -16,7 +16,7 @@ from transpiler.stdlib import nn
 from transpiler.stdlib.gpt2.model import gpt2
 from transpiler.stdlib.gpt2.weights import CONFIGS, random_params
 
-from . import loops, vmath
+from . import complex_kernels, loops, vmath
 
 SCALES = ("full", "small")
 MS = 1e-3
@@ -145,6 +145,16 @@ def floyd_warshall_scalar_args(scale, shared):
     return f"floyd-warshall, scalar loops n={n}", (float64(19, n, n) * 10,), {}
 
 
+# --- complex numbers (benchmarks/complex_kernels.py) ------------------------------------------------------------
+
+def mandelbrot_args_for(form):
+    def make(scale, shared):
+        width, height, maxiter = (600, 400, 50) if scale == "full" else (60, 40, 10)
+        return (f"mandelbrot {form} {width}x{height}, {maxiter} steps complex128",
+                (-2.0, 0.5, -1.25, 1.25, width, height, maxiter), {})
+    return make
+
+
 # --- GPT-2 ---------------------------------------------------------------------------------------------------------
 
 GPT2_SMALL = {**CONFIGS["tiny"], "n_vocab": 1000, "n_ctx": 256}
@@ -196,6 +206,9 @@ WORKLOADS = [
     Workload("seidel_2d", loops.seidel, seidel_args, bar=1, rtol=1e-12),
     Workload("nussinov", loops.nussinov, nussinov_args, bar=1, rtol=0),
     Workload("floyd_warshall_scalar", loops.floyd_warshall_scalar, floyd_warshall_scalar_args, bar=1, rtol=0),
+    Workload("mandelbrot", complex_kernels.mandelbrot, mandelbrot_args_for("masked"), bar=1, rtol=0),
+    Workload("mandelbrot_escape", complex_kernels.mandelbrot_escape, mandelbrot_args_for("whole grid"),
+             bar=1, rtol=0),
     Workload("gpt2_t8", gpt2, gpt2_args_for(8), bar=5, ref={"numpy": 274 * MS, "jax": 325 * MS, "torch": 211 * MS},
              rtol=1e-4, group="gpt2"),
     Workload("gpt2_t64", gpt2, gpt2_args_for(64), bar=1.8, ref={"numpy": 570 * MS, "jax": 462 * MS, "torch": 345 * MS},
@@ -225,6 +238,7 @@ GROUPS = {"kernels": ["gelu", "softmax", "layer_norm", "attention"],
           "math": ["haversine", "haversine_atan2", "log_likelihood"],
           "loops": ["recurrence", "nested_sum", "jacobi_2d", "lu", "floyd_warshall", "trisolv", "durbin", "seidel_2d",
                     "nussinov", "floyd_warshall_scalar"],
+          "complex": ["mandelbrot", "mandelbrot_escape"],
           "gpt2": ["gpt2_t8", "gpt2_t64", "gpt2_t256", DECODE],
           "calls": [CALLS]}
 

@@ -650,7 +650,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     fact = max(X.shape[1] - ddof, 0)
     avg = (np.sum(X, axis=1) / np.intp(X.shape[1])).astype(X.dtype)   # np.mean's steps, inline (see docs)
     X = X - avg[:, None]
-    c = np.dot(X, X.T)
+    c = np.dot(X, X.T.conj())
     c *= np.true_divide(1, fact)
     return c.squeeze()
 
@@ -665,7 +665,11 @@ def corrcoef(x, y=None, rowvar=True, bias=_NOVALUE, ddof=_NOVALUE, *, dtype=None
     if c.ndim != 2:
         raise ValueError("Input must be 1- or 2-d.")
     d = diagonal(c)
-    stddev = np.sqrt(d)
+    stddev = np.sqrt(d.real)
     c = c / stddev[:, None]                        # NumPy divides in place: the same values
     c = c / stddev[None, :]
-    return np.clip(c, -1, 1)
+    if c.dtype.kind != "c":
+        return np.clip(c, -1, 1)
+    c.real[...] = np.clip(c.real, -1, 1)           # complex: each part clipped, as NumPy does
+    c.imag[...] = np.clip(c.imag, -1, 1)
+    return c

@@ -10,6 +10,8 @@ from transpiler import transpile
 # Tolerances per result dtype: transcendental functions come from libm (NumPy uses its own SIMD code), and float16
 # results are computed in float32 and rounded, so results match to rounding, not bit for bit.
 RTOL = {np.dtype(np.float16): 2e-3, np.dtype(np.float32): 2e-6, np.dtype(np.float64): 1e-12}
+# complex: relative to the magnitude |expected| (a part can cancel: (a*b).real is ar*br - ai*bi), the same bounds
+RTOL.update({np.dtype(np.complex64): 2e-6, np.dtype(np.complex128): 1e-12})
 
 
 def tolerance(dtype) -> float:
@@ -31,14 +33,23 @@ def assert_same(actual, expected, rtol=None, atol=None):
         return
     assert type(actual) is type(expected), f"type {type(actual).__name__} != {type(expected).__name__}"
     if not isinstance(expected, (np.ndarray, np.generic)):
-        if isinstance(expected, float):
+        if isinstance(expected, (float, complex)):
             np.testing.assert_allclose(actual, expected, rtol=rtol or 1e-12, equal_nan=True)
         else:
             assert actual == expected
         return
     assert actual.dtype == expected.dtype, f"dtype {actual.dtype} != {expected.dtype}"
     assert np.shape(actual) == np.shape(expected), f"shape {np.shape(actual)} != {np.shape(expected)}"
-    if expected.dtype.kind == "f":
+    if expected.dtype.kind == "c":        # nan and inf in the same parts, finite values close in magnitude
+        for part in (np.real, np.imag):
+            a, e = part(np.asarray(actual)), part(np.asarray(expected))
+            np.testing.assert_array_equal(np.isnan(a), np.isnan(e))
+            np.testing.assert_array_equal(np.where(np.isinf(e), a, 0), np.where(np.isinf(e), e, 0))
+        r = tolerance(expected.dtype) if rtol is None else rtol
+        finite = np.isfinite(expected)
+        np.testing.assert_allclose(np.asarray(actual)[finite], np.asarray(expected)[finite], rtol=r,
+                                   atol=atol if atol is not None else r)
+    elif expected.dtype.kind == "f":
         r = tolerance(expected.dtype) if rtol is None else rtol
         a = atol if atol is not None else r
         np.testing.assert_allclose(actual, expected, rtol=r, atol=a, equal_nan=True)

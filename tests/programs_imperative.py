@@ -8,6 +8,7 @@ import numpy as np
 # benchmark group (re-exported).
 from benchmarks.loops import (durbin_loops, floyd_warshall_loops, lu_in_place as lu, match,  # noqa: F401
                               nussinov, seidel_2d, trisolv)
+from benchmarks.complex_kernels import mandelbrot, mandelbrot_escape   # noqa: F401 (re-exported) the `complex` group's
 
 
 # ---- linear algebra -------------------------------------------------------------------------------------------
@@ -184,3 +185,4 @@ def clipped_mean_outliers(x, k):
             break
         kept = kept[inside]
     return kept.mean(), kept.shape[0]
+

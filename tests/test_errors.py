@@ -100,7 +100,7 @@ def test_compile_time_raise_becomes_compile_error():
 
 def test_unsupported_argument_dtype_is_type_error():
     with pytest.raises(TypeError):
-        transpile(lambda x: x + 1)(np.ones(3, np.complex128))
+        transpile(lambda x: x + 1)(np.ones(3, np.clongdouble))
 
 
 @pytest.mark.parametrize("source, kind", [

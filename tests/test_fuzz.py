@@ -65,9 +65,15 @@ FUZZ_SETTINGS = dict(deadline=None, derandomize=not LONG, database=None, print_b
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
           "float64"]
 INPUT_DTYPES = DTYPES + ["float32", "float64", "float32", "float64", "int64", "float16"]   # floats more often
+# the complex pool (test_random_complex_values): complex inputs mostly, meeting the other dtypes
+COMPLEX_INPUT_DTYPES = ["complex64", "complex128"] * 3 + ["float32", "float64", "int64", "bool", "int8"]
+# what the compiler refuses on complex values where NumPy computes (docs/language.md): never generated on them
+COMPLEX_REFUSED = ("np.tanh(", "np.sin(", "np.log1p(", "np.sign(", "np.clip(", "np.maximum(", "np.minimum(",
+                   "np.fmax(", ".max(", ".min(", "np.max(", "np.min(")
 SYMBOLS = ("n", "m", "k")
 SAMPLE_SIZES = {"n": 2, "m": 3, "k": 4}
 R = {np.dtype("float16"): 1e-2, np.dtype("float32"): 1e-5, np.dtype("float64"): 1e-13}
+R.update({np.dtype("complex64"): R[np.dtype("float32")], np.dtype("complex128"): R[np.dtype("float64")]})
 FAMILY = {np.dtype("float16"): 10, np.dtype("float32"): 23, np.dtype("float64"): 52}   # mantissa bits
 
 
@@ -115,6 +121,8 @@ class Program:
     approx: bool = False
     minmax: bool = False
     float_reduction: bool = False
+    complex_product: bool = False    # a matrix product of complex values: NumPy's BLAS propagates inf and nan its
+                                     # own way (docs/semantics.md), so float and complex inputs are drawn finite
     approx_r: float = 0.0           # R of the least precise approximate value: a float32 exp cast to float64 is
                                     # still a float32 result
     reshaped_results: tuple = ()    # positions of the returned values that are reshapes of an input (or views of
@@ -149,7 +157,12 @@ def broadcast(a: tuple, b: tuple) -> tuple:
 
 
 def is_float(v) -> bool:
-    return np.asarray(v).dtype.kind == "f"
+    """Float or complex: values that round."""
+    return np.asarray(v).dtype.kind in "fc"
+
+
+def is_complex(v) -> bool:
+    return np.asarray(v).dtype.kind == "c"
 
 
 CONSTANTS = ["2", "-1", "0.5", "2.5", "3", "1e-3", "np.float32(1.5)", "np.float64(-0.25)", "np.int8(3)",
@@ -230,6 +243,8 @@ def op_cast(c, nodes):
     a = _pick(c, nodes)
     target = c.choice(CAST_TARGETS)
     to_int = target not in ("np.float16", "np.float32", "np.float64")
+    if is_complex(a.value) and (to_int or a.approx):
+        return None     # the real part, cast: unspecified beyond the int range (as floats), discontinuous for ints
     if to_int and is_float(a.value):
         if a.approx:
             return None
@@ -389,17 +404,19 @@ def sample_value(dtype: str, shape: tuple, rng, kind: str = "array"):
         return rng.random(sizes) < 0.5
     if dt.kind == "f":
         return (rng.standard_normal(sizes) * 3).astype(dt)
+    if dt.kind == "c":
+        return ((rng.standard_normal(sizes) + 1j * rng.standard_normal(sizes)) * 3).astype(dt)
     return rng.integers(0 if dt.kind == "u" else -20, 20, size=sizes).astype(dt)
 
 
-def generate(c, max_statements: int = 6) -> Program:
+def generate(c, max_statements: int = 6, input_dtypes=INPUT_DTYPES) -> Program:
     rng = np.random.default_rng(0)
     base = tuple(c.choice(SYMBOLS) for _ in range(c.int(0, 3)))
     inputs, nodes = [], []
     for i in range(c.int(1, 3)):
         rank = c.int(0, len(base))
         shape = tuple("1" if c.int(0, 4) == 0 else d for d in base[len(base) - rank:])
-        dtype = c.choice(INPUT_DTYPES)
+        dtype = c.choice(input_dtypes)
         kind = c.choice(["array"] * 6 + ["scalar", "pyfloat"])
         if kind != "array":
             shape = ()
@@ -427,6 +444,13 @@ def generate(c, max_statements: int = 6) -> Program:
                 # test_fuzz_regressions.py, not fuzzed: here Python floats only meet arrays and NumPy scalars
                 continue
             args = flags.get("args", [])
+            if any(is_complex(x.value) for x in args) and any(r in expr for r in COMPLEX_REFUSED):
+                continue
+            if any(is_complex(x.value) for x in args) and op in (op_unary, op_binary, op_reduce) \
+                    and is_float(value):
+                # NumPy's complex scalar code and its SIMD loops round products differently (fused multiply-add
+                # or not): complex arithmetic is compared to rounding
+                flags["approx"] = True
             uses.extend(args)
             for key in ("approx", "float_reduction"):
                 if flags.get(key) == "if float":
@@ -446,6 +470,7 @@ def generate(c, max_statements: int = 6) -> Program:
                 prog.approx_r = max(prog.approx_r, R[np.asarray(value).dtype])
             prog.minmax |= node.minmax
             prog.float_reduction |= flags.get("float_reduction", False)
+            prog.complex_product |= op is op_matmul and is_complex(value)
             break
     if not prog.lines:
         prog.result = nodes[0].name
@@ -537,8 +562,15 @@ def draw_inputs(data, prog: Program, allow_one: bool = True) -> tuple[dict, list
         concrete = tuple(1 if d == "1" else sizes[d] for d in shape)
         if dt.kind == "b":
             elements = st.booleans()
+        elif dt.kind == "c":
+            part = float_elements(np.dtype(f"f{dt.itemsize // 2}"), prog.float_reduction)
+            if prog.complex_product:
+                part = part.filter(np.isfinite)
+            elements = st.builds(complex, part, part)
         elif dt.kind == "f":
             elements = float_elements(dt, prog.float_reduction)
+            if prog.complex_product:         # (a float operand of a complex product is made complex)
+                elements = elements.filter(np.isfinite)
         else:
             elements = int_elements(dt)
         from hypothesis.extra.numpy import arrays
@@ -579,11 +611,12 @@ def perturbed_runs(fn, args, count: int = 3):
         moved = []
         for a in args:
             arr = np.asarray(a)
-            if arr.dtype.kind == "f":
-                eps = 2.0 ** -FAMILY[arr.dtype]
+            if arr.dtype.kind in "fc":
+                eps = 2.0 ** -FAMILY[np.dtype(arr.real.dtype)]
+                wide = np.complex128 if arr.dtype.kind == "c" else np.float64
                 with np.errstate(all="ignore"):
                     factor = 1 + rng.uniform(-8, 8, size=arr.shape) * eps
-                    arr = (arr.astype(np.float64) * factor).astype(arr.dtype)
+                    arr = (arr.astype(wide) * factor).astype(arr.dtype)
                 # keep the kind: a NumPy scalar stays one, a Python float stays weak
                 a = arr if isinstance(a, np.ndarray) else float(arr) if type(a) is float else arr[()]
             moved.append(a)
@@ -624,8 +657,8 @@ def output_scales(source: str, args) -> list:
         own = 0.0
         # integers count too: exact themselves, but a float result computed from them (a mean of int64 values near
         # 2**63) carries rounding errors of their size
-        if v.dtype.kind in "fiu" and v.size:
-            finite = np.abs(v[np.isfinite(v)].astype(np.float64))
+        if v.dtype.kind in "fiuc" and v.size:
+            finite = np.abs(v[np.isfinite(v)]).astype(np.float64)
             own = float(finite.max()) if finite.size else 0.0
         reach[target] = max([own] + [reach.get(n, 0.0) for n in used])
     return returned
@@ -659,6 +692,16 @@ def compare_values(actual, expected, *, approx: bool, signed_zeros: bool, scale=
     if np.shape(actual) != np.shape(expected):
         return f"{path}: shape {np.shape(actual)} != {np.shape(expected)}"
     a, e = np.asarray(actual), np.asarray(expected)
+    if e.dtype.kind == "c":       # each part as a float array (nan and inf per part)
+        for part in ("real", "imag"):
+            msg = compare_values(getattr(a, part), getattr(e, part), approx=approx, signed_zeros=signed_zeros,
+                                 scale=max(scale, float(np.abs(e[np.isfinite(e)]).max(initial=0.0))),
+                                 perturbed=None if perturbed is None else [getattr(np.asarray(q), part)
+                                                                            for q in perturbed],
+                                 path=f"{path}.{part}", approx_r=approx_r)
+            if msg:
+                return msg
+        return None
     if e.dtype.kind != "f":
         if np.array_equal(a, e):
             return None
@@ -770,6 +813,8 @@ def describe_args(args) -> str:
 
 # ---- the tests ----------------------------------------------------------------------------------------------------
 POOL = [generate(RandomChooser(seed)) for seed in range(POOL_SIZE)]
+COMPLEX_POOL = [generate(RandomChooser(10_000 + seed), input_dtypes=COMPLEX_INPUT_DTYPES)
+                for seed in range(POOL_SIZE // 2)]
 
 
 # Shrinking a program recompiles it at every step: only in the long run (a default-suite failure prints the program
@@ -792,7 +837,19 @@ def test_random_programs(data):
 @settings(max_examples=VALUE_EXAMPLES, **FUZZ_SETTINGS)
 @given(st.data())
 def test_random_values(data):
-    prog = POOL[data.draw(st.integers(0, len(POOL) - 1), label="program")]
+    check_pool_program(data, POOL)
+
+
+@settings(max_examples=VALUE_EXAMPLES // 5, **FUZZ_SETTINGS)
+@given(st.data())
+def test_random_complex_values(data):
+    """The same over a pool of programs on complex inputs (complex64, complex128, with some of the others)."""
+    check_pool_program(data, COMPLEX_POOL)
+
+
+def check_pool_program(data, pool: list) -> None:
+    """One program of the pool (drawn), on drawn sizes and values, against NumPy."""
+    prog = pool[data.draw(st.integers(0, len(pool) - 1), label="program")]
     note(prog.source)
     _, args = draw_inputs(data, prog)
     note(describe_args(args))
@@ -828,7 +885,8 @@ def test_generated_programs_run_in_numpy(seed):
 
 
 SUPPORTED_RESULT_DTYPES = {np.dtype(t) for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-                                                 "uint32", "uint64", "float16", "float32", "float64")}
+                                                 "uint32", "uint64", "float16", "float32", "float64", "complex64",
+                                                 "complex128")}
 
 
 def test_the_comparison_catches_what_rounding_cannot_explain():

@@ -92,3 +92,11 @@ def test_sigma_clipping():
     x = np.concatenate([rng(6).standard_normal(200), [15.0, -12.0, 40.0]])
     check(P.clipped_mean_outliers, x, 3.0)
     check(P.clipped_mean_outliers, np.ones(5), 1.0)
+
+
+@pytest.mark.parametrize("kernel", [P.mandelbrot, P.mandelbrot_escape])
+@pytest.mark.parametrize("size", [(40, 30, 25), (1, 1, 3), (7, 3, 0)])
+def test_mandelbrot(kernel, size):
+    """complex128 grids from np.linspace (meshgrid or broadcasting) and `1j * y`; counts written through masks."""
+    width, height, maxiter = size
+    check(kernel, -2.0, 0.5, -1.25, 1.25, width, height, maxiter)

@@ -26,8 +26,8 @@ import pytest
 from transpiler import CompileError, transpile
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
-          "float64"]
-PYTHON_VALUES = [True, 2, 3, -3, 300, 2**63, 0.5, 2.5, 1e300]   # 2 and 0.5: NumPy's x ** 2 and x ** 0.5 fast paths
+          "float64", "complex64", "complex128"]
+PYTHON_VALUES = [True, 2, 3, -3, 300, 2**63, 0.5, 2.5, 1e300, 1j, 2 - 0.5j]   # 2, 0.5: NumPy's ** 2, ** 0.5 fast paths
 BATCH = 24
 
 
@@ -140,6 +140,14 @@ ALIASES = {"uf_add", "uf_power", "uf_floor_divide", "uf_remainder", "uf_bitwise_
 POWERS = {"op_pow", "uf_power"}
 ROUNDED = {"op_pow", "uf_power", "uf_arctan2"}          # libm pow/atan2: to rounding, not bit for bit
 SIGNED_ZERO_FREE = {"uf_maximum", "uf_minimum"}         # max(0.0, -0.0): either zero, by NumPy's SIMD loops
+# NumPy computes these on complex operands, the compiler refuses them with a CompileError (TypeError) that says so:
+# complex maximum/minimum (lexicographic order)
+COMPLEX_REFUSED = {"uf_maximum", "uf_minimum"}
+# complex products, quotients and powers: NumPy's formulas, but NumPy's scalar code and its SIMD loops round
+# differently (with or without fused multiply-adds), and complex64 cpow is computed in complex128: each part within
+# 4 ulp (products, quotients) or 1e-5 / 1e-13 (powers) of the magnitude |expected|
+COMPLEX_RTOL = {np.complex64: 4 * 2.0**-24, np.complex128: 4 * 2.0**-53}
+COMPLEX_POWER_RTOL = {np.complex64: 1e-5, np.complex128: 1e-13}
 
 
 # ---- operands ---------------------------------------------------------------------------------------------------
@@ -147,6 +155,10 @@ def _array_values(dtype: str, side: str, power: bool) -> np.ndarray:
     dt = np.dtype(dtype)
     if dt.kind == "b":
         v = [False, True, True, False, True, False, True, True, False, False]
+        return np.array(v[::-1] if side == "r" else v, dtype=dt)
+    if dt.kind == "c":
+        v = [0j, complex(-0.0, 1), 1.5 - 2j, -2.5 + 0.5j, complex(np.inf, 0), complex(0, -np.inf),
+             complex(np.nan, 1), 7 + 0j, complex(np.inf, np.nan), 3e-300 + 1e300j]
         return np.array(v[::-1] if side == "r" else v, dtype=dt)
     if dt.kind == "f":
         fi = np.finfo(dt)
@@ -175,6 +187,8 @@ def _scalar_value(dtype: str, side: str, power: bool):
     dt = np.dtype(dtype)
     if dt.kind == "b":
         return True
+    if dt.kind == "c":
+        return 2 + 0j if side == "r" and power else -2.5 + 1j if side == "l" else 1.5 - 0.5j
     if dt.kind == "f":
         return 2.0 if side == "r" and power else -2.5 if side == "l" else 1.5
     if side == "r" and power:
@@ -251,6 +265,8 @@ def compare(actual, expected, op: str) -> str | None:
     if np.shape(actual) != np.shape(expected):
         return f"shape {np.shape(actual)} != {np.shape(expected)}"
     a, e = np.asarray(actual), np.asarray(expected)
+    if e.dtype.kind == "c":
+        return _compare_complex(a, e, op)
     if e.dtype.kind != "f":
         return None if np.array_equal(a, e) else f"values {a!r} != {e!r}"
     if not np.array_equal(np.isnan(a), np.isnan(e)):
@@ -265,6 +281,34 @@ def compare(actual, expected, op: str) -> str | None:
     if op not in SIGNED_ZERO_FREE and not np.array_equal(np.signbit(a[ok]), np.signbit(e[ok])):
         return f"signs of zeros {a!r} != {e!r}"
     return None
+
+
+def _compare_complex(a, e, op: str) -> str | None:
+    for part in (np.real, np.imag):
+        if not np.array_equal(np.isnan(part(a)), np.isnan(part(e))):
+            return f"NaNs {a!r} != {e!r}"
+        inf = np.isinf(part(e))
+        if not np.array_equal(part(a)[inf], part(e)[inf]) or np.isinf(part(a)[~inf]).any():
+            return f"infs {a!r} != {e!r}"
+    finite = np.isfinite(e)
+    rtol = (COMPLEX_POWER_RTOL if op in POWERS else COMPLEX_RTOL)[e.dtype.type]
+    close = np.abs(a[finite] - e[finite]) <= rtol * np.abs(e[finite])
+    return None if close.all() else f"values {a!r} != {e!r} (rtol {rtol} of the magnitude)"
+
+
+def _complex_refused(op: str, a, b) -> bool:
+    return op in COMPLEX_REFUSED and any(np.asarray(v).dtype.kind == "c" for v in (a, b))
+
+
+def check_refused(compiled, a, b) -> str | None:
+    try:
+        with np.errstate(all="ignore"):
+            compiled(((a, b),))
+    except CompileError as e:
+        if isinstance(e, TypeError) and "complex" in str(e) and "internal compiler error" not in str(e):
+            return None
+        return f"raised {type(e).__name__}: {e}, not the CompileError (TypeError) refusing complex"
+    return "compiled; it should be refused on complex operands"
 
 
 def reference(fn, a, b):
@@ -300,6 +344,11 @@ def run_table(op: str, pairs: list, opt_level: int = 0) -> None:
         label = f"{op}({describe(left)}, {describe(right)})"
         if exc is not None:
             msg = check_raises(compiled, a, b, exc)
+            if msg:
+                failures.append(f"{label}: {msg}")
+            continue
+        if _complex_refused(op, a, b):
+            msg = check_refused(compiled, a, b)
             if msg:
                 failures.append(f"{label}: {msg}")
             continue

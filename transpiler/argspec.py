@@ -3,6 +3,7 @@
 
     DTYPE[D1,D2,...]   a C-contiguous array; each D is an int (a static size) or ? (a run-time size); DTYPE[] is 0-d
     float64 | float    a Python float (a run-time, weak scalar)
+    complex            a Python complex (a run-time, weak scalar; complex128 is a NumPy scalar)
     DTYPE              a NumPy scalar of that dtype (run time, strong), e.g. float32
     12, -1, True, 'a'  a Python int, bool or str: compile-time values the program is specialized on
 """
@@ -34,6 +35,8 @@ def parse(text: str):
         return ("A", dt.str, len(dims), tuple(_dim(d) for d in dims), True)   # C-contiguous, as NumPy makes arrays
     if text in ("float", "float64"):
         return ("F",)
+    if text == "complex":
+        return ("Z",)
     if text == "int" or text == "bool" or text == "str":
         raise ArgSpecError(f"a Python {text} argument specializes the program by value: give the value, e.g. 12")
     try:
@@ -42,6 +45,8 @@ def parse(text: str):
         return ("S", _dtype(text).str)
     if isinstance(value, float):
         return ("F",)
+    if isinstance(value, complex):
+        return ("Z",)
     if isinstance(value, (bool, int, str)) or value is None:
         return ("C", type(value), value)
     raise ArgSpecError(f"cannot use {text!r} as an argument type")

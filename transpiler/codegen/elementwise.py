@@ -5,7 +5,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from . import scalar
+from . import complex_scalar, scalar
 from .emitter import Emitter, emitter
 
 
@@ -42,7 +42,8 @@ def elementwise(em: Emitter, inputs, out, body, values=None) -> ir.Value:
     return op.result
 
 
-@emitter(*scalar.UNARY, *scalar.BINARY, *scalar.TERNARY)
+@emitter(*(set(scalar.UNARY) | set(complex_scalar.UNARY)), *(set(scalar.BINARY) | set(complex_scalar.BINARY)),
+         *scalar.TERNARY)
 def _elementwise(em: Emitter, e):
     dts = [v.dtype for v in e.inputs]
     return [elementwise(em, e.inputs, e.outputs[0], lambda args: scalar.apply(e.prim, dts, args))]
@@ -62,6 +63,8 @@ def _convert(em: Emitter, e):
 @emitter("ipow")
 def _ipow(em: Emitter, e):
     dt, k = e.inputs[0].dtype, e.params["exponent"]
+    if dt.kind == "c":
+        return [elementwise(em, e.inputs, e.outputs[0], lambda args: complex_scalar.ipow(dt, args[0], k))]
     return [elementwise(em, e.inputs, e.outputs[0], lambda args: scalar.ipow(dt, args[0], k))]
 
 
@@ -69,6 +72,8 @@ def _ipow(em: Emitter, e):
 def _const(em: Emitter, e):
     value: np.ndarray = e.params["value"]
     t = em.tensor_type(e.outputs[0])
+    if value.dtype.kind == "c":
+        return [arith.constant(t, _complex_dense(value, t))]
     if value.size == 1 or value.size and np.array_equal(value, np.full_like(value, value.flat[0]), equal_nan=True):
         attr = ir.DenseElementsAttr.get_splat(t, _scalar_attr(value.dtype, value.flat[0]))
     else:
@@ -84,6 +89,14 @@ def _scalar_attr(dt: np.dtype, v) -> ir.Attribute:
     if dt.kind == "u" and iv >= 2 ** (dt.itemsize * 8 - 1):
         iv -= 2 ** (dt.itemsize * 8)
     return ir.IntegerAttr.get(t, iv)
+
+
+def _complex_dense(value: np.ndarray, t) -> ir.Attribute:
+    """DenseElementsAttr takes complex arrays (not complex splat attributes); one element is a splat."""
+    flat = np.ascontiguousarray(value).reshape(-1)
+    if flat.size and (flat == flat[0]).all():
+        flat = flat[:1]
+    return ir.DenseElementsAttr.get(flat, type=t)
 
 
 def _dense(value: np.ndarray, t) -> ir.Attribute:

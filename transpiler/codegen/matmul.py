@@ -90,6 +90,6 @@ def _contraction(em: Emitter, x, y, out, init) -> ir.Value:
         a = scalar.convert(scalar.load(block.arguments[0], x.dtype), x.dtype, dt)
         b = scalar.convert(scalar.load(block.arguments[1], y.dtype), y.dtype, dt)
         acc = scalar.load(block.arguments[2], dt)
-        product = scalar.BINARY["mul"]([dt, dt], a, b)
-        linalg.YieldOp([scalar.store(scalar.BINARY["add"]([dt, dt], acc, product), dt)])
+        product = scalar.apply("mul", [dt, dt], [a, b])
+        linalg.YieldOp([scalar.store(scalar.apply("add", [dt, dt], [acc, product]), dt)])
     return op.result

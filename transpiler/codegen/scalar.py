@@ -11,6 +11,7 @@ from mlir import ir
 from mlir.dialects import arith, math, scf
 
 from ..types import dtypes
+from . import complex_scalar
 
 F = arith.CmpFPredicate
 I = arith.CmpIPredicate
@@ -22,6 +23,8 @@ def mlir_type(dt: np.dtype) -> ir.Type:
         return ir.IntegerType.get_signless(1)
     if dt.kind in "iu":
         return ir.IntegerType.get_signless(dt.itemsize * 8)
+    if dt.kind == "c":
+        return complex_scalar.mlir_type(dt)
     return {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}[dt.itemsize].get()
 
 
@@ -43,6 +46,8 @@ def store(x: ir.Value, dt: np.dtype) -> ir.Value:
 
 def const(dt: np.dtype, value) -> ir.Value:
     t = mlir_type(dt)
+    if dt.kind == "c":
+        return complex_scalar.const(dt, value)
     if dt.kind == "f":
         return arith.constant(t, ir.FloatAttr.get(t, float(value)))
     if dt.kind == "b":
@@ -62,6 +67,8 @@ def const_stored(dt: np.dtype, value) -> ir.Value:
 def convert(x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:
     if src == dst:
         return x
+    if src.kind == "c" or dst.kind == "c":
+        return _convert_complex(x, src, dst)
     t = mlir_type(dst)
     if dst.kind == "b":
         zero = const(src, 0)
@@ -78,6 +85,20 @@ def convert(x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:
     if db < sb:
         return arith.trunci(t, x)
     return x  # same width, other signedness: signless bits are identical
+
+
+def _convert_complex(x: ir.Value, src: np.dtype, dst: np.dtype) -> ir.Value:
+    """To complex: the value as the real part (converted to the part dtype), imaginary 0. From complex: the real
+    part, as NumPy's cast does (it drops the imaginary part, with a ComplexWarning); to bool: either part non-zero."""
+    if src.kind == "c" and dst.kind == "c":
+        return complex_scalar.convert_complex(x, src, dst)
+    if dst.kind == "c":
+        return complex_scalar.from_real(convert(x, src, dtypes.real_dtype(dst)), None, dst)
+    re, im = complex_scalar.parts(x)
+    part = dtypes.real_dtype(src)
+    if dst.kind == "b":
+        return arith.ori(convert(re, part, dst), convert(im, part, dst))
+    return convert(re, part, dst)
 
 
 def _float_to_int(x: ir.Value, dst: np.dtype) -> ir.Value:
@@ -328,7 +349,7 @@ def _rint(dts, x):
 
 
 UNARY = {
-    "neg": _neg, "copy": lambda dts, x: x,
+    "neg": _neg, "copy": lambda dts, x: x, "conj": lambda dts, x: x,
     "abs": _by_kind(f=lambda d, x: math.absf(x), i=_int_abs, b=lambda d, x: x),
     "exp": _float_unary(math.exp), "exp2": _float_unary(math.exp2), "log": _float_unary(math.log),
     "log2": _float_unary(math.log2), "log10": _float_unary(math.log10), "log1p": _float_unary(math.log1p),
@@ -408,5 +429,7 @@ def ipow(dt: np.dtype, x: ir.Value, exponent: int) -> ir.Value:
 
 
 def apply(prim: str, in_dtypes: list, args: list) -> ir.Value:
+    if in_dtypes[0].kind == "c":
+        return complex_scalar.apply(prim, in_dtypes[0], args)
     table = {1: UNARY, 2: BINARY, 3: TERNARY}[len(args)]
     return table[prim](in_dtypes, *args)

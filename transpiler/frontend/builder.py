@@ -149,14 +149,14 @@ def is_weak(value) -> bool:
     """A Python bool/int/float (compile time) or a run-time value that came from one."""
     if isinstance(value, Var):
         return value.weak
-    return isinstance(value, (bool, int, float)) and not isinstance(value, np.generic)
+    return isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
 
 
 def operand_type(value):
     """What NumPy's promotion sees: a dtype (strong) or the Python scalar type (weak)."""
     if isinstance(value, Var):
         if value.weak:
-            return {"b": bool, "i": int, "u": int, "f": float}[value.dtype.kind]
+            return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[value.dtype.kind]
         return value.dtype
     if is_weak(value):
         return dtypes.weak_type(value)

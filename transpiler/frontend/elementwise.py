@@ -26,7 +26,7 @@ UFUNC_PRIMS = {
     np.equal: "eq", np.not_equal: "ne", np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge",
     np.bitwise_and: "and", np.bitwise_or: "or", np.bitwise_xor: "xor", np.invert: "invert",
     np.logical_and: "and", np.logical_or: "or", np.logical_xor: "xor", np.logical_not: "not",
-    np.left_shift: "shl", np.right_shift: "shr", np._core.umath.clip: "clip",
+    np.left_shift: "shl", np.right_shift: "shr", np._core.umath.clip: "clip", np.conjugate: "conj",
 }
 
 # Exponents NumPy itself computes without pow: x**2 is square (its fast path), small integer powers are products.
@@ -51,7 +51,7 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
             and not args[0].scalar and not args[0].weak:
         ufunc, args = np.square, args[:1]     # NumPy's fast path for `array ** 2` (bool ** 2 is int8), not scalars
     elif ufunc is np.power and type(args[1]) is float and args[1] == 0.5 \
-            and isinstance(args[0], Var) and not args[0].scalar and not args[0].weak and args[0].dtype.kind == "f" \
+            and isinstance(args[0], Var) and not args[0].scalar and not args[0].weak and args[0].dtype.kind in "fc" \
             and _sqrt_for_half_power(python_op, args[0].dtype):
         ufunc, args = np.sqrt, args[:1]       # and `float_array ** 0.5` is sqrt (sqrt(-0.0) is -0.0, of -inf nan)
     if ufunc is np._core.umath.clip:
@@ -66,7 +66,12 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         in_dts, out_dts = dtypes.resolve_ufunc_with_dtype(ufunc, types, dtypes.check_supported(dtype))
     else:
         in_dts, out_dts = dtypes.resolve_ufunc(ufunc, types)
-    if ufunc is np.power and _small_int_exponent(args[1]) is not None and dtypes.is_float(in_dts[0]):
+    if any(dt.kind == "c" for dt in in_dts + out_dts):
+        _check_complex_support(ufunc, args)
+        if python_op and ufunc in _ORDERINGS and all(is_weak(a) for a in args):   # Python's complex has no order
+            raise UserError(f"'{_ORDERINGS[ufunc]}' not supported between instances of "
+                            f"'{operand_type(args[0]).__name__}' and '{operand_type(args[1]).__name__}'", TypeError)
+    if ufunc is np.power and _small_int_exponent(args[1]) is not None and in_dts[0].kind in "fc":
         base = coerce(b, args[0], in_dts[0])
         shape = broadcast([base.shape], b.env)
         weak = python_op and is_weak(args[0])
@@ -82,15 +87,15 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         _check_integer_exponent(b, args[1] if in_dts[1].kind == "i" else 0)
     operands = checked_in_kernel(b, operands)
     shape = broadcast([o.shape for o in operands], b.env)
-    weak = python_op and all(is_weak(a) for a in args)
+    weak = python_op and (all(is_weak(a) for a in args) or _python_complex_meets_float64_scalar(args))
     prim = UFUNC_PRIMS[ufunc]
-    if ufunc is np.power and out_dts[0].kind == "f" and isinstance(args[0], Var) and not args[0].scalar \
+    if ufunc is np.power and out_dts[0].kind in "fc" and isinstance(args[0], Var) and not args[0].scalar \
             and not args[0].weak and isinstance(args[1], Var) and args[1].ndim == 0 \
             and _sqrt_for_half_power(python_op, out_dts[0]):
         prim = "array_pow"   # NumPy computes float_array ** s as sqrt when s is 0.5 at run time
     result = b.emit1(prim, operands, out_dts[0], shape, weak=weak, scalar=len(shape) == 0)
     result.size_of = _size_arithmetic(ufunc, args)
-    if weak and out_dts[0].kind == "f":
+    if weak and out_dts[0].kind in "fc":
         _python_float_checks(b, ufunc, operands, result)
     elif weak and out_dts[0].kind == "i" and ufunc in _INT_OVERFLOW_OPS:
         if not all(map(small_int, args)):
@@ -98,6 +103,12 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         elif ufunc in (np.add, np.subtract):
             result.small = True      # a sum of two small ints is still far inside int64
     return result
+
+
+def _check_complex_support(ufunc, args) -> None:
+    """The complex loops compiled (dtypes.COMPLEX_PRIMS); NumPy's others are refused, not guessed."""
+    if UFUNC_PRIMS.get(ufunc) not in dtypes.COMPLEX_PRIMS:
+        raise UserError(f"numpy.{ufunc.__name__} on complex values is not supported by the compiler", TypeError)
 
 
 def checked_in_kernel(b: Builder, operands: list) -> list:
@@ -133,11 +144,21 @@ def checked_in_kernel(b: Builder, operands: list) -> list:
     return operands
 
 
+def _python_complex_meets_float64_scalar(args) -> bool:
+    """Python's complex operators take a float subclass, np.float64, themselves: `1j * np.float64(2)` is a Python
+    complex (`np.float64(2) * 1j` is NumPy's np.complex128, the left operand's method runs first)."""
+    if len(args) != 2 or not is_weak(args[0]) or operand_type(args[0]) is not complex:
+        return False
+    right = args[1]
+    return isinstance(right, Var) and right.scalar and not right.weak and right.dtype == dtypes.FLOAT64 \
+        or isinstance(right, np.float64)
+
+
 def _sqrt_for_half_power(python_op: bool, dtype) -> bool:
     """Whether NumPy computes `array ** 0.5` as sqrt: the operator does for every float dtype (its fast scalar
     power); the ufunc np.power only in its float32 and float64 loops (float16 goes through powf: pow(-0.0, 0.5) is
     +0.0 and pow(-inf, 0.5) is inf, where sqrt gives -0.0 and nan)."""
-    return python_op or np.dtype(dtype) != np.float16
+    return python_op or np.dtype(dtype) in (np.float32, np.float64)   # (np.power of complex: its pow loop)
 
 
 def _python_float_checks(b: Builder, ufunc, operands, result) -> None:
@@ -145,7 +166,8 @@ def _python_float_checks(b: Builder, ufunc, operands, result) -> None:
     power (OverflowError). The kernel computes on, and a check flag makes the caller raise."""
     if ufunc in (np.true_divide, np.floor_divide, np.remainder):
         flag = b.emit1("eq", [operands[1], b.const(np.zeros((), operands[1].dtype))], dtypes.BOOL, ())
-        b.check(flag, ZeroDivisionError, "float division by zero")
+        kind = "complex" if operands[1].dtype.kind == "c" else "float"
+        b.check(flag, ZeroDivisionError, f"{kind} division by zero")
     elif ufunc is np.power:
         flag = b.emit1("isinf", [result], dtypes.BOOL, ())
         for o in operands:   # inf from finite operands
@@ -196,6 +218,7 @@ def as_dim(value):
     return None
 
 
+_ORDERINGS = {np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">="}
 _COMPARISONS = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
 
 
@@ -273,9 +296,25 @@ def _promotion_stand_in(v):
 
 def astype(b: Builder, x: Var, dtype, copy=True) -> Var:
     dtype = dtypes.check_supported(dtype, "astype")
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(dtype) and dtype != dtypes.BOOL:
+        warn_at(b, np.exceptions.ComplexWarning, "Casting complex values to real discards the imaginary part")
     if x.dtype == dtype:
         return b.emit1("copy", [x], dtype, x.shape, scalar=x.scalar) if copy else x
     return b.emit1("convert", [x], dtype, x.shape, scalar=x.scalar, dtype=dtype)
+
+
+def warn_at(b: Builder, category, message: str) -> None:
+    """A warning NumPy gives at each call, given once when the function is compiled, at the line that causes it
+    (what NumPy's default filter shows: once per line)."""
+    import warnings
+    loc = b.loc
+    try:
+        if loc is None:
+            warnings.warn(message, category, stacklevel=2)
+        else:
+            warnings.warn_explicit(message, category, loc.filename, loc.lineno)
+    except category:       # warnings turned into errors: the error at the line, of the warning's class
+        raise UserError(message, category) from None
 
 
 def clip(b: Builder, a, a_min=None, a_max=None) -> Var:

@@ -16,7 +16,7 @@ from ..program import Var
 from ..types import dtypes
 from ..types.shapes import Sym, broadcast, derived, fmt_shape, nonnegative, sym_text
 from .builder import Builder
-from .elementwise import as_dim
+from .elementwise import as_dim, warn_at
 from .shape_ops import as_var, expand_dims, same_view, squeeze, transpose
 from .values import RuntimeRange, contains_var
 
@@ -188,6 +188,8 @@ def fit_value(b: Builder, value, dtype: np.dtype, shape: tuple, kernel_checked: 
             raise UserError(str(e), type(e)) from None
         v = b.const(arr)
     else:
+        if dtypes.is_complex(value.dtype) and not dtypes.is_complex(dtype) and dtype != dtypes.BOOL:
+            warn_at(b, np.exceptions.ComplexWarning, "Casting complex values to real discards the imaginary part")
         v = b.convert(value, dtype)
     while v.ndim > len(shape) and b.env.find(v.shape[0]) == 1:   # extra leading 1s broadcast away
         v = squeeze(b, v, 0)

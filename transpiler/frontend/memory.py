@@ -25,7 +25,7 @@ from ..types import dtypes
 from ..types.shapes import DIM_OPS, is_checkable
 
 # primitives whose result is a view of their first input in NumPy
-VIEW_PRIMS = frozenset({"slice", "transpose", "reshape", "expand_dims", "squeeze"})
+VIEW_PRIMS = frozenset({"slice", "transpose", "reshape", "expand_dims", "squeeze", "real", "imag"})
 
 
 @dataclass(eq=False)
@@ -138,8 +138,8 @@ class Memory:
         x = inputs[0]
         if not isinstance(x, Var):
             return
-        if prim == "slice" and out.scalar:
-            return                     # x[i, j] is a NumPy scalar: a copy
+        if prim == "slice" and out.scalar or prim in ("real", "imag") and (x.scalar or x.weak):
+            return                     # x[i, j] is a NumPy scalar: a copy (and so are the parts of a scalar)
         ref = self.ref_of(x)
         if isinstance(ref, Alias):
             out.ref = ref
@@ -157,7 +157,7 @@ class Memory:
             out.ref = Alias(((ref.buffer, ref.base),), "a reshape or ravel of an array that may not be contiguous, "
                                                        "which NumPy makes a view or a copy depending on its strides")
             return
-        contiguous = ref.contiguous and (prim != "transpose") and (prim != "slice" or _contiguous_slice(
+        contiguous = ref.contiguous and prim not in ("transpose", "real", "imag") and (prim != "slice" or _contiguous_slice(
             params["specs"]))
         step = Step(prim, dict(params), tuple(inputs[1:]), out.dtype, out.shape, out.scalar)
         out.ref = Ref(ref.buffer, ref.base, ref.path + (step,), contiguous)
@@ -415,6 +415,8 @@ def _replayable(path: tuple, computed=None):
             if any(d is None for d in shape):
                 return None
             steps.append(("reshape", shape))
+        elif step.prim in ("real", "imag"):
+            steps.append((step.prim, None))
         else:
             steps.append((step.prim, p["perm"] if step.prim == "transpose" else p["axes"]))
     return steps
@@ -442,4 +444,6 @@ def _unview(b, x: Var, step: Step, new_inner: Var) -> Var:
         return b.emit1("squeeze", [new_inner], x.dtype, x.shape, axes=p["axes"])
     if step.prim == "squeeze":
         return b.emit1("expand_dims", [new_inner], x.dtype, x.shape, axes=p["axes"])
+    if step.prim in ("real", "imag"):     # the complex array with that part replaced
+        return b.emit1(f"with_{step.prim}", [x, new_inner], x.dtype, x.shape)
     raise AssertionError(step.prim)

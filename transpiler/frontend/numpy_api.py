@@ -13,6 +13,7 @@ from ..program import Var
 from ..types import dtypes
 from ..types.shapes import sym_text
 from .builder import coerce
+from . import complex_parts
 from . import elementwise as ew
 from . import outline
 from . import reductions as red
@@ -114,6 +115,12 @@ def _where(b, condition, *xy):
 function(np.clip)(ew.clip)
 method("clip")(ew.clip)
 method("astype")(ew.astype)
+attribute("real")(complex_parts.real)
+attribute("imag")(complex_parts.imag)
+function(np.real)(complex_parts.real)
+function(np.imag)(complex_parts.imag)
+function(np.angle)(complex_parts.angle)
+method("conj", "conjugate")(complex_parts.conj_method)
 
 
 @function(abs)
@@ -135,7 +142,7 @@ def _builtin_extreme(name, comparison):
             raise UserError("The truth value of an array with more than one element is ambiguous. Use a.any() or "
                             "a.all()", ValueError)
         dtype, weak = runtime[0].dtype, runtime[0].weak
-        python_ok = weak and all(isinstance(v, Var) or type(v) is {"i": int, "f": float}.get(dtype.kind)
+        python_ok = weak and all(isinstance(v, Var) or type(v) is {"i": int, "f": float, "c": complex}.get(dtype.kind)
                                  for v in values)
         if any((v.dtype, v.weak) != (dtype, weak) for v in runtime) or len(runtime) < len(values) and not python_ok:
             raise UserError(f"{name}() of values of different types returns one type or the other depending on the "
@@ -162,7 +169,7 @@ def _scalar_type_handler(scalar_type):
 
 
 for _t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float16,
-           np.float32, np.float64):
+           np.float32, np.float64, np.complex64, np.complex128):
     FUNCTIONS[_t] = _scalar_type_handler(_t)
 
 
@@ -170,7 +177,12 @@ def _python_scalar_handler(py_type):
     def handler(b, x):
         if x.ndim != 0:
             raise UserError("only 0-d arrays can be converted to Python scalars", TypeError)
-        kind = {bool: dtypes.BOOL, int: dtypes.INT64, float: dtypes.FLOAT64}[py_type]
+        kind = {bool: dtypes.BOOL, int: dtypes.INT64, float: dtypes.FLOAT64, complex: np.dtype(np.complex128)}[py_type]
+        if py_type in (int, float) and dtypes.is_complex(x.dtype):   # as NumPy: a scalar warns, a 0-d array refuses
+            if not x.scalar:
+                raise UserError(f"{py_type.__name__}() argument must be a string or a real number, not 'complex'",
+                                TypeError)
+            ew.warn_at(b, np.exceptions.ComplexWarning, "Casting complex values to real discards the imaginary part")
         return _retag(b, x, kind, weak=True)
     return handler
 
@@ -181,7 +193,7 @@ def _retag(b, x: Var, dtype: np.dtype, weak: bool) -> Var:
     return b.emit1(prim, [x], dtype, x.shape, weak=weak, scalar=x.ndim == 0, dtype=dtype)
 
 
-for _t in (bool, int, float):
+for _t in (bool, int, float, complex):
     FUNCTIONS[_t] = _python_scalar_handler(_t)
 
 
@@ -525,7 +537,7 @@ def _isinstance(b, obj, classinfo):
         return isinstance(obj, classinfo)
     classes = classinfo if isinstance(classinfo, tuple) else (classinfo,)
     if obj.weak:
-        stand_in = {"b": False, "i": 0, "u": 0, "f": 0.0}[obj.dtype.kind]
+        stand_in = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[obj.dtype.kind]
     elif obj.scalar:
         stand_in = obj.dtype.type(0)
     else:

@@ -37,6 +37,8 @@ def call(b, name: str, args: tuple, kwargs: dict, outs: list) -> list:
             return value
         if isinstance(value, float):
             return {"f": repr(value)}
+        if isinstance(value, complex):
+            return {"c": [repr(value.real), repr(value.imag)]}
         if isinstance(value, tuple):
             return {"t": [encode(v) for v in value]}
         if isinstance(value, list):
@@ -65,7 +67,7 @@ def _array(b, a) -> Var:
 def _probe(x: Var, fill=0):
     """A tiny array (or scalar) of x's kind, to ask NumPy what dtype it returns for such inputs."""
     if x.weak:
-        return {"b": False, "i": 1, "u": 1, "f": 0.5}[x.dtype.kind]
+        return {"b": False, "i": 1, "u": 1, "f": 0.5, "c": 0.5j}[x.dtype.kind]
     if x.scalar:
         return x.dtype.type(fill)
     return np.full((1,) * x.ndim, fill, x.dtype)

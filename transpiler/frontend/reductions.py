@@ -44,6 +44,8 @@ def reduce(b: Builder, kind: str, a, axis=None, dtype=None, out=None, keepdims=F
     x = as_var(b, a)
     axes = normalize_axes(axis, x.ndim)
     out_dt = result_dtype(kind, x.dtype, dtype)
+    if kind in ("max", "min") and dtypes.is_complex(out_dt):
+        refuse_complex(kind)
     if kind in ("any", "all"):
         x = to_bool(b, x)
     elif x.dtype != out_dt:
@@ -60,6 +62,8 @@ def arg_reduce(b: Builder, kind: str, a, axis=None, out=None, keepdims=False):
     if out is not None:
         raise UserError(f"{kind}(): out= is not supported", TypeError)
     x = as_var(b, a)
+    if dtypes.is_complex(x.dtype):
+        refuse_complex(kind)
     if axis is None:
         x = flatten(b, x)
         axes = (0,)
@@ -71,6 +75,11 @@ def arg_reduce(b: Builder, kind: str, a, axis=None, out=None, keepdims=False):
     if keepdims:
         return keep_dims(b, r, tuple(range(len(a.shape))) if axis is None else axes)
     return r
+
+
+def refuse_complex(name: str) -> None:
+    raise UserError(f"{name}() of complex values (NumPy orders them lexicographically) is not supported by the "
+                    "compiler", TypeError)
 
 
 def keep_dims(b: Builder, r: Var, axes: tuple) -> Var:

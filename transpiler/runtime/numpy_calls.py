@@ -112,6 +112,8 @@ def _rebuild(encoded, arrays: list):
         return a.item() if kind == "weak" else a[()] if kind == "scalar" else a
     if "f" in encoded:
         return float(encoded["f"])
+    if "c" in encoded:
+        return complex(*map(float, encoded["c"]))
     if "t" in encoded:
         return tuple(_rebuild(e, arrays) for e in encoded["t"])
     if "dt" in encoded:

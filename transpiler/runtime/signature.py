@@ -28,7 +28,7 @@ from ..program import Var
 from ..types import dtypes
 from ..types.shapes import Sym
 
-_NUMBER_TYPES = (bool, int, float, np.bool_, np.integer, np.floating)
+_NUMBER_TYPES = (bool, int, float, complex, np.bool_, np.integer, np.floating, np.complexfloating)
 
 
 def flatten(value, leaves: list, originals: list, static_shapes: bool = False, seen: dict | None = None,
@@ -66,6 +66,10 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False, s
         leaves.append(np.asarray(value, dtype=np.float64))
         originals.append(value)
         return ("F",)
+    if isinstance(value, complex):       # like a float: a weak run-time value
+        leaves.append(np.asarray(value, dtype=np.complex128))
+        originals.append(value)
+        return ("Z",)
     if type(value) is int and ints is not None and -2**63 <= value < 2**63:
         ints.append(value)
         leaves.append(np.asarray(value, dtype=np.int64))
@@ -213,6 +217,8 @@ def abstract(key, path: str, inputs: list, names: list, objects: dict | None = N
         return _input(Var(np.dtype(key[1]), (), scalar=True), path, inputs, names)
     if tag == "F":
         return _input(Var(dtypes.FLOAT64, (), weak=True), path, inputs, names)
+    if tag == "Z":
+        return _input(Var(np.dtype(np.complex128), (), weak=True), path, inputs, names)
     if tag == "L":
         _, dt, ndim, dims = key
         index = len(inputs)
@@ -398,6 +404,8 @@ def _replay(arr: np.ndarray, steps: list, originals: list, results: list = ()) -
             arr = arr.reshape(tuple(dim(d) for d in params))
         elif kind == "expand_dims":
             arr = np.expand_dims(arr, params)
+        elif kind in ("real", "imag"):
+            arr = getattr(arr, kind)
         else:
             arr = arr.squeeze(params)
     return arr

@@ -11,7 +11,8 @@ import numpy as np
 from ..errors import UserError
 
 SUPPORTED = tuple(np.dtype(n) for n in (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"))
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64",
+    "complex64", "complex128"))
 SUPPORTED_SET = frozenset(SUPPORTED)   # a hash lookup per argument of every call
 BOOL = np.dtype(bool)
 INT64 = np.dtype(np.int64)
@@ -20,6 +21,21 @@ FLOAT64 = np.dtype(np.float64)
 
 def is_float(dt: np.dtype) -> bool:
     return dt.kind == "f"
+
+
+def is_complex(dt: np.dtype) -> bool:
+    return dt.kind == "c"
+
+
+def real_dtype(dt: np.dtype) -> np.dtype:
+    """The dtype of a complex dtype's parts (float32 for complex64); other dtypes are their own."""
+    return np.dtype(f"f{dt.itemsize // 2}") if dt.kind == "c" else dt
+
+
+# The elementwise primitives implemented on complex values (codegen/complex_scalar.py); the frontend refuses the
+# other ufuncs NumPy has complex loops for.
+COMPLEX_PRIMS = frozenset({"add", "sub", "mul", "div", "pow", "neg", "copy", "conj", "abs", "exp", "log", "sqrt",
+                           "square", "isnan", "isinf", "isfinite", "eq", "ne", "lt", "le", "gt", "ge"})
 
 
 def is_bool(dt: np.dtype) -> bool:
@@ -53,6 +69,8 @@ def weak_type(value) -> type:
         return int
     if isinstance(value, float):
         return float
+    if isinstance(value, complex):
+        return complex
     raise UserError(f"unsupported scalar {value!r}", TypeError)
 
 
