@@ -498,12 +498,29 @@ def _writes_through_the_view_after_a_check(x, i):
     return a, t
 
 
+def _makes_them_in_a_loop(x):
+    for j in range(len(x)):
+        x[j] = 1
+    arr = np.zeros(3)
+    return arr, arr[1:]
+
+
+def _writes_through_the_view_after_a_looping_statement(x, i):
+    t = x[i]
+    a, v = _makes_them_in_a_loop(x)
+    v[0] = 5
+    return a, t
+
+
 def test_a_guarded_statement_keeps_arrays_that_share_memory_together():
-    """A statement after a check runs under `if not failed`; the names it binds were joined one by one, so an
-    array and its view made there became two arrays (a write through the view was lost: [0, 0, 0] where NumPy
-    gives [0, 5, 0]). Now that is refused, never a wrong answer (found in review)."""
+    """A statement after a check that runs a loop runs under `if not failed`; the names it binds are joined one by
+    one, so an array and its view made there became two arrays (a write through the view was lost: [0, 0, 0]
+    where NumPy gives [0, 5, 0]). That is refused, never a wrong answer (found in review). A statement that only
+    computes and writes runs as it is, its writes guarded one by one: its names keep sharing memory."""
     with pytest.raises(CompileError, match="shares memory with"):
-        transpile(_writes_through_the_view_after_a_check)(np.zeros(4), np.int64(2))
+        transpile(_writes_through_the_view_after_a_looping_statement)(np.zeros(4), np.int64(2))
+    check(_writes_through_the_view_after_a_check, np.zeros(4), np.int64(2))
+    check_raises(_writes_through_the_view_after_a_check, np.zeros(4), np.int64(7))
 
 
 def test_every_path_raising_at_run_time_raises_its_own_exception():

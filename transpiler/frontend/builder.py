@@ -68,12 +68,17 @@ class Builder:
         self.failed.append(flag)
 
     def write(self, target: Var, compute) -> None:
-        """Store `compute()` (target's new contents) into target's memory; after a check that may have failed in
-        the same statement (`x[0] = y[i]`), only if it did not (control.guarded)."""
+        """Store `compute()` (target's new contents) into target's memory; after a check that may have failed, in
+        the same statement (`x[0] = y[i]`) or before it, only if none did (control.guarded): the statement's own
+        computations run as they are, its writes under one `scf.if` each."""
         def store():
             self.memory.write(self, target, compute())
         if self.failed and self.guard is not None:
+            n = len(self.eqns)
             self.guard(store)
+            for e in self.eqns[n:]:
+                if e.prim == "if":
+                    e.params["guards_write"] = True     # (control.guarded: a statement whose writes are guarded)
         else:
             store()
 

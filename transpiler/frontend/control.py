@@ -243,7 +243,7 @@ class Control:
 
     # ---- statements after a check that may have failed --------------------------------------------------------
     def guarded(self, run, frame) -> None:
-        """Run a statement that follows checks which may have failed. NumPy stops at the first failing check, so
+        """Run a statement (or, with no frame, a write: Builder.write) that follows checks which may have failed. NumPy stops at the first failing check, so
         a statement that writes an array that existed before it, or runs a loop or a call that may loop, runs
         under `if not failed` (scf.if): on the failed path arrays keep their contents and the names it binds are
         never read (the call raises). Any other statement runs as it is: its values are then never used."""
@@ -257,16 +257,22 @@ class Control:
                 run()
             except (_Return, _Raise) as exit_:
                 exits.append(exit_)
-        eqns, _, checks = self.record(body, inherit=False)
+        # the failures before the statement are inherited: each write in it runs under `if not failed` by itself
+        # (Builder.write), so a statement that only computes and writes needs no scf.if of its own. (One around the
+        # whole statement, yielding the arrays it writes, with another inside for its own checks, made
+        # one-shot-bufferize exponential in the number of such statements: 16 took 36 s, now under 1 s; 20 took 109 s, now
+        # 1.8 s. It is still superlinear past about 25: 30 such statements take over a minute.)
+        eqns, _, checks = self.record(body, inherit=True)
         written = self.memory.changed_since(memory)
-        checks = self._hoist_size_checks(eqns, checks, any(buf.argument is not None for buf in written))
+        writes_argument = any(buf.argument is not None for buf in written)
+        checks = self._hoist_size_checks(eqns, checks, writes_argument)
         # only the caller's arrays are seen after a call that raised: writes into the function's own arrays after
         # a failed check change nothing NumPy's run would show
         # (past MAX_GUARDS only loops and arrays sized by the data are guarded: a loop on values NumPy never
         # computed may not end, and an array that does not fit must never be allocated)
         must = _may_run_long(eqns) or _makes_data_sized(eqns, b.env)
-        if not b.failed or not any(buf.argument is not None for buf in written) and not must \
-                or b.guards >= MAX_GUARDS and not must:
+        if not b.failed or not writes_argument and not must or b.guards >= MAX_GUARDS and not must \
+                or frame is not None and not must and not exits and _writes_guarded(eqns):
             b.eqns.extend(eqns)
             for flag, kind, message in checks:
                 b.check(flag, kind, message, located=False)
@@ -913,6 +919,13 @@ def _may_run_long(eqns) -> bool:
         if any(isinstance(p, Block) and _may_run_long(p.eqns) for p in e.params.values()):
             return True
     return False
+
+
+def _writes_guarded(eqns) -> bool:
+    """A statement that only computes and writes, each write under its own `if not failed` (Builder.write): no
+    loop, call or branch of its own. Its values are never read on the failed path."""
+    return not any(e.prim == "call" or any(isinstance(p, Block) for p in e.params.values())
+                   and not e.params.get("guards_write") for e in eqns)
 
 
 def _makes_data_sized(eqns, env) -> bool:

@@ -128,7 +128,7 @@ _argsort = _sort_like("argsort", True)
 
 def _sort_method(b, x, axis=-1, kind=None, order=None, *, stable=None):
     """x.sort(): in place, returns None."""
-    b.memory.write(b, x, _sort(b, x, axis, kind, order, stable=stable))
+    b.write(x, lambda: _sort(b, x, axis, kind, order, stable=stable))
 
 
 def _partition_like(name, index_result: bool):
