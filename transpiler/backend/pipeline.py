@@ -48,11 +48,13 @@ THREADS = ["convert-openmp-to-llvm"]
 # ... -> LLVM dialect.
 # Complex values (codegen/complex_scalar.py): exp/log/sqrt/abs become calls of libm's cexp/clog/csqrt/cabs, the
 # rest (re, im, create) LLVM structs of two floats, NumPy's memory layout.
-TO_LLVM = ["convert-complex-to-libm", "convert-complex-to-standard", "convert-scf-to-cf", "convert-vector-to-llvm", "expand-strided-metadata", "lower-affine",
+TO_LLVM = ["convert-complex-to-libm", "convert-complex-to-standard",
+           "convert-scf-to-cf", "convert-vector-to-llvm", "expand-strided-metadata", "lower-affine",
            "finalize-memref-to-llvm", "convert-math-to-funcs",
            "convert-math-to-libm",   # first: log1p, expm1 ... stay accurate libm calls, not log(1 + x) expansions
            "convert-math-to-llvm",
-           "convert-arith-to-llvm", "convert-complex-to-llvm", "convert-cf-to-llvm", "convert-func-to-llvm", "convert-index-to-llvm",
+           "convert-arith-to-llvm", "convert-complex-to-llvm", "convert-cf-to-llvm", "convert-func-to-llvm",
+           "convert-index-to-llvm",
            "convert-ub-to-llvm", "reconcile-unrealized-casts"]
 
 

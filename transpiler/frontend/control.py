@@ -243,10 +243,12 @@ class Control:
 
     # ---- statements after a check that may have failed --------------------------------------------------------
     def guarded(self, run, frame) -> None:
-        """Run a statement (or, with no frame, a write: Builder.write) that follows checks which may have failed. NumPy stops at the first failing check, so
-        a statement that writes an array that existed before it, or runs a loop or a call that may loop, runs
-        under `if not failed` (scf.if): on the failed path arrays keep their contents and the names it binds are
-        never read (the call raises). Any other statement runs as it is: its values are then never used."""
+        """Run a statement (or, with no frame, one write: Builder.write) that follows checks which may have failed.
+        NumPy stops at the first failing check, so a statement that writes an array that existed before it, or
+        runs a loop or a call that may loop, runs under `if not failed` (scf.if): on the failed path arrays keep
+        their contents and the names it binds are never read (the call raises). A statement that only computes
+        and writes has each write guarded by itself instead. Any other statement runs as it is: its values are
+        then never used."""
         from .infer import _Raise, _Return
         b = self.b
         snapshot, memory = dict(frame.locals) if frame else {}, self.memory.snapshot()
@@ -260,8 +262,8 @@ class Control:
         # the failures before the statement are inherited: each write in it runs under `if not failed` by itself
         # (Builder.write), so a statement that only computes and writes needs no scf.if of its own. (One around the
         # whole statement, yielding the arrays it writes, with another inside for its own checks, made
-        # one-shot-bufferize exponential in the number of such statements: 16 took 36 s, now under 1 s; 20 took 109 s, now
-        # 1.8 s. It is still superlinear past about 25: 30 such statements take over a minute.)
+        # one-shot-bufferize exponential in the number of such statements: 16 took 36 s, now under 1 s; 20 took
+        # 109 s, now 1.8 s. It is still superlinear past about 25: 30 such statements take over a minute.)
         eqns, _, checks = self.record(body, inherit=True)
         written = self.memory.changed_since(memory)
         writes_argument = any(buf.argument is not None for buf in written)
@@ -924,8 +926,8 @@ def _may_run_long(eqns) -> bool:
 def _writes_guarded(eqns) -> bool:
     """A statement that only computes and writes, each write under its own `if not failed` (Builder.write): no
     loop, call or branch of its own. Its values are never read on the failed path."""
-    return not any(e.prim == "call" or any(isinstance(p, Block) for p in e.params.values())
-                   and not e.params.get("guards_write") for e in eqns)
+    return not any(e.prim == "call" or (any(isinstance(p, Block) for p in e.params.values())
+                                        and not e.params.get("guards_write")) for e in eqns)
 
 
 def _makes_data_sized(eqns, env) -> bool:
