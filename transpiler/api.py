@@ -38,6 +38,7 @@ class Transpiled:
         self._cache: collections.OrderedDict = collections.OrderedDict()
         self._lock = threading.Lock()
         self.compilations = 0
+        self.replays = 0          # calls that ran as NumPy after the kernel reported a floating-point event
         self._needs_int_values: set = set()   # keys whose programs need their Python ints at compile time
         # the cheap call: arguments that are plain C-contiguous arrays, floats and ints (`_quick_key`) map straight
         # to their specialization's key and per-call path, skipping binding and flattening
@@ -143,8 +144,15 @@ class Transpiled:
                 self._quick[quick_key] = (key, entry, entry[0].globals_guard or None,
                                           "f" in quick_key or "i" in quick_key)
             return entry.run(leaves, originals, call.contiguous(leaves))
+        except errstate.Events:
+            pass     # (below, outside the handler: an error of the NumPy run is not chained to this)
         except Exception as error:
             raise user_frames(error) from error.__cause__   # the user's frames only (tracebacks.py)
+        # The kernel raised a floating-point event that the error state reports (a divide by zero, say, where
+        # NumPy warns): the function runs as NumPy, which issues its own warnings, and its result is the call's
+        # (the same values; arguments written in place were given back their old contents first, runtime/call.py)
+        self.replays += 1
+        return self.py_func(*args, **kwargs)
 
     def emit(self, *args, stage: str = "mlir", **kwargs) -> str:
         try:

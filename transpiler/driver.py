@@ -125,6 +125,19 @@ def compile_kernel(typed: Typed, opt_level: int = 3, use_disk_cache: bool = True
         return _compile_kernel(typed, opt_level, use_disk_cache, threads, stages or compile_log.NoStages())
 
 
+# What in a program's MLIR can raise a floating-point event: float arithmetic, comparisons and conversions, math and
+# complex ops, matrix products, calls (into NumPy or a callee). A kernel with none of them (copies, integer
+# arithmetic, indexing) never reports one, so a call that writes an argument need not keep its old contents for a
+# replay (runtime/call.py).
+_RAISING = re.compile(r"\barith\.(?:addf|subf|mulf|divf|remf|cmpf|maximumf|minimumf|maxnumf|minnumf|fptosi|fptoui|"
+                      r"truncf|extf)\b|\b(?:math|complex)\.|\blinalg\.(?:matmul|batch_matmul|matvec|vecmat|dot)\b|"
+                      r"\bfunc\.call\b")
+
+
+def may_raise(mlir_text: str) -> bool:
+    return _RAISING.search(mlir_text) is not None
+
+
 def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads: bool, stages) -> Kernel:
     outs = typed.program.outputs
     name, dtypes, ranks = typed.program.name, [np.dtype(v.dtype) for v in outs], [v.ndim for v in outs]
@@ -132,12 +145,13 @@ def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads:
     with ctx:
         with stages.stage("mlir"):
             module = to_mlir(typed, ctx)
+            text = str(module)
         key = None
         if use_disk_cache and disk_cache.directory():
             options = (f"O{opt_level} threads={threads} llvm={' '.join(llvm_options())}"
                        f" openblas={blas.direct_available()}")
             with stages.stage("disk cache"):
-                key = disk_cache.key(str(module), name, options)
+                key = disk_cache.key(text, name, options)
                 entry = disk_cache.load(key)
                 kernel = None
                 if entry is not None:
@@ -147,6 +161,7 @@ def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads:
                         disk_cache.discard(key)   # e.g. a symbol this process lacks, an unknown library function
             if kernel is not None:
                 stages.source = "loaded from the disk cache"
+                kernel.may_raise = may_raise(text)
                 return kernel
         stages.source = "compiled" + (" (disk cache miss)" if key else "")
         with stages.stage("optimize"):
@@ -156,6 +171,7 @@ def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads:
         with stages.stage("llvm"):
             kernel = Kernel.compile(module, name, dtypes, ranks, opt_level=opt_level)
     kernel.context = ctx
+    kernel.may_raise = may_raise(text)
     if key:
         with stages.stage("disk cache"):
             disk_cache.store(key, disk_cache.Entry(kernel.object_code(), kernel.library_functions))

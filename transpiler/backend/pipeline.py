@@ -10,7 +10,7 @@ from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
 from . import check_versioning, destinations, huge_pages, loops, matmul_lowering, vector_reductions, written_arguments
-from . import vector_math
+from . import fp_status, vector_math
 from ..runtime import blas
 
 # Still on tensors. Named ops become linalg.generic (GENERALIZE, below) so that elementwise producers fuse into
@@ -195,6 +195,7 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
             loops.thread_only_large_loops(module, THREAD_MIN_WORK)
     with module.context, ir.Location.unknown():
         vector_reductions.vectorize_reductions(module)   # max/min and compensated sums in vector lanes
+        fp_status.instrument(module)   # the kernel's last argument: the floating-point events it raised
     run(module, pipeline_text((THREADS if threads else []) + TO_LLVM))
     with module.context, ir.Location.unknown():
         huge_pages.use_huge_pages(module)   # on the LLVM dialect: malloc of large buffers asks for huge pages

@@ -258,12 +258,19 @@ def _log_split(x: ir.Value, dt: np.dtype):
 
 
 def _log_special(x: ir.Value, result: ir.Value) -> ir.Value:
-    """NumPy's log outside (0, inf): log(+-0) = -inf, log(x < 0) = nan, log(inf) = inf, NaN propagates. Selects
-    and comparisons only (no math op: vector_reductions vectorizes reductions over arith ops)."""
+    """NumPy's log outside (0, inf): log(+-0) = -inf, log(x < 0) = nan, log(inf) = inf, NaN propagates. Arith ops
+    only (no math op: vector_reductions vectorizes reductions over arith ops). -inf and nan are computed, not
+    constants, so that they raise NumPy's floating-point events in their lanes (backend/fp_status.py): -1 / |x|
+    divides by zero where x is +-0, (x - x) * inf is 0 * inf (invalid) where x < 0 (x - x is invalid itself for
+    -inf); elsewhere neither raises anything but for subnormal x (1 / x overflows) and x = inf (inf - inf), which
+    only cost a replay of the call as NumPy."""
     t = x.type
     inside = arith.andi(arith.cmpf(F.OGT, x, _float(t, 0.0)), arith.cmpf(F.OLT, x, _float(t, pymath.inf)))
-    special = arith.select(arith.cmpf(F.OLT, x, _float(t, 0.0)), _float(t, pymath.nan), x)    # inf, NaN: x
-    special = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), _float(t, -pymath.inf), special)
+    negative = arith.cmpf(F.OLT, x, _float(t, 0.0))
+    zero_or_one = arith.select(negative, arith.subf(x, x), _float(t, 1.0))
+    special = arith.select(negative, arith.mulf(zero_or_one, _float(t, pymath.inf)), x)    # inf, NaN: x
+    minus_inf = arith.divf(_float(t, -1.0), math.absf(x))
+    special = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), minus_inf, special)
     return arith.select(inside, result, special)
 
 

@@ -145,14 +145,24 @@ def _is_zero(dt, x):
 
 
 def _safe_divisor(dt, a, b):
-    """(divisor with 0 -> 1 and (INT_MIN, -1) -> 1, mask of the lanes NumPy defines specially)."""
+    """(divisor with 0 -> 1 and (INT_MIN, -1) -> 1, mask of the zero divisors, whose results NumPy defines as 0)."""
     zero = _is_zero(dt, b)
     bad = zero
     if dt.kind == "i":
         minus_one = arith.cmpi(I.eq, b, const(dt, -1))
         is_min = arith.cmpi(I.eq, a, const(dt, np.iinfo(dt).min))
         bad = arith.ori(zero, arith.andi(minus_one, is_min))
-    return arith.select(bad, const(dt, 1), b), zero
+    return arith.select(bad, const(dt, 1), b), _zero_raising_divide(dt, b)
+
+
+def _zero_raising_divide(dt, b):
+    """b == 0, computed as 1.0 / float(b) == inf: that division raises the floating-point divide-by-zero flag in the
+    lanes where b is 0, and only there, so that the kernel reports NumPy's "divide by zero encountered in
+    floor_divide" (backend/fp_status.py). The comparison's result is used, so the division is not dropped."""
+    f64 = ir.F64Type.get()
+    wide = (arith.sitofp if dt.kind == "i" else arith.uitofp)(f64, b)
+    inverse = arith.divf(arith.constant(f64, 1.0), wide)
+    return arith.cmpf(F.OEQ, inverse, arith.constant(f64, float("inf")))
 
 
 def _int_floordiv(dts, a, b):

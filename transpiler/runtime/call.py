@@ -3,14 +3,15 @@
 Everything that depends only on the specialization (which checks its program needs, the frame layout of its
 kernel, how its value is rebuilt) is decided once in `runner`; the closure it returns does only the steps this
 program needs. A call with one small array costs a few microseconds of Python this way (docs/performance.md, "A
-cheap call"). Checks after the kernel (its check flags; a floating-point status check would go there too) run
-between `invoke` and the result.
+cheap call"). Checks after the kernel (its check flags) run between `invoke` and the result; the floating-point
+status check is in `invoke` itself (runtime/jit.py), which raises errstate.Events for the caller to run the function
+as NumPy (api.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import allocation, numpy_calls
+from . import allocation, errstate, numpy_calls
 from .signature import build_result
 
 
@@ -24,6 +25,9 @@ def runner(typed, kernel):
     check_sizes = env.check if env.guards or env.nonzero else None
     allocations, written, checks = typed.allocations, typed.written, program.checks
     invoke = kernel.invoker(tuple(len(v.shape) for v in program.inputs))
+    # a written argument's old contents, for a replay as NumPy after an event: kept only when the kernel can raise
+    # one that the error state reports (the replay must start from what the caller passed, and write it once)
+    keep_written = written if kernel.may_raise else []
     template = typed.template
     # the common return: one array the kernel made, no check flags
     out = template[1] if template[0] == "out" and template[2] == "array" and not checks else None
@@ -37,7 +41,16 @@ def runner(typed, kernel):
             allocation.check(allocations, arrays)
         if written:
             check_writable(typed, leaves)
-        results = invoke(arrays)
+        if keep_written and errstate.any_reported():
+            kept = [(leaves[i], leaves[i].copy()) for i in keep_written]
+            try:
+                results = invoke(arrays)
+            except errstate.Events:
+                for leaf, old in kept:   # NumPy writes them again, from the start
+                    np.copyto(leaf, old)
+                raise
+        else:
+            results = invoke(arrays)
         for i in written:     # an argument written through a contiguous copy gets the new contents
             if arrays[i] is not leaves[i]:
                 np.copyto(leaves[i], arrays[i])

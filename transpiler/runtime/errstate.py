@@ -1,13 +1,20 @@
 """NumPy's floating-point error state at the call (`np.errstate`, `np.seterr`).
 
-A kernel does not report floating-point events: IEEE arithmetic gives the same values, but no RuntimeWarning and
-no FloatingPointError (docs/semantics.md). Where the caller asked for more than warnings (`raise`, `call`, `print`
-or `log` for any of divide, over, under, invalid), the compiled function runs as the NumPy code it is instead, so
-that NumPy itself raises, calls or prints exactly where and when it would. The check costs one context-variable
-read when the error state is the default one (NumPy 2 keeps it in a ContextVar), and a `np.geterr()` only when it
-changed since the last call.
+A kernel reports the floating-point events it raised (backend/fp_status.py: the IEEE flags of its threads, a
+filter, not the answer: vector code can raise a flag that NumPy's loops do not, e.g. comparing a NaN). When an event
+that the current state reports (`warn`) was raised, the call runs the function again as the NumPy code it is
+(`Events`, caught in api.py), so that NumPy issues exactly its own RuntimeWarnings. Where the caller asked for more
+than warnings (`raise`, `call`, `print` or `log` for any of divide, over, under, invalid), the compiled function
+runs as NumPy code from the start, so that NumPy itself raises, calls or prints exactly where and when it would.
+The checks cost one context-variable read when the error state is the default one (NumPy 2 keeps it in a
+ContextVar), and a `np.geterr()` only when it changed since the last call.
 """
 from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import platform
 
 import numpy as np
 
@@ -19,6 +26,38 @@ except ImportError:   # pragma: no cover (another NumPy layout): read the modes 
 _QUIET = ("ignore", "warn")
 _DEFAULT = _state.get() if _state is not None else None
 _last = (_DEFAULT, False)      # (error-state object, whether it asks NumPy to run): a one-entry cache
+# the kernel's event bits (backend/fp_status.py) of each np.errstate category
+_BITS = {"invalid": 1, "divide": 4, "over": 8, "under": 16}
+
+
+class Events(Exception):
+    """The kernel raised a floating-point event that the caller's error state reports: the call runs the function
+    as NumPy instead (api.py), which issues NumPy's own warnings."""
+
+
+def _warned(modes: dict) -> int:
+    return sum(bit for name, bit in _BITS.items() if modes[name] != "ignore")
+
+
+_last_warned = (_DEFAULT, _warned(np.geterr()))   # (error-state object, its reported event bits): a one-entry cache
+
+
+def reported(events: int) -> int:
+    """The bits of `events` (the kernel's status word) that the current error state does not ignore."""
+    global _last_warned
+    if _state is None:
+        return events & _warned(np.geterr())
+    current = _state.get()
+    seen, bits = _last_warned
+    if current is not seen:
+        bits = _warned(np.geterr())
+        _last_warned = (current, bits)
+    return events & bits
+
+
+def any_reported() -> bool:
+    """Whether the current error state reports some event (the default one does: it warns)."""
+    return reported(sum(_BITS.values())) != 0
 
 
 def numpy_must_run() -> bool:
@@ -34,3 +73,32 @@ def numpy_must_run() -> bool:
         answer = any(mode not in _QUIET for mode in np.geterr().values())
         _last = (current, answer)
     return answer
+
+
+_libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+_libm.fetestexcept.argtypes = _libm.feraiseexcept.argtypes = [ctypes.c_int]
+_X86 = platform.machine().lower() in ("x86_64", "amd64")
+_KINDS = {"invalid value": 1, "divide by zero": 4, "overflow": 8, "underflow": 16}   # np.errstate's call names
+
+
+@contextlib.contextmanager
+def numpy_inside_kernel():
+    """Around NumPy code that a kernel calls back (sorts, float16 products ...): NumPy clears the thread's
+    floating-point flags before each ufunc, which would lose the events the kernel raised before the call, and
+    checks them after, which would warn in the middle of the kernel. So the events of the NumPy code are collected
+    (errstate `call`) and raised, with the kernel's earlier ones, into the flags again when it returns: the kernel
+    reports them all, and the replay as NumPy issues the warnings (x86-64's fenv bits are the kernel's event bits)."""
+    if not _X86:    # (no events reported there: backend/fp_status.py)
+        yield
+        return
+    before = _libm.fetestexcept(sum(_KINDS.values()))
+    seen = []
+    try:
+        with np.errstate(all="call", call=lambda kind, flag: seen.append(kind)):
+            yield
+    finally:
+        events = before
+        for kind in seen:
+            events |= _KINDS.get(kind, 0)
+        if events:
+            _libm.feraiseexcept(events)

@@ -10,7 +10,7 @@ import threading
 import mlir
 from mlir.execution_engine import ExecutionEngine
 
-from . import blas, numpy_calls, objects, openmp
+from . import blas, errstate, numpy_calls, objects, openmp
 from .memref import Frame, made_once, results_adopter
 
 def runtime_libraries() -> list:
@@ -94,6 +94,7 @@ class Kernel:
         self._adopt = results_adopter(out_ranks, out_dtypes)
         self._invokers: dict = {}
         self.origin = origin          # "compiled" or "disk cache"
+        self.may_raise = True         # whether it can raise floating-point events (driver.py sets it)
 
     @classmethod
     def compile(cls, llvm_module, name: str, out_dtypes: list, out_ranks: list, opt_level: int = 3) -> "Kernel":
@@ -124,7 +125,8 @@ class Kernel:
                 return f.read()
 
     def __call__(self, arrays: list) -> list:
-        """The results of the kernel on C-contiguous `arrays`, as NumPy arrays."""
+        """The results of the kernel on C-contiguous `arrays`, as NumPy arrays (errstate.Events instead when it
+        raised a floating-point event that the caller's error state reports)."""
         return self.invoker(tuple(len(a.shape) for a in arrays))(arrays)
 
     def invoker(self, in_ranks: tuple):
@@ -135,6 +137,7 @@ class Kernel:
         frame_call, adopt, fn = self.frame.caller(in_ranks), self._adopt, self.fn
         calls_numpy, calls_openblas = self.calls_numpy, self.calls_openblas
         before_kernel, interrupted = openmp.before_kernel, blas.INTERRUPTED
+        has_results, reported, events = bool(self.out_ranks), errstate.reported, errstate.Events
 
         def invoke(arrays: list) -> list:
             before_kernel()
@@ -145,9 +148,11 @@ class Kernel:
                     words, inputs = frame_call(fn, arrays)
             else:
                 words, inputs = frame_call(fn, arrays)
-            results = adopt(words, inputs) if words else []
+            results = adopt(words, inputs) if has_results else []
             if interrupted.is_set():    # a Ctrl-C during a NumPy callback: the kernel finished, now raise it
                 interrupted.clear()
                 raise KeyboardInterrupt
+            if words[-1] and reported(words[-1]):   # the status word: floating-point events the caller reports
+                raise events
             return results
         return invoke

@@ -50,14 +50,16 @@ def made_once(table: dict, key, make):
 
 class Frame:
     """The arguments of one call of a kernel's packed entry point, in one int64 buffer: the results' descriptors
-    (filled by the kernel), one descriptor per input array (allocated and aligned pointers, offset 0, sizes,
-    strides in elements), a pointer to each descriptor, and a pointer to each of those pointers (what the packed
-    entry point takes).
+    (filled by the kernel), the status word (the floating-point events the kernel raised, backend/fp_status.py), one
+    descriptor per input array (allocated and aligned pointers, offset 0, sizes, strides in elements), the status
+    word's descriptor (the kernel's last argument, a rank-0 memref), a pointer to each descriptor, and a pointer to
+    each of those pointers (what the packed entry point takes).
 
     The layout depends only on the ranks, fixed per specialization: `caller(in_ranks)` derives it once. Buffers are
     reused (a free list: a call takes one and gives it back, so threads and re-entrant calls never share one), and
     their pointer part, absolute addresses into the buffer itself, is written once when a buffer is made; a call
-    only packs the input descriptors (one `struct.pack_into`) and unpacks the results' words."""
+    only packs the input descriptors (one `struct.pack_into`) and unpacks the results' words and the status word
+    (the last of the words a call returns)."""
 
     def __init__(self, out_ranks: list):
         self.out_ranks = out_ranks
@@ -75,21 +77,26 @@ class Frame:
 
     def _make_caller(self, in_ranks: tuple):
         result_words = self.result_words
+        status = result_words        # the status word, right after the results: unpacked with them
         starts = [0] if self.out_ranks else []
-        words = result_words
+        words = status + 1
         for rank in in_ranks:
             starts.append(words)
             words += 3 + 2 * rank
+        starts.append(words)         # the status word's descriptor: allocated, aligned, offset
+        words += 3
         first_slot, n = words, len(starts)
         size = first_slot + 2 * n
         pointer_offsets = [8 * start for start in starts] + [8 * (first_slot + i) for i in range(n)]
         pointers = struct.Struct(f"{2 * n}q")
+        status_descriptor = struct.Struct("3q")
         free: list = []
 
         def new_buffer():
-            buffer = np.empty(size, np.int64)
+            buffer = np.zeros(size, np.int64)   # (the kernel stores 32 bits of the status word: the rest stays 0)
             base = data_pointer(buffer)
             pointers.pack_into(buffer, 8 * first_slot, *[base + offset for offset in pointer_offsets])
+            status_descriptor.pack_into(buffer, 8 * starts[-1], base + 8 * status, base + 8 * status, 0)
             return buffer, base
 
         # straight-line code for these ranks: a generic loop over the arrays cost a microsecond more per call
@@ -107,14 +114,14 @@ class Frame:
             if rank:
                 lines.append(f"    {name}s = {name}.shape")
         lines += ["    buffer, base = free.pop() if free else new_buffer()",
-                  f"    pack_into(buffer, {8 * result_words}, {', '.join(fields)})" if fields else "",
+                  f"    pack_into(buffer, {8 * (status + 1)}, {', '.join(fields)})" if fields else "",
                   f"    entry(base + {8 * (first_slot + n)})",
-                  "    results = unpack_from(buffer)" if result_words else "    results = ()",
+                  "    results = unpack_from(buffer)",
                   "    free.append((buffer, base))",
                   f"    return results, ({''.join(name + 'p, ' for name in names)})"]
         namespace = {"free": free, "new_buffer": new_buffer, "read": _read_pointer,
-                     "data_pointer": data_pointer, "pack_into": struct.Struct(f"{first_slot - result_words}q").pack_into,
-                     "unpack_from": struct.Struct(f"{result_words}q").unpack_from}
+                     "data_pointer": data_pointer, "pack_into": struct.Struct(f"{starts[-1] - status - 1}q").pack_into,
+                     "unpack_from": struct.Struct(f"{result_words + 1}q").unpack_from}
         exec("\n".join(lines), namespace)
         return namespace["call"]
 

@@ -20,6 +20,8 @@ import threading
 
 import numpy as np
 
+from . import errstate
+
 PREFIX = "npcall_"
 
 FUNCTIONS = {
@@ -77,7 +79,8 @@ def callback(name: str):
         arrays = [view(p, rank, dt) for p, (dt, rank) in zip(pointers, ins)]
         args = [_rebuild(a, arrays) for a in spec["args"]]
         kwargs = {k: _rebuild(a, arrays) for k, a in spec["kwargs"].items()}
-        result = fn(*args, **kwargs)
+        with errstate.numpy_inside_kernel():
+            result = fn(*args, **kwargs)
         results = tuple(result) if len(outs) > 1 else (result,)
         for p, (dt, rank), r in zip(pointers[len(ins):], outs, results):
             out, r = view(p, rank, dt), np.asarray(r)

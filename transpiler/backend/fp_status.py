@@ -1,0 +1,117 @@
+"""The kernel reports which floating-point events it raised (divide by zero, overflow, underflow, invalid), so that
+the call can issue NumPy's RuntimeWarnings (runtime/call.py replays the function as NumPy when one is reported).
+
+IEEE arithmetic records each event in sticky flags of the thread that computed it (MXCSR on x86-64). The entry
+function gets one more argument, a `memref<i32>` status word: it clears the flags at entry and stores them at every
+return. Flags are per thread, so each OpenMP parallel region does the same for its workers: every thread of the team
+clears its flags at the start of the region and ORs them into a slot of the calling function at its end, and the
+calling thread, which clears its own flags as thread 0 of the team, gets them back (with those it had before the
+region) once the region is done. A callee (an outlined `call`) runs in its caller's thread, so its events are its
+caller's.
+
+x86-64 only (the flags are read with stmxcsr / written with ldmxcsr, a few cycles each); elsewhere the status word
+stays 0 and no warning is issued (docs/guarantees.md).
+"""
+from __future__ import annotations
+
+import platform
+
+from mlir import ir
+from mlir.dialects import arith, llvm, memref
+
+# the MXCSR exception flags NumPy reports: invalid (bit 0), divide by zero (2), overflow (3), underflow (4); not
+# denormal (1) nor inexact (5). The same bits as glibc's FE_INVALID, FE_DIVBYZERO, FE_OVERFLOW, FE_UNDERFLOW.
+INVALID, DIVIDE, OVERFLOW, UNDERFLOW = 1, 4, 8, 16
+REPORTED = INVALID | DIVIDE | OVERFLOW | UNDERFLOW
+_ALL_FLAGS = 63
+SUPPORTED = platform.machine().lower() in ("x86_64", "amd64")
+
+
+def instrument(module: ir.Module) -> None:
+    """Add the status argument to the entry function (the one defined with a C interface), last, and the flag
+    handling to it and to every omp.parallel region. Runs on func/memref/omp code, before the conversion to the
+    LLVM dialect."""
+    i32 = ir.IntegerType.get_signless(32)
+    status_type = ir.MemRefType.get([], i32)
+    entry_fn = None
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and "llvm.emit_c_interface" in op.attributes and len(op.regions[0].blocks):
+            entry_fn = op
+    if entry_fn is None:
+        raise AssertionError("internal compiler error: no entry function to report floating-point events")
+    block = entry_fn.regions[0].blocks[0]
+    status = block.add_argument(status_type, entry_fn.location)
+    ftype = ir.FunctionType(ir.TypeAttr(entry_fn.attributes["function_type"]).value)
+    entry_fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get([*ftype.inputs, status_type],
+                                                                              ftype.results))
+    if not SUPPORTED:
+        for ret in _returns(entry_fn):
+            with ir.InsertionPoint(ret), ret.location:
+                memref.store(arith.constant(i32, 0), status, [])
+        return
+    with ir.InsertionPoint(block.operations[0]), entry_fn.location:
+        scratch = _slot()
+        _clear(scratch)
+    for ret in _returns(entry_fn):
+        with ir.InsertionPoint(ret), ret.location:
+            memref.store(_test(scratch), status, [])
+    regions = []
+    module.operation.walk(lambda op: (op.name == "omp.parallel" and regions.append(op)) or ir.WalkResult.ADVANCE)
+    for par in regions:
+        _instrument_region(par)
+
+
+def _returns(fn) -> list:
+    found = []
+    fn.operation.walk(lambda op: (op.name == "func.return" and found.append(op)) or ir.WalkResult.ADVANCE)
+    return found
+
+
+def _slot():
+    """A stack word (for the events, or for stmxcsr / ldmxcsr, which go through memory)."""
+    i32 = ir.IntegerType.get_signless(32)
+    return llvm.alloca(ir.Type.parse("!llvm.ptr"), arith.constant(i32, 1), i32)
+
+
+def _instrument_region(par) -> None:
+    fn = par.operation.parent
+    while fn.name != "func.func":
+        fn = fn.parent
+    # the calling thread's words live in its function's entry block (an alloca in a loop would grow the stack at
+    # every iteration); each thread of the team has its own scratch word, in the region
+    with ir.InsertionPoint(fn.regions[0].blocks[0].operations[0]), par.location:
+        events, scratch = _slot(), _slot()
+    with ir.InsertionPoint(par), par.location:
+        llvm.store(_test(scratch), events)     # the calling thread's events so far (it clears them as thread 0)
+    body = par.regions[0].blocks[0]
+    with ir.InsertionPoint(body.operations[0]), par.location:
+        own = _slot()
+        _clear(own)
+    with ir.InsertionPoint.at_block_terminator(body), par.location:
+        llvm.AtomicRMWOp(llvm.AtomicBinOp._or, events, _test(own), llvm.AtomicOrdering.monotonic)
+    with ir.InsertionPoint.after(par), par.location:
+        _raise(scratch, llvm.load(ir.IntegerType.get_signless(32), events))
+
+
+def _read(scratch):
+    llvm.call_intrinsic(None, "llvm.x86.sse.stmxcsr", [scratch], [], [])
+    return llvm.load(ir.IntegerType.get_signless(32), scratch)
+
+
+def _write(scratch, value) -> None:
+    llvm.store(value, scratch)
+    llvm.call_intrinsic(None, "llvm.x86.sse.ldmxcsr", [scratch], [], [])
+
+
+def _test(scratch):
+    """The reported flags of this thread, as an i32."""
+    return arith.andi(_read(scratch), arith.constant(ir.IntegerType.get_signless(32), REPORTED))
+
+
+def _clear(scratch) -> None:
+    _write(scratch, arith.andi(_read(scratch), arith.constant(ir.IntegerType.get_signless(32), ~_ALL_FLAGS)))
+
+
+def _raise(scratch, flags) -> None:
+    """Set `flags` in this thread's MXCSR (no arithmetic: nothing traps, as the masked exceptions never do)."""
+    _write(scratch, arith.ori(_read(scratch), flags))
