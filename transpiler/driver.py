@@ -18,7 +18,7 @@ from .frontend.infer import Interpreter
 from .program import Program
 from .runtime import allocation, disk_cache
 from .runtime.globals_guard import GlobalsGuard
-from .runtime import blas
+from .runtime import blas, errstate
 from .runtime.jit import Kernel, llvm_options, openmp_library
 from .runtime.objects import LoadError
 from .runtime.signature import abstract, result_template
@@ -30,6 +30,9 @@ STAGES = ("typed", "mlir", "optimized", "llvm")
 class Typed:
     program: Program
     template: object   # how to rebuild the Python return value from the kernel's results
+    # floating-point events NumPy raised in what was folded while compiling (`1 / np.float64(0)`): NumPy raises them
+    # at every call, so every call reports them (errstate.py's event bits)
+    folded_events: int = 0
 
     def __post_init__(self):
         # what each call checks, derived once: module-level arrays the kernel folded in (valid while unchanged),
@@ -50,8 +53,9 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     builder = Builder(program)
     builder.top_level = True     # (sizes made from its int arguments are checked before the call: kernel_size)
     interp = Interpreter(builder, objects.values())
-    try:
-        with np.errstate(all="ignore"):   # folding `1 / np.float64(0)` while compiling prints no NumPy warning
+    folded: list = []
+    try:   # folding `1 / np.float64(0)` while compiling prints no NumPy warning; the call will (Typed.folded_events)
+        with np.errstate(all="call", call=lambda kind, flag: folded.append(kind)):
             value = interp.run(fn, list(call.args), call.kwargs)
     except CompileError:
         raise
@@ -72,7 +76,7 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     program.outputs = outputs + [flag for flag, _, _ in program.checks]  # check flags come back last
     program.callees = interp.outliner.programs
     program.check()
-    return Typed(program, template)
+    return Typed(program, template, errstate.event_bits(folded))
 
 
 def to_mlir(typed: Typed, context: ir.Context) -> ir.Module:
@@ -161,7 +165,8 @@ def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads:
                         disk_cache.discard(key)   # e.g. a symbol this process lacks, an unknown library function
             if kernel is not None:
                 stages.source = "loaded from the disk cache"
-                kernel.may_raise = may_raise(text)
+                kernel.may_raise = may_raise(text) or bool(typed.folded_events)
+                kernel.folded_events = typed.folded_events
                 return kernel
         stages.source = "compiled" + (" (disk cache miss)" if key else "")
         with stages.stage("optimize"):
@@ -171,7 +176,8 @@ def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads:
         with stages.stage("llvm"):
             kernel = Kernel.compile(module, name, dtypes, ranks, opt_level=opt_level)
     kernel.context = ctx
-    kernel.may_raise = may_raise(text)
+    kernel.may_raise = may_raise(text) or bool(typed.folded_events)
+    kernel.folded_events = typed.folded_events
     if key:
         with stages.stage("disk cache"):
             disk_cache.store(key, disk_cache.Entry(kernel.object_code(), kernel.library_functions))

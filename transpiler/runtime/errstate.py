@@ -97,8 +97,14 @@ def numpy_inside_kernel():
         with np.errstate(all="call", call=lambda kind, flag: seen.append(kind)):
             yield
     finally:
-        events = before
-        for kind in seen:
-            events |= _KINDS.get(kind, 0)
+        events = before | event_bits(seen)
         if events:
             _libm.feraiseexcept(events)
+
+
+def event_bits(kinds: list) -> int:
+    """The event bits of np.errstate `call` kinds ("divide by zero", ...)."""
+    bits = 0
+    for kind in kinds:
+        bits |= _KINDS.get(kind, 0)
+    return bits

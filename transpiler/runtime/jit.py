@@ -95,6 +95,7 @@ class Kernel:
         self._invokers: dict = {}
         self.origin = origin          # "compiled" or "disk cache"
         self.may_raise = True         # whether it can raise floating-point events (driver.py sets it)
+        self.folded_events = 0        # events of what was folded while compiling: reported by every call
 
     @classmethod
     def compile(cls, llvm_module, name: str, out_dtypes: list, out_ranks: list, opt_level: int = 3) -> "Kernel":
@@ -138,6 +139,7 @@ class Kernel:
         calls_numpy, calls_openblas = self.calls_numpy, self.calls_openblas
         before_kernel, interrupted = openmp.before_kernel, blas.INTERRUPTED
         has_results, reported, events = bool(self.out_ranks), errstate.reported, errstate.Events
+        folded = self.folded_events
 
         def invoke(arrays: list) -> list:
             before_kernel()
@@ -152,7 +154,7 @@ class Kernel:
             if interrupted.is_set():    # a Ctrl-C during a NumPy callback: the kernel finished, now raise it
                 interrupted.clear()
                 raise KeyboardInterrupt
-            if words[-1] and reported(words[-1]):   # the status word: floating-point events the caller reports
-                raise events
+            if (words[-1] or folded) and reported(words[-1] | folded):   # the status word: floating-point
+                raise events                                             # events the caller reports
             return results
         return invoke
