@@ -44,6 +44,9 @@ def instrument(module: ir.Module) -> None:
     ftype = ir.FunctionType(ir.TypeAttr(entry_fn.attributes["function_type"]).value)
     entry_fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get([*ftype.inputs, status_type],
                                                                               ftype.results))
+    if "arg_attrs" in entry_fn.attributes:    # one dictionary per argument
+        attrs = list(ir.ArrayAttr(entry_fn.attributes["arg_attrs"]))
+        entry_fn.attributes["arg_attrs"] = ir.ArrayAttr.get([*attrs, ir.DictAttr.get({})])
     if not SUPPORTED:
         for ret in _returns(entry_fn):
             with ir.InsertionPoint(ret), ret.location:

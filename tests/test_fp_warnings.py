@@ -1,0 +1,281 @@
+"""NumPy's RuntimeWarnings from compiled functions: the kernel reports the floating-point events its threads raised
+(backend/fp_status.py), and a call whose kernel raised one that the error state reports runs again as NumPy, which
+issues exactly NumPy's warnings (runtime/errstate.py, api.py). Each case compares the warnings (category and text)
+and the values with NumPy's own."""
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from transpiler import transpile
+
+
+def _run(fn, *args):
+    """(result, [(category, message)]) of fn(*args), every warning recorded (arguments copied: some are written)."""
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn(*args)
+    return result, sorted({(w.category.__name__, str(w.message)) for w in caught})
+
+
+def _same_as_numpy(fn, *args, compiled=None, rtol=0.0):
+    """The compiled function's warnings and values are NumPy's (within `rtol`: the kernel's exp and log are
+    within an ulp of NumPy's, docs/guarantees.md); returns the warnings."""
+    compiled = compiled or transpile(fn)
+    expected, numpy_warnings = _run(fn, *args)
+    result, our_warnings = _run(compiled, *args)
+    assert our_warnings == numpy_warnings
+    np.testing.assert_allclose(result, expected, rtol=rtol, atol=0)
+    return our_warnings
+
+
+def _divide(x, y):
+    return x / y
+
+
+def _log(x):
+    return np.log(x)
+
+
+def _log1p(x):
+    return np.log1p(x)
+
+
+def _exp(x):
+    return np.exp(x)
+
+
+def _sqrt(x):
+    return np.sqrt(x)
+
+
+def _mean(x):
+    return np.mean(x)
+
+
+def _arcsin(x):
+    return np.arcsin(x)
+
+
+def _sinh(x):
+    return np.sinh(x)
+
+
+def _sin(x):
+    return np.sin(x)
+
+
+CASES = [   # (name, function, arguments, NumPy's warning messages)
+    ("divide by zero", _divide, (np.ones(5), np.array([1.0, 0.0, 2.0, -0.0, 4.0])),
+     ["divide by zero encountered in divide"]),
+    ("divide by zero, float32", _divide, (np.ones(5, np.float32), np.array([1, 0, 2, 3, 4], np.float32)),
+     ["divide by zero encountered in divide"]),
+    ("0 / 0", _divide, (np.zeros(3), np.zeros(3)), ["invalid value encountered in divide"]),
+    ("log(0)", _log, (np.array([1.0, 0.0, 2.0]),), ["divide by zero encountered in log"]),
+    ("log(0), float32", _log, (np.array([1.0, 0.0, 2.0], np.float32),), ["divide by zero encountered in log"]),
+    ("log(-1)", _log, (np.array([1.0, -1.0, -np.inf]),), ["invalid value encountered in log"]),
+    ("log1p(-1) and log1p(-2)", _log1p, (np.array([-1.0, -2.0, 1.0]),),
+     ["divide by zero encountered in log1p", "invalid value encountered in log1p"]),
+    ("exp overflow", _exp, (np.array([1.0, 1000.0]),), ["overflow encountered in exp"]),
+    ("exp overflow, float32", _exp, (np.array([1.0, 100.0], np.float32),), ["overflow encountered in exp"]),
+    ("float32 multiply overflow", lambda x: x * x, (np.array([1e30, 1.0], np.float32),),
+     ["overflow encountered in multiply"]),
+    ("sqrt(-1)", _sqrt, (np.array([-1.0, 4.0]),), ["invalid value encountered in sqrt"]),
+    ("mean of an empty array", _mean, (np.zeros(0),),
+     ["Mean of empty slice", "invalid value encountered in scalar divide"]),
+    ("integer floor division by zero", lambda x, y: x // y, (np.array([3, 4, 5]), np.array([1, 0, 2])),
+     ["divide by zero encountered in floor_divide"]),
+    ("integer remainder by zero", lambda x, y: x % y, (np.array([3, 4], np.int32), np.array([0, 3], np.int32)),
+     ["divide by zero encountered in remainder"]),
+    ("uint8 floor division by zero", lambda x, y: x // y, (np.array([3, 4], np.uint8), np.array([0, 3], np.uint8)),
+     ["divide by zero encountered in floor_divide"]),
+    ("nan to int cast", lambda x: x.astype(np.int64), (np.array([np.nan, 2.0]),),
+     ["invalid value encountered in cast"]),
+    ("arcsin(2)", _arcsin, (np.array([2.0, 0.5]),), ["invalid value encountered in arcsin"]),
+    ("0 ** -1", lambda x: x ** -1.0, (np.array([0.0, 0.5]),), ["divide by zero encountered in power"]),
+    ("sinh overflow", _sinh, (np.array([1000.0, 1.0]),), ["overflow encountered in sinh"]),
+    ("sin(inf)", _sin, (np.array([np.inf, 1.0]),), ["invalid value encountered in sin"]),
+    ("float16 divide", lambda x: x / 0, (np.ones(3, np.float16),), ["divide by zero encountered in divide"]),
+    ("a reduction of an overflowing product", lambda x: (x * x).sum(), (np.array([1e200, 1.0, 2.0]),),
+     ["overflow encountered in multiply"]),
+    ("inf - inf in a sum", lambda x: x.sum() - x.sum(), (np.array([np.inf, 1.0]),),
+     ["invalid value encountered in scalar subtract"]),
+]
+
+
+@pytest.mark.parametrize("name, fn, args, messages", CASES, ids=[c[0] for c in CASES])
+def test_warnings_are_numpys(name, fn, args, messages):
+    assert _same_as_numpy(fn, *args) == sorted(("RuntimeWarning", m) for m in messages)
+
+
+QUIET = [   # NumPy warns nothing: the kernel's flags may be set (a NaN compared in a vector), nothing is issued
+    ("maximum with nan", lambda x: np.maximum(x, 1.0), np.array([np.nan, 2.0] * 20)),
+    ("minimum with nan", lambda x: np.minimum(x, 1.0), np.array([np.nan, 2.0] * 20)),
+    ("comparison with nan", lambda x: x < 1.0, np.array([np.nan, 2.0] * 20)),
+    ("max of an array with nan", lambda x: x.max(), np.array([np.nan, 2.0] * 20)),
+    ("where over nan", lambda x: np.where(x > 0, x, 0.0), np.array([np.nan, -2.0, 3.0] * 20)),
+    ("log(inf)", _log, np.array([np.inf, 2.0] * 20)),
+    ("exp underflow (under is ignored by default)", _exp, np.array([-1000.0, 1.0])),
+    ("inf arithmetic that raises nothing", lambda x: x + 1.0, np.array([np.inf, -np.inf, np.nan])),
+]
+
+
+@pytest.mark.parametrize("name, fn, x", QUIET, ids=[c[0] for c in QUIET])
+def test_no_warning_where_numpy_gives_none(name, fn, x):
+    assert _same_as_numpy(fn, x) == []
+
+
+def test_ordinary_data_runs_the_kernel_only():
+    """No event, no replay: the kernel's result is the call's."""
+    for fn, x in [(lambda x: x + 1, np.arange(100.0)), (_log, np.linspace(0.1, 100.0, 1000)),
+                  (_exp, np.linspace(-700.0, 700.0, 1000)), (lambda x: x // 3, np.arange(100)),
+                  (lambda x: np.sqrt(x) / (x + 1), np.arange(1000.0))]:
+        compiled = transpile(fn)
+        _same_as_numpy(fn, x, compiled=compiled, rtol=1e-15)
+        assert compiled.replays == 0
+
+
+def test_errstate_ignore_silences_and_under_warn_warns():
+    compiled = transpile(_divide)
+    x, y = np.ones(3), np.array([0.0, 1.0, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(divide="ignore"):
+            np.testing.assert_array_equal(compiled(x, y), [np.inf, 1.0, np.inf])
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(compiled(np.zeros(3), y), [np.nan, 0.0, np.nan])
+    with np.errstate(divide="ignore"):      # invalid still warns
+        assert _same_as_numpy(_divide, np.zeros(3), y, compiled=compiled) == [
+            ("RuntimeWarning", "invalid value encountered in divide")]
+    assert compiled.replays == 1            # (the ignored events ran the kernel only)
+    with np.errstate(under="warn"):
+        assert _same_as_numpy(_exp, np.array([-1000.0, 1.0])) == [
+            ("RuntimeWarning", "underflow encountered in exp")]
+
+
+def test_filterwarnings_error_raises_numpys_runtime_warning():
+    compiled = transpile(_divide)
+    compiled(np.ones(2), np.ones(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning, match="divide by zero encountered in divide") as ours:
+            compiled(np.ones(2), np.zeros(2))
+        with pytest.raises(RuntimeWarning) as numpys:
+            _divide(np.ones(2), np.zeros(2))
+    assert str(ours.value) == str(numpys.value)
+    assert ours.traceback[-1].path == numpys.traceback[-1].path      # raised at the user's line, as NumPy's
+
+
+def test_the_quick_call_path_warns_too():
+    compiled = transpile(lambda x: 1.0 / x)
+    for _ in range(3):       # the first call compiles; the next ones take the cheap path (api._quick_key)
+        _, caught = _run(compiled, np.array([0.0, 1.0]))
+        assert caught == [("RuntimeWarning", "divide by zero encountered in divide")]
+    assert compiled._quick
+    _, caught = _run(compiled, np.array([2.0, 1.0]))
+    assert caught == []
+
+
+def test_arguments_written_in_place_are_written_once():
+    """The replay starts from the arguments the caller passed: the kernel's writes are undone first."""
+    def scale(a, d):
+        a /= d
+        a += 1.0
+        return a.sum()
+
+    def bump(counts, x):
+        counts[0] += 1
+        return np.log(x)
+
+    for fn, args in [(scale, (np.arange(4.0), np.array([1.0, 0.0, 2.0, 0.0]))),
+                     (bump, (np.zeros(3, np.int64), np.array([0.0, 1.0])))]:
+        mine = [a.copy() for a in args]
+        numpys = [a.copy() for a in args]
+        compiled = transpile(fn)
+        with np.errstate(all="ignore"):
+            compiled(*[a.copy() for a in args])        # compiled outside the watch
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = compiled(*mine)
+        with warnings.catch_warnings(record=True) as numpy_caught:
+            warnings.simplefilter("always")
+            expected = fn(*numpys)
+        assert [str(w.message) for w in caught] == [str(w.message) for w in numpy_caught] != []
+        np.testing.assert_array_equal(result, expected)
+        for a, b in zip(mine, numpys):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_a_kernel_without_float_arithmetic_keeps_no_copy_of_what_it_writes():
+    """Writing one element of a big argument stays O(1): a kernel that cannot raise an event (no float arithmetic,
+    comparison or conversion) keeps no copy of its written arguments for a replay."""
+    def put(x, i, v):
+        x[i] = v
+
+    def add(x, i, v):
+        x[i] += v
+
+    big = np.zeros(1_000_000)
+    for fn, may_raise in [(put, False), (add, True)]:
+        compiled = transpile(fn)
+        compiled(big, 3, 2.0)
+        (_, kernel), = [entry for entry in compiled._cache.values()]
+        assert kernel.may_raise is may_raise
+    assert big[3] == 4.0
+
+
+def test_events_before_a_numpy_callback_are_kept():
+    """np.sort runs as a NumPy call from the kernel, and NumPy clears the floating-point flags: the division's event
+    before it still warns (runtime/errstate.numpy_inside_kernel)."""
+    def f(x):
+        return np.sort(1.0 / x)
+
+    assert _same_as_numpy(f, np.array([3.0, 0.0, 1.0])) == [
+        ("RuntimeWarning", "divide by zero encountered in divide")]
+
+
+_THREADED = """
+import warnings, numpy as np
+from transpiler import transpile
+from transpiler.backend import pipeline
+f = transpile(lambda x, y: np.sqrt(x) / y + 1.0)
+n = 4 * pipeline.THREAD_MIN_WORK
+x, y = np.ones(n), np.ones(n)
+for where in (10, n - 10):           # the first half runs on the calling thread, the second on the worker
+    y[:] = 1.0
+    y[where] = 0.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = f(x, y)
+    assert [str(w.message) for w in caught] == ["divide by zero encountered in divide"], (where, caught)
+    assert np.isinf(r[where]) and r[where + 1] == 2.0
+y[:] = 1.0
+x[n - 10] = -1.0                     # invalid in the worker's half
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    f(x, y)
+assert [str(w.message) for w in caught] == ["invalid value encountered in sqrt"], caught
+x[n - 10] = 1.0
+with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    f(x, y)
+    f(x, np.where(np.arange(n) % 2 == 0, 1.0, np.nan))    # NaN in the workers' compares: nothing
+assert f.replays == 3, f.replays
+print("ok")
+"""
+
+
+def test_threaded_kernels_report_the_workers_events(tmp_path):
+    """Each OpenMP worker clears its flags at the start of a parallel region and hands them to the calling thread
+    at its end. In a child process with two static threads (the runtime's load balancing may give one thread on a
+    busy machine), the faulting element is in the calling thread's half or in the worker's."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = tmp_path / "threaded.py"      # (a compiled function's source must be in a file)
+    script.write_text(_THREADED)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": root, "OMP_NUM_THREADS": "2", "OMP_DYNAMIC": "false"})
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
