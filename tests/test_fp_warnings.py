@@ -279,3 +279,44 @@ def test_threaded_kernels_report_the_workers_events(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTHONPATH": root, "OMP_NUM_THREADS": "2", "OMP_DYNAMIC": "false"})
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
+def test_a_kernel_loaded_from_the_disk_cache_warns(fresh_kernel_cache):
+    """The status word is part of the kernel's ABI: a kernel linked from the disk cache reports events too, and keeps
+    the compiler's knowledge of what it can raise and of the events it folded."""
+    def f(x, y):
+        return x / y + np.float64(1.0) / 0.0
+
+    args = (np.ones(3), np.array([1.0, 0.0, 2.0]))
+    first = transpile(f)
+    _same_as_numpy(f, *args, compiled=first)
+    second = transpile(f)
+    warned = _same_as_numpy(f, *args, compiled=second)
+    assert warned == [("RuntimeWarning", "divide by zero encountered in divide"),
+                      ("RuntimeWarning", "divide by zero encountered in scalar divide")]
+    (_, first_kernel), = first._cache.values()
+    (_, kernel), = second._cache.values()
+    assert (first_kernel.origin, kernel.origin) == ("compiled", "disk cache")
+    assert kernel.may_raise and kernel.folded_events == first_kernel.folded_events == 4
+
+
+def test_known_differences_are_as_documented():
+    """docs/guarantees.md's known differences, asserted so that fixing one fails here and changes the docs: INT_MIN
+    // -1 raises no flag (NumPy warns overflow), and an event of a result never used is not reported (LLVM removes
+    the computation)."""
+    def int_min(x):
+        return x // -1
+
+    def unused(x):
+        y = x / 0.0      # noqa: F841 - never used: NumPy still computes it and warns
+        return x + 1.0
+
+    x = np.array([-2**63, 4])
+    result, caught = _run(transpile(int_min), x)
+    expected, numpy_caught = _run(int_min, x)
+    np.testing.assert_array_equal(result, expected)
+    assert (caught, numpy_caught) == ([], [("RuntimeWarning", "overflow encountered in floor_divide")])
+    result, caught = _run(transpile(unused), np.ones(2))
+    expected, numpy_caught = _run(unused, np.ones(2))
+    np.testing.assert_array_equal(result, expected)
+    assert (caught, numpy_caught) == ([], [("RuntimeWarning", "divide by zero encountered in divide")])
