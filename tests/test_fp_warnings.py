@@ -29,7 +29,10 @@ def _same_as_numpy(fn, *args, compiled=None, rtol=0.0):
     expected, numpy_warnings = _run(fn, *args)
     result, our_warnings = _run(compiled, *args)
     assert our_warnings == numpy_warnings
-    np.testing.assert_allclose(result, expected, rtol=rtol, atol=0)
+    if expected is None:
+        assert result is None
+    else:
+        np.testing.assert_allclose(result, expected, rtol=rtol, atol=0)
     return our_warnings
 
 
@@ -208,6 +211,40 @@ def test_arguments_written_in_place_are_written_once():
         np.testing.assert_array_equal(result, expected)
         for a, b in zip(mine, numpys):
             np.testing.assert_array_equal(a, b)
+
+
+def test_a_big_argument_written_in_place_is_not_copied_and_warns_from_the_flags():
+    """Above KEEP_LIMIT_BYTES of written arguments the call keeps no copy (writing one element of a big array stays
+    O(1), measured here by the memory the call allocates): an event is then warned from the kernel's flags, in
+    NumPy's wording with the function's name for the operation's, and the kernel's writes stand (written once)."""
+    import tracemalloc
+
+    def accumulate(x, i, v):
+        x[i] += v
+
+    compiled = transpile(accumulate)
+    big = np.zeros(1_000_000)
+    compiled(big, 0, 1.0)
+    tracemalloc.start()
+    try:
+        compiled(big, 1, 2.0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < big.nbytes // 10
+    big[3] = 1e308
+    _, caught = _run(compiled, big, 3, 1e308)    # (_run copies big: the copy is written)
+    assert caught == [("RuntimeWarning", "overflow encountered in accumulate (an argument written in place was too "
+                       "big to run the call again as NumPy: the kernel's floating-point flags)")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(over="ignore"):
+            compiled(big, 3, 1e308)
+    assert big[3] == np.inf and big[1] == 2.0 and compiled.replays == 0
+    small = np.zeros(100)
+    small[3] = 1e308
+    assert _same_as_numpy(accumulate, small, 3, 1e308, compiled=compiled) == [   # small: kept, NumPy's warning
+        ("RuntimeWarning", "overflow encountered in scalar add")]
 
 
 def test_a_kernel_without_float_arithmetic_keeps_no_copy_of_what_it_writes():

@@ -144,10 +144,13 @@ class Transpiled:
                 self._quick[quick_key] = (key, entry, entry[0].globals_guard or None,
                                           "f" in quick_key or "i" in quick_key)
             return entry.run(leaves, originals, call.contiguous(leaves))
-        except errstate.Events:
-            pass     # (below, outside the handler: an error of the NumPy run is not chained to this)
+        except errstate.Events as events:
+            raised = events   # (handled below, outside the handler: an error of the NumPy run is not chained to it)
         except Exception as error:
             raise user_frames(error) from error.__cause__   # the user's frames only (tracebacks.py)
+        if errstate.has_value(raised):    # a big argument written in place: the kernel's value, the flags' warnings
+            errstate.warn_from_flags(raised.events, self.py_func.__name__, 2)
+            return raised.value
         # The kernel raised a floating-point event that the error state reports (a divide by zero, say, where
         # NumPy warns): the function runs as NumPy, which issues its own warnings, and its result is the call's
         # (the same values; arguments written in place were given back their old contents first, runtime/call.py)

@@ -27,6 +27,10 @@ def runner(typed, kernel):
     invoke = kernel.invoker(tuple(len(v.shape) for v in program.inputs))
     # a written argument's old contents, for a replay as NumPy after an event: kept only when the kernel can raise
     # one that the error state reports (the replay must start from what the caller passed, and write it once)
+    # a written argument's old contents, for a replay as NumPy after an event: kept only when the kernel can raise
+    # one that the error state reports (the replay must start from what the caller passed, and write it once), and
+    # only up to KEEP_LIMIT_BYTES (writing one element of a big array stays O(1); an event there is warned from the
+    # kernel's flags, errstate.warn_from_flags)
     keep_written = written if kernel.may_raise else []
     template = typed.template
     # the common return: one array the kernel made, no check flags
@@ -41,16 +45,24 @@ def runner(typed, kernel):
             allocation.check(allocations, arrays)
         if written:
             check_writable(typed, leaves)
-        if keep_written and errstate.any_reported():
+        if not keep_written or not errstate.any_reported():
+            return finish(invoke(arrays), leaves, originals, arrays)
+        kept = None
+        if sum([leaves[i].nbytes for i in keep_written]) <= KEEP_LIMIT_BYTES:
             kept = [(leaves[i], leaves[i].copy()) for i in keep_written]
-            try:
-                results = invoke(arrays)
-            except errstate.Events:
+        try:
+            results = invoke(arrays)
+        except errstate.Events as events:
+            if kept is not None:
                 for leaf, old in kept:   # NumPy writes them again, from the start
                     np.copyto(leaf, old)
                 raise
-        else:
-            results = invoke(arrays)
+            # too big to keep: the kernel's writes and result stand, the warnings come from its flags (api.py)
+            events.value = finish(events.results, leaves, originals, arrays)
+            raise
+        return finish(results, leaves, originals, arrays)
+
+    def finish(results, leaves, originals, arrays):
         for i in written:     # an argument written through a contiguous copy gets the new contents
             if arrays[i] is not leaves[i]:
                 np.copyto(leaves[i], arrays[i])
@@ -60,6 +72,11 @@ def runner(typed, kernel):
             raise_failed_checks(program, results)
         return build_result(template, results, originals)
     return run
+
+
+# The most bytes of written arguments a call copies before a kernel that can raise a floating-point event, so that
+# an event can be replayed as NumPy from the caller's contents (a copy of 64 KiB takes about 1.5 us)
+KEEP_LIMIT_BYTES = 1 << 16
 
 
 def contiguous(leaves: list) -> list:

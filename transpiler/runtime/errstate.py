@@ -15,6 +15,7 @@ import contextlib
 import ctypes
 import ctypes.util
 import platform
+import warnings
 
 import numpy as np
 
@@ -32,7 +33,30 @@ _BITS = {"invalid": 1, "divide": 4, "over": 8, "under": 16}
 
 class Events(Exception):
     """The kernel raised a floating-point event that the caller's error state reports: the call runs the function
-    as NumPy instead (api.py), which issues NumPy's own warnings."""
+    as NumPy instead (api.py), which issues NumPy's own warnings. `results`: the kernel's; `events`: the reported
+    event bits; `value`: the call's value when it cannot run as NumPy (runtime/call.py: an argument written in place
+    too big to keep a copy of), and then the warnings come from the bits (`warn_from_flags`)."""
+
+    def __init__(self, results: list, events: int):
+        super().__init__()
+        self.results, self.events, self.value = results, events, _NO_VALUE
+
+
+_NO_VALUE = object()
+
+
+def has_value(events: Events) -> bool:
+    return events.value is not _NO_VALUE
+
+
+def warn_from_flags(events: int, name: str, stacklevel: int) -> None:
+    """One RuntimeWarning per reported event, in NumPy's order and wording, naming the compiled function where
+    NumPy names the operation (it is not known from the flags)."""
+    for kind in ("divide by zero", "overflow", "underflow", "invalid value"):
+        if events & _KINDS[kind]:
+            warnings.warn(f"{kind} encountered in {name} (an argument written in place was too big to run the call "
+                          f"again as NumPy: the kernel's floating-point flags)", RuntimeWarning,
+                          stacklevel=stacklevel + 1)
 
 
 def _warned(modes: dict) -> int:

@@ -155,6 +155,6 @@ class Kernel:
                 interrupted.clear()
                 raise KeyboardInterrupt
             if (words[-1] or folded) and reported(words[-1] | folded):   # the status word: floating-point
-                raise events                                             # events the caller reports
+                raise events(results, reported(words[-1] | folded))     # events the caller reports
             return results
         return invoke
