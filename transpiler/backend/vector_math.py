@@ -257,19 +257,20 @@ def _log_split(x: ir.Value, dt: np.dtype):
     return k, arith.subf(m, _float(t, 1.0))
 
 
-def _log_special(x: ir.Value, result: ir.Value) -> ir.Value:
+def _log_special(x: ir.Value, result: ir.Value, divide_raised: bool = False) -> ir.Value:
     """NumPy's log outside (0, inf): log(+-0) = -inf, log(x < 0) = nan, log(inf) = inf, NaN propagates. Arith ops
-    only (no math op: vector_reductions vectorizes reductions over arith ops). -inf and nan are computed, not
-    constants, so that they raise NumPy's floating-point events in their lanes (backend/fp_status.py): -1 / |x|
-    divides by zero where x is +-0, (x - x) * inf is 0 * inf (invalid) where x < 0 (x - x is invalid itself for
-    -inf); elsewhere neither raises anything but for subnormal x (1 / x overflows) and x = inf (inf - inf), which
-    only cost a replay of the call as NumPy."""
+    only (no math op: vector_reductions vectorizes reductions over arith ops). nan is computed, not a constant, so
+    that it raises NumPy's floating-point event in its lanes (backend/fp_status.py): (x - x) * inf is 0 * inf
+    (invalid) where x < 0 (x - x is invalid itself for -inf), and so is -inf where x is +-0, as -1 / |x| (divide by
+    zero), unless `divide_raised` (_log_core's float64 division divides by zero there already: no second division).
+    Elsewhere nothing is raised but for x = inf (inf - inf) and, by -1 / |x|, subnormal x (overflow): a flag that
+    only costs a replay of the call as NumPy, which warns nothing."""
     t = x.type
     inside = arith.andi(arith.cmpf(F.OGT, x, _float(t, 0.0)), arith.cmpf(F.OLT, x, _float(t, pymath.inf)))
     negative = arith.cmpf(F.OLT, x, _float(t, 0.0))
     zero_or_one = arith.select(negative, arith.subf(x, x), _float(t, 1.0))
     special = arith.select(negative, arith.mulf(zero_or_one, _float(t, pymath.inf)), x)    # inf, NaN: x
-    minus_inf = arith.divf(_float(t, -1.0), math.absf(x))
+    minus_inf = _float(t, -pymath.inf) if divide_raised else arith.divf(_float(t, -1.0), math.absf(x))
     special = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), minus_inf, special)
     return arith.select(inside, result, special)
 
@@ -278,17 +279,19 @@ def log(x: ir.Value, dt: np.dtype) -> ir.Value:
     """Natural log in x's own type, x = 2**k (1 + f) (_log_split). float64 in the arrangement of fdlibm's log that
     keeps the large terms exact: with s = f / (2 + f) (one division, which vectorizes), log(x) = k ln2_hi -
     ((f**2/2 - (s (f**2/2 + R(s**2)) + k ln2_lo)) - f). float32 without division: f - f**2/2 + f**3 P(f) + k ln 2."""
-    return _log_special(x, _log_core(x, dt))
+    return _log_special(x, _log_core(x, dt), divide_raised=dt == F64)
 
 
 def _log_core(x: ir.Value, dt: np.dtype) -> ir.Value:
-    """log(x) for positive finite x (garbage for the others)."""
+    """log(x) for positive finite x (garbage for the others). float64: where x is +-0 the division is 1 / x, which
+    raises the divide-by-zero flag of NumPy's log(0) (_log_special)."""
     t = x.type
     k, f = _log_split(x, dt)
     kf = arith.sitofp(t, k)
     if dt == F64:
         hfsq = arith.mulf(arith.mulf(f, f), _f64(0.5))
-        s = arith.divf(f, arith.addf(f, _f64(2.0)))
+        zero = arith.cmpf(F.OEQ, x, _f64(0.0))
+        s = arith.divf(arith.select(zero, _f64(1.0), f), arith.select(zero, x, arith.addf(f, _f64(2.0))))
         z = arith.mulf(s, s)
         r = arith.mulf(z, _horner(t, z, _LOG_R64))
         inner = arith.addf(arith.mulf(s, arith.addf(hfsq, r)), arith.mulf(kf, _f64(_LN2_LO)))
@@ -669,7 +672,7 @@ def log1p(x: ir.Value, dt: np.dtype) -> ir.Value:
     c = arith.addf(arith.subf(arith.select(x_bigger, x, one), u), arith.select(x_bigger, one, x))
     result = arith.addf(_log_core(u, dt), arith.divf(c, u))
     result = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), x, result)
-    return _log_special(u, result)
+    return _log_special(u, result, divide_raised=dt == F64)
 
 
 # asin(s) = s + s**3 P(s**2) for 0 <= s <= 1/2, P fitted by tools/fit_polynomials.py (ASIN_P64, ASIN_P32): at most
@@ -734,7 +737,7 @@ def power(x: ir.Value, y: ir.Value, dt: np.dtype) -> ir.Value:
         ordinary = arith.cmpf(F.OLT, _magnitude_and_sign(product, F64)[0], _f64(800.0))    # else 0, inf or NaN
         magnitude = exp_f64(product, arith.select(ordinary, error, _f64(0.0)))
     else:
-        magnitude = exp_f64(arith.mulf(yd, _log_special(ax, _log_core(ax, F64))))
+        magnitude = exp_f64(arith.mulf(yd, _log_special(ax, _log_core(ax, F64), divide_raised=True)))
     # y's parity from y as an integer while |y| < 2**62 (beyond, and +-inf, y is an even integer; NaN converts
     # as 0, not an integer: the conversion never sees an out-of-range value)
     huge = arith.cmpf(F.OGE, ay, _f64(2.0 ** 62))
