@@ -45,20 +45,21 @@ def runner(typed, kernel):
             allocation.check(allocations, arrays)
         if written:
             check_writable(typed, leaves)
-        if not keep_written or not errstate.any_reported():
-            return finish(invoke(arrays), leaves, originals, arrays)
         kept = None
-        if sum([leaves[i].nbytes for i in keep_written]) <= KEEP_LIMIT_BYTES:
-            kept = [(leaves[i], leaves[i].copy()) for i in keep_written]
+        if keep_written and errstate.any_reported():
+            kept = [(leaves[i], leaves[i].copy()) for i in keep_written] \
+                if sum([leaves[i].nbytes for i in keep_written]) <= KEEP_LIMIT_BYTES else False
         try:
             results = invoke(arrays)
         except errstate.Events as events:
-            if kept is not None:
+            if checks:   # a failed check is the call's error, as without the event (an int64 overflow, say)
+                raise_failed_checks(program, events.results)
+            if kept is False:
+                # too big to keep: the kernel's writes and result stand, the warnings come from its flags (api.py)
+                events.value = finish(events.results, leaves, originals, arrays)
+            elif kept:
                 for leaf, old in kept:   # NumPy writes them again, from the start
                     np.copyto(leaf, old)
-                raise
-            # too big to keep: the kernel's writes and result stand, the warnings come from its flags (api.py)
-            events.value = finish(events.results, leaves, originals, arrays)
             raise
         return finish(results, leaves, originals, arrays)
 
