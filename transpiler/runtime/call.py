@@ -26,8 +26,6 @@ def runner(typed, kernel):
     allocations, written, checks = typed.allocations, typed.written, program.checks
     invoke = kernel.invoker(tuple(len(v.shape) for v in program.inputs))
     # a written argument's old contents, for a replay as NumPy after an event: kept only when the kernel can raise
-    # one that the error state reports (the replay must start from what the caller passed, and write it once)
-    # a written argument's old contents, for a replay as NumPy after an event: kept only when the kernel can raise
     # one that the error state reports (the replay must start from what the caller passed, and write it once), and
     # only up to KEEP_LIMIT_BYTES (writing one element of a big array stays O(1); an event there is warned from the
     # kernel's flags, errstate.warn_from_flags)
