@@ -98,8 +98,8 @@ def test_the_default_state_gives_numpys_values_and_numpys_warnings():
         compiled(x, y)                                                   # compiled outside the watch
     result, caught = _warnings_of(lambda: compiled(x, y))
     np.testing.assert_array_equal(result, expected)
-    assert caught == _warnings_of(lambda: ratio(x, y))[1] == [
-        (RuntimeWarning, "divide by zero encountered in divide"), (RuntimeWarning, "invalid value encountered in divide")]
+    assert caught == _warnings_of(lambda: ratio(x, y))[1] == [(RuntimeWarning, "divide by zero encountered in divide"),
+                                                              (RuntimeWarning, "invalid value encountered in divide")]
     with warnings.catch_warnings():
         warnings.simplefilter("error")                                   # any warning fails the test
         with np.errstate(all="ignore"):
