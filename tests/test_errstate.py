@@ -7,6 +7,13 @@ import numpy as np
 import pytest
 
 from transpiler import transpile
+from transpiler.runtime import errstate
+
+
+@pytest.fixture(autouse=True)
+def _fp_warnings_on(monkeypatch):
+    """The tests here check NumPy's warnings from compiled calls, which are opt-in (runtime/errstate.py)."""
+    monkeypatch.setattr(errstate, "WARNINGS", True)
 
 
 def ratio(x, y):
@@ -88,9 +95,24 @@ def test_compiling_prints_no_numpy_warning_for_what_it_folds():
             np.testing.assert_array_equal(compiled(np.ones(2)), [np.inf, np.inf])
 
 
+def test_by_default_a_call_gives_numpys_values_and_no_warning(monkeypatch):
+    """Unless TRANSPILER_FP_WARNINGS=1, the kernel's floating-point events are not reported (runtime/errstate.py:
+    LLVM raises spurious ones): NumPy's values, no RuntimeWarning, no second run as NumPy."""
+    monkeypatch.setattr(errstate, "WARNINGS", False)
+    x, y = np.array([1.0, 0.0, -1.0, 2.0]), np.array([0.0, 0.0, 0.0, 4.0])
+    compiled = transpile(ratio)
+    with np.errstate(all="ignore"):
+        expected = ratio(x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(compiled(x, y), expected)
+    assert compiled.replays == 0
+
+
 def test_the_default_state_gives_numpys_values_and_numpys_warnings():
-    """Under the default state (warn) the compiled function issues NumPy's RuntimeWarnings (the kernel reports its
-    floating-point events and the call runs again as NumPy, tests/test_fp_warnings.py); under `ignore` none."""
+    """With the warnings on, under the default state (warn) the compiled function issues NumPy's RuntimeWarnings
+    (the kernel reports its floating-point events and the call runs again as NumPy, tests/test_fp_warnings.py);
+    under `ignore` none."""
     x, y = np.array([1.0, 0.0, -1.0, 2.0]), np.array([0.0, 0.0, 0.0, 4.0])
     compiled = transpile(ratio)
     with np.errstate(all="ignore"):
