@@ -151,6 +151,16 @@ def test_python_complex_is_weak():
     check(lambda x: x + 1j, np.arange(3))
 
 
+def test_python_complex_ordered_against_a_float64_scalar_is_numpys_bool():
+    """`1j * np.float64(2)` is Python's complex product (np.float64 is a float), but Python's complex has no order:
+    `1j < np.float64(2)` is np.float64's reflected comparison, an np.bool (it was a Python bool; found by the
+    exhaustive promotion table)."""
+    for op in (lambda c, s: c < s, lambda c, s: c >= s, lambda c, s: c > s, lambda c, s: c <= s):
+        check(op, 1j, np.float64(2.0))
+        check(op, 2 - 0.5j, np.float64(-1.0))
+    check(lambda c, s: c * s, 1j, np.float64(2.0))          # still a Python complex
+
+
 def test_numpy_complex_scalars_are_strong():
     x32 = np.arange(4, dtype=np.float32)
     check(lambda x: np.complex128(1) * x, x32)

@@ -87,7 +87,8 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         _check_integer_exponent(b, args[1] if in_dts[1].kind == "i" else 0)
     operands = checked_in_kernel(b, operands)
     shape = broadcast([o.shape for o in operands], b.env)
-    weak = python_op and (all(is_weak(a) for a in args) or _python_complex_meets_float64_scalar(args))
+    weak = python_op and (all(is_weak(a) for a in args) or ufunc not in _ORDERINGS and
+                          _python_complex_meets_float64_scalar(args))
     prim = UFUNC_PRIMS[ufunc]
     if ufunc is np.power and out_dts[0].kind in "fc" and isinstance(args[0], Var) and not args[0].scalar \
             and not args[0].weak and isinstance(args[1], Var) and args[1].ndim == 0 \
@@ -146,7 +147,8 @@ def checked_in_kernel(b: Builder, operands: list) -> list:
 
 def _python_complex_meets_float64_scalar(args) -> bool:
     """Python's complex operators take a float subclass, np.float64, themselves: `1j * np.float64(2)` is a Python
-    complex (`np.float64(2) * 1j` is NumPy's np.complex128, the left operand's method runs first)."""
+    complex (`np.float64(2) * 1j` is NumPy's np.complex128, the left operand's method runs first). Not the
+    orderings: Python's complex has none, so `1j < np.float64(2)` is np.float64's reflected method, an np.bool."""
     if len(args) != 2 or not is_weak(args[0]) or operand_type(args[0]) is not complex:
         return False
     right = args[1]
