@@ -155,18 +155,31 @@ def expand(module: ir.Module) -> None:
         op.erase()
 
 
+# float32 exp's shifter: 1.5 * 2**23 + 254. x log2(e) + it rounds to an integer k whose bits are those of the
+# shifter (0x4B4000FE) plus n, so that with h = bits >> 1 both h << 23 and (bits - h) << 23 are the bits of the powers
+# of two 2**(n >> 1) and 2**(n - (n >> 1)): 0x4B4000FE / 2 = 127 (mod 2**9), the exponent bias, and the higher bits
+# shift out.
+_EXP_SHIFTER_F32 = 12583166.0
+
+
 def exp_f32(x: ir.Value) -> ir.Value:
     """float32 exp in float32 arithmetic (16 lanes per AVX-512 vector, twice float64's): a two-constant reduction
-    (n * _LN2_HI_F32 is exact), the Taylor series to degree 7 (truncation < 0.1 ulp), 2**n as two factors."""
+    (n * _LN2_HI_F32 is exact), the Taylor series to degree 7 (truncation < 0.1 ulp), 2**n as two factors made from
+    the bits of the rounded n (_EXP_SHIFTER_F32: no float-to-int conversion, 6 integer and float operations for
+    both factors and their products). NaN propagates through the clamp (maximumf and minimumf keep NaN) and the
+    arithmetic, so no select is needed: the bits of a NaN k give finite garbage factors, and NaN times them is NaN."""
     f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
     xc = arith.minimumf(arith.maximumf(x, _float(f32, -104.0)), _float(f32, 89.0))   # beyond: 0 or inf anyway
-    shifter = _float(f32, 12582912.0)                                               # 1.5 * 2**23
-    n = arith.subf(_multiply_add(xc, _float(f32, _LOG2E), shifter), shifter)
+    shifter = _float(f32, _EXP_SHIFTER_F32)
+    k = _multiply_add(xc, _float(f32, _LOG2E), shifter)
+    n = arith.subf(k, shifter)
     r = _multiply_add(n, _float(f32, -_LN2_LO_F32), _multiply_add(n, _float(f32, -_LN2_HI_F32), xc))
-    ni = arith.fptosi(i32, n)
-    half = arith.shrsi(ni, _int(i32, 1))
-    result = arith.mulf(arith.mulf(_taylor(r, 0, 7), _pow2(half)), _pow2(arith.subi(ni, half)))
-    return arith.select(arith.cmpf(F.UNO, x, x), x, result)
+    bits = arith.bitcast(i32, k)
+    half = arith.shrsi(bits, _int(i32, 1))
+    exponent = _int(i32, 23)
+    first = arith.bitcast(f32, arith.shli(half, exponent))                     # 2**(n >> 1)
+    second = arith.bitcast(f32, arith.shli(arith.subi(bits, half), exponent))  # 2**(n - (n >> 1))
+    return arith.mulf(arith.mulf(_taylor(r, 0, 7), first), second)
 
 
 def _expm1_small(y: ir.Value) -> ir.Value:
