@@ -193,6 +193,23 @@ def test_trig_in_scalar_code_and_in_place():
     assert np.array_equal(transpile(in_place)(x.copy()), in_place(x.copy()))
 
 
+def test_hoisted_coefficients_in_scalar_code_branches_and_threads():
+    """The polynomials' coefficients are made once at the start of the function (vector_math._coefficient) and
+    used from scalar loops, branches, several expansions and the threads' outlined loop bodies alike."""
+    def mixed(x, flag: bool):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += np.exp(x[i] * 0.01) + np.log1p(np.abs(x[i]))
+        y = np.tanh(x) + np.exp(x * 0.5) if flag else np.log(np.abs(x) + 1.0)
+        return s, y, np.exp(x.astype(np.float32))
+
+    x = np.random.default_rng(16).uniform(-50, 50, 300_000)      # threaded loops (docs/performance.md)
+    for flag in (True, False):
+        for got, want in zip(transpile(mixed)(x, flag), mixed(x, flag)):
+            eps = np.finfo(np.asarray(want).dtype).eps                # a few ulp of each term
+            np.testing.assert_allclose(got, want, rtol=4 * eps, atol=4 * eps, strict=True)
+
+
 def arctan_of(x):
     return np.arctan(x)
 

@@ -44,8 +44,35 @@ _LN2_HI_F32 = 0.693359375               # ln 2 in 9 bits: n * _LN2_HI_F32 is exa
 _LN2_LO_F32 = -2.12194440e-4            # ln 2 - _LN2_HI_F32
 
 
+# While `expand` rewrites the ops of one function: where its loop-invariant constants go (see _float).
+_HOISTED: dict = {}
+
+
 def _float(t: ir.Type, value: float) -> ir.Value:
     return arith.constant(t, ir.FloatAttr.get(t, value))
+
+
+def _coefficient(t: ir.Type, value: float) -> ir.Value:
+    """A float constant only multiplied and added (a polynomial's coefficient, exp's reduction constants). Inside
+    `expand`: a value LLVM cannot fold, made once at the start of the function. A folded constant is a
+    constant-pool operand, and the JIT's large code model addresses each through a 64-bit `movabs` into a general
+    register; with a polynomial's dozen constants LLVM runs out of those and re-materializes addresses and
+    broadcasts inside the loop (float32 exp's loop spent 8 of 31 instructions on them). An opaque value is broadcast
+    once before the vector loop and stays in a vector register. (Not for the operands of maximumf/minimumf or
+    comparisons: with a constant LLVM knows it is no NaN and not zero, and a clamp is one instruction.)"""
+    entry = _HOISTED.get("entry")
+    if entry is None:
+        return _float(t, value)
+    dtype = _float_type(t)
+    key = (dtype, np.array(value, dtype=dtype).tobytes())
+    if key not in _HOISTED:
+        int_type = ir.IntegerType.get_signless(8 * dtype.itemsize)
+        bits = int(np.array(value, dtype=dtype).view(np.int64 if dtype == F64 else np.int32))
+        with ir.InsertionPoint.at_block_begin(entry), ir.Location.unknown():
+            constant = arith.constant(int_type, ir.IntegerAttr.get(int_type, bits))
+            opaque = llvm.inline_asm(int_type, [constant], "", "=r,0")    # the same register, unknown to LLVM
+            _HOISTED[key] = arith.bitcast(t, opaque)
+    return _HOISTED[key]
 
 
 def _int(t: ir.Type, value: int) -> ir.Value:
@@ -89,9 +116,9 @@ def _multiply_add(a: ir.Value, b: ir.Value, c: ir.Value) -> ir.Value:
 def _taylor(r: ir.Value, first: int, last: int) -> ir.Value:
     """sum of r**k / k! for k = first..last (first is 0 or 1), by Horner's rule with fused multiply-adds, in r's
     type."""
-    poly = _float(r.type, 1.0 / pymath.factorial(last))
+    poly = _coefficient(r.type, 1.0 / pymath.factorial(last))
     for k in range(last - 1, first - 1, -1):
-        poly = _multiply_add(poly, r, _float(r.type, 1.0 / pymath.factorial(k)))
+        poly = _multiply_add(poly, r, _coefficient(r.type, 1.0 / pymath.factorial(k)))
     return arith.mulf(poly, r) if first == 1 else poly
 
 
@@ -149,10 +176,17 @@ def expand(module: ir.Module) -> None:
             continue
         if op.name in _REDUCED and op.parent.name != "linalg.generic":
             continue   # scalar code (no vector loop to win) without a fast/exact version: libm
+        function = op.parent
+        while function.name != "func.func":
+            function = function.parent
+        if "function" not in _HOISTED or _HOISTED["function"] != function:
+            _HOISTED.clear()
+            _HOISTED.update(function=function, entry=function.regions[0].blocks[0])
         with ir.InsertionPoint(op), op.location:
             new = EXPANSIONS[op.name](dt, *op.operands)
         op.results[0].replace_all_uses_with(new)
         op.erase()
+    _HOISTED.clear()
 
 
 # float32 exp's shifter: 1.5 * 2**23 + 254. x log2(e) + it rounds to an integer k whose bits are those of the
@@ -170,10 +204,10 @@ def exp_f32(x: ir.Value) -> ir.Value:
     arithmetic, so no select is needed: the bits of a NaN k give finite garbage factors, and NaN times them is NaN."""
     f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
     xc = arith.minimumf(arith.maximumf(x, _float(f32, -104.0)), _float(f32, 89.0))   # beyond: 0 or inf anyway
-    shifter = _float(f32, _EXP_SHIFTER_F32)
-    k = _multiply_add(xc, _float(f32, _LOG2E), shifter)
+    shifter = _coefficient(f32, _EXP_SHIFTER_F32)
+    k = _multiply_add(xc, _coefficient(f32, _LOG2E), shifter)
     n = arith.subf(k, shifter)
-    r = _multiply_add(n, _float(f32, -_LN2_LO_F32), _multiply_add(n, _float(f32, -_LN2_HI_F32), xc))
+    r = _multiply_add(n, _coefficient(f32, -_LN2_LO_F32), _multiply_add(n, _coefficient(f32, -_LN2_HI_F32), xc))
     bits = arith.bitcast(i32, k)
     half = arith.shrsi(bits, _int(i32, 1))
     exponent = _int(i32, 23)
@@ -228,9 +262,9 @@ def _tanh_f32(x: ir.Value) -> ir.Value:
 
 def _horner(t: ir.Type, z: ir.Value, coefficients) -> ir.Value:
     """c[0] + c[1] z + c[2] z**2 + ... by Horner's rule with multiply-adds, in t."""
-    poly = _float(t, coefficients[-1])
+    poly = _coefficient(t, coefficients[-1])
     for c in coefficients[-2::-1]:
-        poly = _multiply_add(poly, z, _float(t, c))
+        poly = _multiply_add(poly, z, _coefficient(t, c))
     return poly
 
 
