@@ -470,3 +470,47 @@ def test_ulp_error_power(dtype):
     assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))   # (-0.0)**3 = -0.0
     assert np.array_equal(np.isnan(actual), np.isnan(expected))   # (-2)**0.5 = nan, nan**0 = 1, 1**nan = 1
     assert ulps(on_scalar, expected_scalar).max() <= 1
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("fn, name", [(log_of, "log"), (log1p_of, "log1p")])
+def test_log_loop_versioned_on_normal_arguments(fn, name, dtype):
+    """A loop of log (log1p) of the caller's arrays runs without subnormal scaling and special values when every
+    argument (1 + argument) is a positive normal finite number (vector_math._version_log_arguments): the same ulp
+    bound over every binade of normal numbers, the smallest and largest normals included; one special value
+    anywhere (first, last, middle) sends the whole loop to the complete version, which gives its own answers; a
+    2-D argument and a computed argument (x * 3 + 1) are checked the same way."""
+    info = np.finfo(dtype)
+    rng = np.random.default_rng(23)
+    if name == "log":
+        every = every_binade(dtype, 100_000, 24)
+        every = np.abs(every[np.isfinite(every) & (np.abs(every) >= info.tiny)])
+        x = np.concatenate([np.array([info.tiny, info.max, 1.0, np.nextafter(info.tiny, 1)], dtype), every])
+        specials = [0.0, -0.0, -1.0, np.inf, np.nan, info.smallest_subnormal, -info.tiny]
+    else:
+        x = np.concatenate([rng.uniform(-0.999, 1, 50_000), np.exp(rng.uniform(-60, 80, 50_000)),
+                            -np.exp(rng.uniform(-60, -1e-3, 20_000)), [0.0, -0.0, 1e-30, -1e-30]])
+        specials = [-1.0, -2.0, np.inf, np.nan, -1.0 + float(info.eps) / 4]
+    x = x.astype(dtype)[: len(x) // 4 * 4]
+    compiled = transpile(fn)
+    with np.errstate(all="ignore"):
+        for arg in (x, x.reshape(-1, 4)[:, ::-1].copy()):
+            error = ulps(compiled(arg), reference(name, arg))
+            worst = np.unravel_index(int(np.argmax(error)), arg.shape)
+            assert error.max() <= LIMIT[name, dtype], f"{name}({arg[worst]!r})"
+        for special in specials:
+            for position in (0, len(x) // 2, len(x) - 1):
+                arg = x.copy()
+                arg[position] = special
+                expected = reference(name, arg)
+                actual = compiled(arg)
+                assert ulps(actual, expected).max() <= LIMIT[name, dtype]
+                assert np.array_equal(np.isnan(actual), np.isnan(expected))
+                assert np.array_equal(np.signbit(actual[~np.isnan(expected)]), np.signbit(expected[~np.isnan(expected)]))
+
+        def computed(y):
+            return fn(y * 3 + 1)
+
+        y = np.abs(x[:20_000]) / 4
+        error = ulps(transpile(computed)(y), reference(name, y * 3 + 1))
+        assert error.max() <= LIMIT[name, dtype]
