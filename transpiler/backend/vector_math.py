@@ -359,8 +359,10 @@ def _log_core(x: ir.Value, dt: np.dtype, normal: bool = False) -> ir.Value:
         s = arith.divf(f, arith.addf(f, _f64(2.0)))
         z = arith.mulf(s, s)
         r = arith.mulf(z, _horner(t, z, _LOG_R64))
-        inner = arith.addf(arith.mulf(s, arith.addf(hfsq, r)), arith.mulf(kf, _f64(_LN2_LO)))
-        result = arith.subf(arith.mulf(kf, _f64(_LN2_HI)), arith.subf(arith.subf(hfsq, inner), f))
+        # (multiply-adds LLVM may fuse: kf * _LN2_HI is exact, so fused or not the result is the same; the inner
+        # one, fused, rounds once instead of twice)
+        inner = _multiply_add(s, arith.addf(hfsq, r), arith.mulf(kf, _f64(_LN2_LO)))
+        result = _multiply_add(kf, _f64(_LN2_HI), arith.negf(arith.subf(arith.subf(hfsq, inner), f)))
     else:
         f2 = arith.mulf(f, f)
         p = _multiply_add(f, _horner(t, f, _LOG_P32), _float(t, -0.5))       # -1/2 + f P(f)
