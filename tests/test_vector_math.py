@@ -210,6 +210,23 @@ def test_hoisted_coefficients_in_scalar_code_branches_and_threads():
             np.testing.assert_allclose(got, want, rtol=4 * eps, atol=4 * eps, strict=True)
 
 
+def test_functions_compiled_in_threads_at_once_keep_their_own_coefficients():
+    """Each compilation's coefficient table is its own (vector_math._STATE, per thread): eight functions with
+    different polynomials compiled concurrently give NumPy's answers."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    functions = [exp_of, log_of, tanh_of, sin_of, log1p_of, arctan_of, expm1_of, cos_of]
+    x = np.random.default_rng(17).uniform(0.1, 20, 1000)
+
+    def run(fn):
+        return transpile(fn)(x), fn(x)
+
+    with ThreadPoolExecutor(8) as pool:
+        for got, want in pool.map(run, functions):
+            eps = np.finfo(want.dtype).eps
+            np.testing.assert_allclose(got, want, rtol=4 * eps, atol=4 * eps, strict=True)
+
+
 def arctan_of(x):
     return np.arctan(x)
 

@@ -29,6 +29,7 @@ gives inf, underflow 0 (through subnormals); the odd functions keep the sign of 
 from __future__ import annotations
 
 import math as pymath
+import threading
 
 import numpy as np
 from mlir import ir
@@ -44,8 +45,9 @@ _LN2_HI_F32 = 0.693359375               # ln 2 in 9 bits: n * _LN2_HI_F32 is exa
 _LN2_LO_F32 = -2.12194440e-4            # ln 2 - _LN2_HI_F32
 
 
-# While `expand` rewrites the ops of one function: where its loop-invariant constants go (see _float).
-_HOISTED: dict = {}
+# While `expand` rewrites the ops of one function: where its coefficients go (_coefficient); per thread, as two
+# threads may compile at once
+_STATE = threading.local()
 
 
 def _float(t: ir.Type, value: float) -> ir.Value:
@@ -60,19 +62,19 @@ def _coefficient(t: ir.Type, value: float) -> ir.Value:
     broadcasts inside the loop (float32 exp's loop spent 8 of 31 instructions on them). An opaque value is broadcast
     once before the vector loop and stays in a vector register. (Not for the operands of maximumf/minimumf or
     comparisons: with a constant LLVM knows it is no NaN and not zero, and a clamp is one instruction.)"""
-    entry = _HOISTED.get("entry")
-    if entry is None:
+    hoisted = getattr(_STATE, "hoisted", None)
+    if hoisted is None:
         return _float(t, value)
     dtype = _float_type(t)
     key = (dtype, np.array(value, dtype=dtype).tobytes())
-    if key not in _HOISTED:
+    if key not in hoisted:
         int_type = ir.IntegerType.get_signless(8 * dtype.itemsize)
         bits = int(np.array(value, dtype=dtype).view(np.int64 if dtype == F64 else np.int32))
-        with ir.InsertionPoint.at_block_begin(entry), ir.Location.unknown():
+        with ir.InsertionPoint.at_block_begin(hoisted["entry"]), ir.Location.unknown():
             constant = arith.constant(int_type, ir.IntegerAttr.get(int_type, bits))
             opaque = llvm.inline_asm(int_type, [constant], "", "=r,0")    # the same register, unknown to LLVM
-            _HOISTED[key] = arith.bitcast(t, opaque)
-    return _HOISTED[key]
+            hoisted[key] = arith.bitcast(t, opaque)
+    return hoisted[key]
 
 
 def _int(t: ir.Type, value: int) -> ir.Value:
@@ -177,26 +179,32 @@ def expand(module: ir.Module) -> None:
     _version_log_arguments(module)
     ops = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
-    for op in ops:
-        if op.name not in EXPANSIONS or _EXACT in op.attributes:
-            continue
-        dt = _float_type(op.results[0].type)
-        if dt is None:
-            continue
-        if op.name in _REDUCED and op.parent.name != "linalg.generic":
-            continue   # scalar code (no vector loop to win) without a fast/exact version: libm
-        function = op.parent
-        while function.name != "func.func":
-            function = function.parent
-        if "function" not in _HOISTED or _HOISTED["function"] != function:
-            _HOISTED.clear()
-            _HOISTED.update(function=function, entry=function.regions[0].blocks[0])
-        expansion = NORMAL_EXPANSIONS[op.name] if _IN_DOMAIN in op.attributes else EXPANSIONS[op.name]
-        with ir.InsertionPoint(op), op.location:
-            new = expansion(dt, *op.operands)
-        op.results[0].replace_all_uses_with(new)
-        op.erase()
-    _HOISTED.clear()
+    tables: list = []     # per function: its entry block and the coefficients made there
+    try:
+        for op in ops:
+            if op.name not in EXPANSIONS or _EXACT in op.attributes:
+                continue
+            dt = _float_type(op.results[0].type)
+            if dt is None:
+                continue
+            if op.name in _REDUCED and op.parent.name != "linalg.generic":
+                continue   # scalar code (no vector loop to win) without a fast/exact version: libm
+            function = op.parent
+            while function.operation.name != "func.func":
+                function = function.parent
+            entry = function.regions[0].blocks[0]
+            table = next((t for t in tables if t["entry"] == entry), None)
+            if table is None:
+                table = {"entry": entry}
+                tables.append(table)
+            _STATE.hoisted = table
+            expansion = NORMAL_EXPANSIONS[op.name] if _IN_DOMAIN in op.attributes else EXPANSIONS[op.name]
+            with ir.InsertionPoint(op), op.location:
+                new = expansion(dt, *op.operands)
+            op.results[0].replace_all_uses_with(new)
+            op.erase()
+    finally:
+        _STATE.hoisted = None
 
 
 # float32 exp's shifter: 1.5 * 2**23 + 254. x log2(e) + it rounds to an integer k whose bits are those of the
