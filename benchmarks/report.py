@@ -142,6 +142,7 @@ def calls_rows(rows: list) -> list[list[str]]:
     """The overhead of a call on tiny arrays (benchmarks/calls.py), in microseconds, against its bar."""
     return [[f"call overhead: {r['label']}", f"{r['numpy_us']:.2f} us", f"{r['ours_us']:.2f} us "
              f"(+{r['overhead_us']:.2f} us)", fmt_ratio(r["numpy_us"] / r["ours_us"]),
+             "— (the bar is for one array)" if r.get("bar_us") is None else
              f"≤ {r['bar_us']:g} us over NumPy {'✓' if r['overhead_us'] <= r['bar_us'] else '✗'}", "—", "—", "—"]
             for r in rows]
 

@@ -196,8 +196,11 @@ def test_call_overhead_rows(tmp_path, capsys):
     """The `calls` group: each tiny call's NumPy and compiled medians in microseconds, and the overhead's bar."""
     assert harness.main(["--only", "calls", *QUICK, "--no-plot", "--out", str(tmp_path)]) == 0
     run = json.loads(open(only_file(tmp_path, ".json")).read())
-    assert [r["label"] for r in run["calls"]] == [label for label, _, _ in calls.rows()]
+    assert [r["label"] for r in run["calls"]] == [label for label, _, _, _ in calls.rows()]
     for r in run["calls"]:
         assert r["numpy_us"] > 0 and r["ours_us"] > 0
         assert r["overhead_us"] == pytest.approx(r["ours_us"] - r["numpy_us"])
-    assert "| call overhead: x + 1, (10,) float64 |" in capsys.readouterr().out
+    assert [r["bar_us"] for r in run["calls"]] == [calls.OVERHEAD_BAR_US, None, calls.OVERHEAD_BAR_US]
+    out = capsys.readouterr().out
+    assert "| call overhead: x + 1, (10,) float64 |" in out
+    assert "three arguments) | " in out and "the bar is for one array" in out

@@ -156,3 +156,30 @@ def test_keyword_and_default_arguments_take_the_full_path():
     assert_same(f(x, scale=3.0), fn(x, scale=3.0))
     assert_same(f(x, 4.0), fn(x, 4.0))
     assert_same(f(x), fn(x))
+
+
+def test_size_guards_compare_in_generated_code_and_raise_numpy_s_error():
+    """Guards between argument dims (ShapeEnv.checker: generated comparisons) pass equal sizes and raise NumPy's
+    ValueError, with the run-time sizes named, for unequal ones, on the quick path and the full path alike; a guard
+    the generated code cannot express (a size of a reshape) still goes through ShapeEnv.check."""
+    def axpy(x, y, a):
+        return a * x + y
+
+    def flat_plus(x, y):
+        return x.reshape(-1) + y
+
+    f, g = transpile(axpy), transpile(flat_plus)
+    for n in (2, 3, 17):
+        x, y = np.arange(float(n)), np.ones(n)
+        for _ in range(2):      # full path, then quick path
+            assert_same(f(x, y, 2.5), axpy(x, y, 2.5))
+        with pytest.raises(ValueError, match="could not be broadcast") as error:
+            f(x, np.ones(n + 1), 2.5)
+        assert "at run time" in str(error.value)
+        with pytest.raises(ValueError, match="could not be broadcast"):
+            axpy(x, np.ones(n + 1), 2.5)
+        for _ in range(2):
+            assert_same(g(np.ones((n, 2)), np.ones(2 * n)), flat_plus(np.ones((n, 2)), np.ones(2 * n)))
+        with pytest.raises(ValueError, match="could not be broadcast"):
+            g(np.ones((n, 2)), np.ones(2 * n + 1))
+    assert f.compilations == 1 and g.compilations == 1

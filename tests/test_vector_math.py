@@ -193,6 +193,40 @@ def test_trig_in_scalar_code_and_in_place():
     assert np.array_equal(transpile(in_place)(x.copy()), in_place(x.copy()))
 
 
+def test_hoisted_coefficients_in_scalar_code_branches_and_threads():
+    """The polynomials' coefficients are made once at the start of the function (vector_math._coefficient) and
+    used from scalar loops, branches, several expansions and the threads' outlined loop bodies alike."""
+    def mixed(x, flag: bool):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += np.exp(x[i] * 0.01) + np.log1p(np.abs(x[i]))
+        y = np.tanh(x) + np.exp(x * 0.5) if flag else np.log(np.abs(x) + 1.0)
+        return s, y, np.exp(x.astype(np.float32))
+
+    x = np.random.default_rng(16).uniform(-50, 50, 300_000)      # threaded loops (docs/performance.md)
+    for flag in (True, False):
+        for got, want in zip(transpile(mixed)(x, flag), mixed(x, flag)):
+            eps = np.finfo(np.asarray(want).dtype).eps                # a few ulp of each term
+            np.testing.assert_allclose(got, want, rtol=4 * eps, atol=4 * eps, strict=True)
+
+
+def test_functions_compiled_in_threads_at_once_keep_their_own_coefficients():
+    """Each compilation's coefficient table is its own (vector_math._STATE, per thread): eight functions with
+    different polynomials compiled concurrently give NumPy's answers."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    functions = [exp_of, log_of, tanh_of, sin_of, log1p_of, arctan_of, expm1_of, cos_of]
+    x = np.random.default_rng(17).uniform(0.1, 20, 1000)
+
+    def run(fn):
+        return transpile(fn)(x), fn(x)
+
+    with ThreadPoolExecutor(8) as pool:
+        for got, want in pool.map(run, functions):
+            eps = np.finfo(want.dtype).eps
+            np.testing.assert_allclose(got, want, rtol=4 * eps, atol=4 * eps, strict=True)
+
+
 def arctan_of(x):
     return np.arctan(x)
 
@@ -453,3 +487,48 @@ def test_ulp_error_power(dtype):
     assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))   # (-0.0)**3 = -0.0
     assert np.array_equal(np.isnan(actual), np.isnan(expected))   # (-2)**0.5 = nan, nan**0 = 1, 1**nan = 1
     assert ulps(on_scalar, expected_scalar).max() <= 1
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("fn, name", [(log_of, "log"), (log1p_of, "log1p")])
+def test_log_loop_versioned_on_normal_arguments(fn, name, dtype):
+    """A loop of log (log1p) of the caller's arrays runs without subnormal scaling and special values when every
+    argument (1 + argument) is a positive normal finite number (vector_math._version_log_arguments): the same ulp
+    bound over every binade of normal numbers, the smallest and largest normals included; one special value
+    anywhere (first, last, middle) sends the whole loop to the complete version, which gives its own answers; a
+    2-D argument and a computed argument (x * 3 + 1) are checked the same way."""
+    info = np.finfo(dtype)
+    rng = np.random.default_rng(23)
+    if name == "log":
+        every = every_binade(dtype, 100_000, 24)
+        every = np.abs(every[np.isfinite(every) & (np.abs(every) >= info.tiny)])
+        x = np.concatenate([np.array([info.tiny, info.max, 1.0, np.nextafter(info.tiny, 1)], dtype), every])
+        specials = [0.0, -0.0, -1.0, np.inf, np.nan, info.smallest_subnormal, -info.tiny]
+    else:
+        x = np.concatenate([rng.uniform(-0.999, 1, 50_000), np.exp(rng.uniform(-60, 80, 50_000)),
+                            -np.exp(rng.uniform(-60, -1e-3, 20_000)), [0.0, -0.0, 1e-30, -1e-30]])
+        specials = [-1.0, -2.0, np.inf, np.nan, -1.0 + float(info.eps) / 4]
+    x = x.astype(dtype)[: len(x) // 4 * 4]
+    compiled = transpile(fn)
+    with np.errstate(all="ignore"):
+        for arg in (x, x.reshape(-1, 4)[:, ::-1].copy()):
+            error = ulps(compiled(arg), reference(name, arg))
+            worst = np.unravel_index(int(np.argmax(error)), arg.shape)
+            assert error.max() <= LIMIT[name, dtype], f"{name}({arg[worst]!r})"
+        for special in specials:
+            for position in (0, len(x) // 2, len(x) - 1):
+                arg = x.copy()
+                arg[position] = special
+                expected = reference(name, arg)
+                actual = compiled(arg)
+                assert ulps(actual, expected).max() <= LIMIT[name, dtype]
+                numbers = ~np.isnan(expected)
+                assert np.array_equal(np.isnan(actual), ~numbers)
+                assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))
+
+        def computed(y):
+            return fn(y * 3 + 1)
+
+        y = np.abs(x[:20_000]) / 4
+        error = ulps(transpile(computed)(y), reference(name, y * 3 + 1))
+        assert error.max() <= LIMIT[name, dtype]

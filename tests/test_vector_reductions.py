@@ -43,6 +43,34 @@ def test_max_and_min_are_exactly_numpys(n, dtype):
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_and_min_of_lanes_combined_as_integers(dtype):
+    """The lanes' max/min are combined through integer keys: every lane position, negative values only, NaN with
+    either sign bit, infinities, subnormals and the largest magnitudes. Rows long enough for the lanes loop alone
+    (no scalar tail: the combined lanes are the answer)."""
+    lanes = VECTOR_BYTES * 8 // (8 * np.dtype(dtype).itemsize)
+    info = np.finfo(dtype)
+    specials = [-np.inf, np.inf, -info.max, info.max, -info.smallest_subnormal, info.smallest_subnormal,
+                -info.tiny, info.tiny, -1.5, 2.5]
+    rows = []
+    for position in range(0, lanes, 7):
+        for special in specials:
+            row = -np.abs(RNG.standard_normal(2 * lanes)).astype(dtype) - 1     # all negative: -0 < others
+            row[position] = special
+            rows.append(row)
+        for nan_sign in (1.0, -1.0):
+            row = RNG.standard_normal(2 * lanes).astype(dtype)
+            row[position + lanes] = np.copysign(np.nan, nan_sign)
+            rows.append(row)
+    x = np.array(rows, dtype=dtype)
+    for got, want in zip(transpile(row_max)(x), row_max(x)):
+        np.testing.assert_array_equal(got, want)
+    zeros = np.zeros((2, 2 * lanes), dtype)
+    zeros[0, 3] = -0.0
+    for got in transpile(row_max)(zeros):   # (which zero: see docs/guarantees.md)
+        np.testing.assert_array_equal(got, 0.0)
+
+
 @pytest.mark.parametrize("n", LENGTHS)
 def test_compensated_sums_stay_within_rounding_of_the_exact_sum(n):
     """Large values that cancel, next to small ones: a plain float64 sum loses the small ones entirely."""
@@ -101,7 +129,9 @@ def test_threaded_equals_sequential():
 def test_the_llvm_stage_has_vector_reductions():
     text = emit(row_max, np.ones((4, 8)), stage="llvm")
     lanes = VECTOR_BYTES // 8
-    assert f"vector<{lanes}xf64>" in text and "llvm.intr.vector.reduce.fmaximum" in text
+    # the lanes are combined as integers (vector_reductions._combine_max_min)
+    assert f"vector<{lanes}xf64>" in text and "llvm.intr.vector.reduce.smax" in text
+    assert "llvm.intr.vector.reduce.smin" in text
     text = emit(row_sum, np.ones((4, 8)), stage="llvm")
     assert f"vector<{lanes}xf64>" in text
 

@@ -59,6 +59,22 @@ def _asin_weight(z):
 _TAN_END = (mp.pi / 4 * mp.mpf("1.0005")) ** 2      # |r| <= pi/4, and a little beyond: the rounded quotient
 
 
+def _exp_q(r):
+    """Q with exp(r) = 1 + r + r**2 Q(r)."""
+    if abs(r) < mp.mpf("1e-30"):
+        return mp.mpf(1) / 2 + r / 6
+    return (mp.exp(r) - 1 - r) / r ** 2
+
+
+def _exp_weight(r):
+    """How an error in Q moves exp's result, relatively: r**2 / exp(r)."""
+    return r ** 2 / mp.exp(r)
+
+
+# float32 exp's reduced argument: |r| <= ln(2)/2, and a little beyond (n is x log2(e) rounded in float32)
+_EXP_END = 0.3466
+
+
 # name: (function of z, interval, degree, dtype, weight: the result's relative error per unit error of the fit)
 TARGETS = {
     "ATAN_P64": (_atan_p, (0, 1), 19, np.float64, _atan_weight),
@@ -67,6 +83,7 @@ TARGETS = {
     "TAN_P32": (_tan_p, (0, _TAN_END), 6, np.float32, _tan_weight),
     "ASIN_P64": (_asin_p, (0, 0.25), 12, np.float64, _asin_weight),
     "ASIN_P32": (_asin_p, (0, 0.25), 5, np.float32, _asin_weight),
+    "EXP_Q32": (_exp_q, (-_EXP_END, _EXP_END), 4, np.float32, _exp_weight),
 }
 
 

@@ -136,13 +136,11 @@ class Transpiled:
                                 self._cache.move_to_end(key)   # (least recently used order, as the full path)
                             except KeyError:
                                 pass
-                        # (np.array of a float is float64, of an int that fits int64 int64: as flatten makes them)
-                        leaves = [a if type(a) is np.ndarray else np.array(a) for a in args] if convert else args
+                        leaves = convert(args) if convert is not None else args
                         return entry.run(leaves, args, leaves)
             key, entry, leaves, originals = self._specialize(args, kwargs)
             if quick_key is not None and not (self._needs_int_values and "i" in quick_key):
-                self._quick[quick_key] = (key, entry, entry[0].globals_guard or None,
-                                          "f" in quick_key or "i" in quick_key)
+                self._quick[quick_key] = (key, entry, entry[0].globals_guard or None, _scalar_converter(quick_key))
             return entry.run(leaves, originals, call.contiguous(leaves))
         except errstate.Events as events:
             raised = events   # (handled below, outside the handler: an error of the NumPy run is not chained to it)
@@ -236,31 +234,53 @@ class _Bound:
         self.arguments = arguments
 
 
-def _quick_key(args, static_shapes: bool):
+def _quick_key(args, static_shapes: bool, ndarray=np.ndarray):
     """The cheap call's key: per argument, (dtype, which dims are 1, or the shape with static shapes) for a plain
     C-contiguous aligned array, "f" for a float, "i" for an int that fits int64; None for anything else (and for an
     array passed twice), which takes the full path (runtime/signature.flatten). Calls with equal quick keys have
-    equal full keys."""
-    key, arrays = [], 0
+    equal full keys. (Per-call path: the arrays seen are compared by identity as they come, which costs less than
+    a set of their ids.)"""
+    key, seen = [], None
     for a in args:
         kind = type(a)
-        if kind is np.ndarray:
+        if kind is ndarray:
             flags = a.flags
             if not (flags.c_contiguous and flags.aligned):
                 return None
             shape = a.shape
             key.append((a.dtype, shape if static_shapes else
                         tuple([d == 1 for d in shape]) if 1 in shape else len(shape)))
-            arrays += 1
+            if seen is None:
+                seen = [a]
+            else:
+                for other in seen:
+                    if a is other:
+                        return None     # the same array twice is one kernel input ("same" in the full key)
+                seen.append(a)
         elif kind is float:
             key.append("f")
         elif kind is int and -2**63 <= a < 2**63:
             key.append("i")
         else:
             return None
-    if arrays > 1 and len({id(a) for a in args if type(a) is np.ndarray}) < arrays:
-        return None     # the same array twice is one kernel input ("same" in the full key)
     return tuple(key)
+
+
+def _scalar_converter(quick_key):
+    """leaves(args) for a quick key with Python scalars: each float or int as the 0-d array flatten makes of it
+    (np.array of a float is float64, of an int that fits int64 int64), the arrays as they are; None when there is
+    no scalar to convert."""
+    positions = [i for i, k in enumerate(quick_key) if k in ("f", "i")]
+    if not positions:
+        return None
+    array = np.array
+
+    def leaves(args):
+        converted = list(args)
+        for i in positions:
+            converted[i] = array(converted[i])
+        return converted
+    return leaves
 
 
 def _has_runtime_ints(key) -> bool:

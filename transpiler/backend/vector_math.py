@@ -29,6 +29,7 @@ gives inf, underflow 0 (through subnormals); the odd functions keep the sign of 
 from __future__ import annotations
 
 import math as pymath
+import threading
 
 import numpy as np
 from mlir import ir
@@ -44,8 +45,36 @@ _LN2_HI_F32 = 0.693359375               # ln 2 in 9 bits: n * _LN2_HI_F32 is exa
 _LN2_LO_F32 = -2.12194440e-4            # ln 2 - _LN2_HI_F32
 
 
+# While `expand` rewrites the ops of one function: where its coefficients go (_coefficient); per thread, as two
+# threads may compile at once
+_STATE = threading.local()
+
+
 def _float(t: ir.Type, value: float) -> ir.Value:
     return arith.constant(t, ir.FloatAttr.get(t, value))
+
+
+def _coefficient(t: ir.Type, value: float) -> ir.Value:
+    """A float constant only multiplied and added (a polynomial's coefficient, exp's reduction constants). Inside
+    `expand`: a value LLVM cannot fold, made once at the start of the function. A folded constant is a
+    constant-pool operand, and the JIT's large code model addresses each through a 64-bit `movabs` into a general
+    register; with a polynomial's dozen constants LLVM runs out of those and re-materializes addresses and
+    broadcasts inside the loop (float32 exp's loop spent 8 of 31 instructions on them). An opaque value is broadcast
+    once before the vector loop and stays in a vector register. (Not for the operands of maximumf/minimumf or
+    comparisons: with a constant LLVM knows it is no NaN and not zero, and a clamp is one instruction.)"""
+    hoisted = getattr(_STATE, "hoisted", None)
+    if hoisted is None:
+        return _float(t, value)
+    dtype = _float_type(t)
+    key = (dtype, np.array(value, dtype=dtype).tobytes())
+    if key not in hoisted:
+        int_type = ir.IntegerType.get_signless(8 * dtype.itemsize)
+        bits = int(np.array(value, dtype=dtype).view(np.int64 if dtype == F64 else np.int32))
+        with ir.InsertionPoint.at_block_begin(hoisted["entry"]), ir.Location.unknown():
+            constant = arith.constant(int_type, ir.IntegerAttr.get(int_type, bits))
+            opaque = llvm.inline_asm(int_type, [constant], "", "=r,0")    # the same register, unknown to LLVM
+            hoisted[key] = arith.bitcast(t, opaque)
+    return hoisted[key]
 
 
 def _int(t: ir.Type, value: int) -> ir.Value:
@@ -89,9 +118,9 @@ def _multiply_add(a: ir.Value, b: ir.Value, c: ir.Value) -> ir.Value:
 def _taylor(r: ir.Value, first: int, last: int) -> ir.Value:
     """sum of r**k / k! for k = first..last (first is 0 or 1), by Horner's rule with fused multiply-adds, in r's
     type."""
-    poly = _float(r.type, 1.0 / pymath.factorial(last))
+    poly = _coefficient(r.type, 1.0 / pymath.factorial(last))
     for k in range(last - 1, first - 1, -1):
-        poly = _multiply_add(poly, r, _float(r.type, 1.0 / pymath.factorial(k)))
+        poly = _multiply_add(poly, r, _coefficient(r.type, 1.0 / pymath.factorial(k)))
     return arith.mulf(poly, r) if first == 1 else poly
 
 
@@ -134,39 +163,81 @@ EXPANSIONS = {
 }
 
 
+# log and log1p in a loop whose arguments were all found to be positive normal finite numbers (for log1p: 1 + x)
+# before it ran (_version_log_arguments): no subnormal scaling and no special values, a third fewer operations
+NORMAL_EXPANSIONS = {
+    "math.log": lambda dt, x: log_normal(x, dt),
+    "math.log1p": lambda dt, x: log1p_normal(x, dt),
+}
+
+
 def expand(module: ir.Module) -> None:
     """Replace scalar float32/float64 math ops of EXPANSIONS (float16 ones are float32 already, see scalar.py).
     sin, cos and tan first get their big-argument versions (_version_big_arguments); their exact copies stay libm
     calls, as they do in scalar code (outside linalg.generic: no vector loop to win)."""
     _version_big_arguments(module)
+    _version_log_arguments(module)
     ops = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
-    for op in ops:
-        if op.name not in EXPANSIONS or _EXACT in op.attributes:
-            continue
-        dt = _float_type(op.results[0].type)
-        if dt is None:
-            continue
-        if op.name in _REDUCED and op.parent.name != "linalg.generic":
-            continue   # scalar code (no vector loop to win) without a fast/exact version: libm
-        with ir.InsertionPoint(op), op.location:
-            new = EXPANSIONS[op.name](dt, *op.operands)
-        op.results[0].replace_all_uses_with(new)
-        op.erase()
+    tables: list = []     # per function: its entry block and the coefficients made there
+    try:
+        for op in ops:
+            if op.name not in EXPANSIONS or _EXACT in op.attributes:
+                continue
+            dt = _float_type(op.results[0].type)
+            if dt is None:
+                continue
+            if op.name in _REDUCED and op.parent.name != "linalg.generic":
+                continue   # scalar code (no vector loop to win) without a fast/exact version: libm
+            function = op.parent
+            while function.operation.name != "func.func":
+                function = function.parent
+            entry = function.regions[0].blocks[0]
+            table = next((t for t in tables if t["entry"] == entry), None)
+            if table is None:
+                table = {"entry": entry}
+                tables.append(table)
+            _STATE.hoisted = table
+            expansion = NORMAL_EXPANSIONS[op.name] if _IN_DOMAIN in op.attributes else EXPANSIONS[op.name]
+            with ir.InsertionPoint(op), op.location:
+                new = expansion(dt, *op.operands)
+            op.results[0].replace_all_uses_with(new)
+            op.erase()
+    finally:
+        _STATE.hoisted = None
+
+
+# float32 exp's shifter: 1.5 * 2**23 + 254. x log2(e) + it rounds to an integer k whose bits are those of the
+# shifter (0x4B4000FE) plus n, so that with h = bits >> 1 both h << 23 and (bits - h) << 23 are the bits of the powers
+# of two 2**(n >> 1) and 2**(n - (n >> 1)): 0x4B4000FE / 2 = 127 (mod 2**9), the exponent bias, and the higher bits
+# shift out.
+_EXP_SHIFTER_F32 = 12583166.0
 
 
 def exp_f32(x: ir.Value) -> ir.Value:
     """float32 exp in float32 arithmetic (16 lanes per AVX-512 vector, twice float64's): a two-constant reduction
-    (n * _LN2_HI_F32 is exact), the Taylor series to degree 7 (truncation < 0.1 ulp), 2**n as two factors."""
+    (n * _LN2_HI_F32 is exact), a degree-6 polynomial (_EXP_Q32, error < 0.1 ulp), 2**n as two factors made from
+    the bits of the rounded n (_EXP_SHIFTER_F32: no float-to-int conversion, 6 integer and float operations for
+    both factors and their products). NaN propagates through the clamp (maximumf and minimumf keep NaN) and the
+    arithmetic, so no select is needed: the bits of a NaN k give finite garbage factors, and NaN times them is NaN."""
     f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
     xc = arith.minimumf(arith.maximumf(x, _float(f32, -104.0)), _float(f32, 89.0))   # beyond: 0 or inf anyway
-    shifter = _float(f32, 12582912.0)                                               # 1.5 * 2**23
-    n = arith.subf(_multiply_add(xc, _float(f32, _LOG2E), shifter), shifter)
-    r = _multiply_add(n, _float(f32, -_LN2_LO_F32), _multiply_add(n, _float(f32, -_LN2_HI_F32), xc))
-    ni = arith.fptosi(i32, n)
-    half = arith.shrsi(ni, _int(i32, 1))
-    result = arith.mulf(arith.mulf(_taylor(r, 0, 7), _pow2(half)), _pow2(arith.subi(ni, half)))
-    return arith.select(arith.cmpf(F.UNO, x, x), x, result)
+    shifter = _coefficient(f32, _EXP_SHIFTER_F32)
+    k = _multiply_add(xc, _coefficient(f32, _LOG2E), shifter)
+    n = arith.subf(k, shifter)
+    r = _multiply_add(n, _coefficient(f32, -_LN2_LO_F32), _multiply_add(n, _coefficient(f32, -_LN2_HI_F32), xc))
+    bits = arith.bitcast(i32, k)
+    half = arith.shrsi(bits, _int(i32, 1))
+    exponent = _int(i32, 23)
+    first = arith.bitcast(f32, arith.shli(half, exponent))                     # 2**(n >> 1)
+    second = arith.bitcast(f32, arith.shli(arith.subi(bits, half), exponent))  # 2**(n - (n >> 1))
+    return arith.mulf(arith.mulf(_horner(f32, r, (1.0, 1.0) + _EXP_Q32), first), second)
+
+
+# exp(r) = 1 + r + r**2 Q(r) for |r| <= ln(2)/2 (a little beyond: n is rounded in float32), Q fitted by
+# tools/fit_polynomials.py (EXP_Q32): at most 2**-28.0 of the result, one multiply-add fewer than the Taylor series
+# to degree 7 it replaced (float32 exp's loop is most of softmax's time)
+_EXP_Q32 = (0.4999999403953552, 0.1666652113199234, 0.04166838899254799, 0.008368720300495625, 0.0013814603444188833)
 
 
 def _expm1_small(y: ir.Value) -> ir.Value:
@@ -215,9 +286,9 @@ def _tanh_f32(x: ir.Value) -> ir.Value:
 
 def _horner(t: ir.Type, z: ir.Value, coefficients) -> ir.Value:
     """c[0] + c[1] z + c[2] z**2 + ... by Horner's rule with multiply-adds, in t."""
-    poly = _float(t, coefficients[-1])
+    poly = _coefficient(t, coefficients[-1])
     for c in coefficients[-2::-1]:
-        poly = _multiply_add(poly, z, _float(t, c))
+        poly = _multiply_add(poly, z, _coefficient(t, c))
     return poly
 
 
@@ -242,11 +313,18 @@ _LOG_P32 = (0.3333333117160973, -0.24999993997629725, 0.20000715273249836, -0.16
             -0.12420123152891732, 0.11677185387173588, -0.11514844869517878, 0.070374532358396493)
 
 
-def _log_split(x: ir.Value, dt: np.dtype):
+def _log_split(x: ir.Value, dt: np.dtype, normal: bool = False):
     """(k, f) with x = 2**k (1 + f), 1 + f in [sqrt(1/2), sqrt(2)), k an integer of x's width, for positive x (the
-    others give garbage that the caller replaces): read from the bits, subnormals scaled by 2**54 or 2**25 first."""
+    others give garbage that the caller replaces): read from the bits, subnormals scaled by 2**54 or 2**25 first
+    (`normal`: x is known to be normal, no scaling)."""
     t, it = x.type, _int_type(dt)
     mant, scale_bits = (52, 54) if dt == F64 else (23, 25)
+    if normal:
+        bits = arith.bitcast(it, x)
+        sqrt_half = int(np.array(np.sqrt(0.5), dtype=dt).view(np.int64 if dt == F64 else np.int32))
+        k = arith.shrsi(arith.subi(bits, _int(it, sqrt_half)), _int(it, mant))
+        m = arith.bitcast(t, arith.subi(bits, arith.shli(k, _int(it, mant))))
+        return k, arith.subf(m, _float(t, 1.0))
     subnormal = arith.cmpf(F.OLT, x, _float(t, float(np.finfo(dt).tiny)))
     xs = arith.select(subnormal, arith.mulf(x, _float(t, 2.0 ** scale_bits)), x)
     bits = arith.bitcast(it, xs)
@@ -282,20 +360,36 @@ def log(x: ir.Value, dt: np.dtype) -> ir.Value:
     return _log_special(x, _log_core(x, dt), divide_raised=dt == F64)
 
 
-def _log_core(x: ir.Value, dt: np.dtype) -> ir.Value:
-    """log(x) for positive finite x (garbage for the others). float64: where x is +-0 the division is 1 / x, which
-    raises the divide-by-zero flag of NumPy's log(0) (_log_special)."""
+def log_normal(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """log of x known to be a positive normal finite number (a loop versioned on its arguments,
+    _version_log_arguments): no subnormal scaling, no special values."""
+    return _log_core(x, dt, normal=True)
+
+
+def log1p_normal(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """log1p of x with 1 + x known to be a positive normal finite number (as log_normal)."""
+    return _log1p(x, dt, normal=True)
+
+
+def _log_core(x: ir.Value, dt: np.dtype, normal: bool = False) -> ir.Value:
+    """log(x) for positive finite x (garbage for the others). float64, unless x is known normal: where x is +-0 the
+    division is 1 / x, which raises the divide-by-zero flag of NumPy's log(0) (_log_special)."""
     t = x.type
-    k, f = _log_split(x, dt)
+    k, f = _log_split(x, dt, normal)
     kf = arith.sitofp(t, k)
     if dt == F64:
         hfsq = arith.mulf(arith.mulf(f, f), _f64(0.5))
-        zero = arith.cmpf(F.OEQ, x, _f64(0.0))
-        s = arith.divf(arith.select(zero, _f64(1.0), f), arith.select(zero, x, arith.addf(f, _f64(2.0))))
+        if normal:
+            s = arith.divf(f, arith.addf(f, _f64(2.0)))
+        else:
+            zero = arith.cmpf(F.OEQ, x, _f64(0.0))
+            s = arith.divf(arith.select(zero, _f64(1.0), f), arith.select(zero, x, arith.addf(f, _f64(2.0))))
         z = arith.mulf(s, s)
         r = arith.mulf(z, _horner(t, z, _LOG_R64))
-        inner = arith.addf(arith.mulf(s, arith.addf(hfsq, r)), arith.mulf(kf, _f64(_LN2_LO)))
-        result = arith.subf(arith.mulf(kf, _f64(_LN2_HI)), arith.subf(arith.subf(hfsq, inner), f))
+        # (multiply-adds LLVM may fuse: kf * _LN2_HI is exact, so fused or not the result is the same; the inner
+        # one, fused, rounds once instead of twice)
+        inner = _multiply_add(s, arith.addf(hfsq, r), arith.mulf(kf, _f64(_LN2_LO)))
+        result = _multiply_add(kf, _f64(_LN2_HI), arith.negf(arith.subf(arith.subf(hfsq, inner), f)))
     else:
         f2 = arith.mulf(f, f)
         p = _multiply_add(f, _horner(t, f, _LOG_P32), _float(t, -0.5))       # -1/2 + f P(f)
@@ -415,8 +509,79 @@ def _version_big_arguments(module: ir.Module) -> None:
             for op in trig:
                 op.attributes[_EXACT] = ir.UnitAttr.get()
             continue
+        def outside(op, a):   # |a| beyond the reduction's limit (and finite: inf gives NaN either way)
+            t = a.type
+            magnitude = math.absf(a)
+            return arith.andi(arith.cmpf(F.OGT, magnitude, _float(t, _TRIG_LIMIT[_float_type(t)])),
+                              arith.cmpf(F.ONE, magnitude, _float(t, pymath.inf)))
+
         with ir.InsertionPoint(generic), generic.location:
-            _version(generic, body, trig, sliced, n_inputs)
+            _version(generic, body, trig, sliced, n_inputs, outside, slow_mark=_EXACT)
+
+
+_IN_DOMAIN = "transpiler.normal_arguments"   # marks log/log1p ops whose arguments were checked: NORMAL_EXPANSIONS
+_LOGS = ("math.log", "math.log1p")
+
+
+def _version_log_arguments(module: ir.Module) -> None:
+    """Each linalg.generic with float32/float64 log or log1p of values read from the function's own arguments
+    becomes `if any argument (log1p: 1 + argument) is not a positive normal finite number: the loop as it is,
+    else: the loop with log_normal/log1p_normal`, decided by a reduction over the arguments first (as
+    _version_big_arguments does for sin and cos). The fast loop skips the subnormal scaling and the special values
+    (zero, negative, inf, NaN): float32 log's loop went from ~35 to ~23 operations per vector. Only arguments the
+    caller passed: a log of a value computed in the kernel (a row sum) stays as it is, so that its loop still fuses
+    with its neighbours (loops.fuse_parallel_loops cannot look into an scf.if)."""
+    generics = []
+    module.operation.walk(lambda op: generics.append(op) or ir.WalkResult.ADVANCE
+                          if op.name == "linalg.generic" else ir.WalkResult.ADVANCE)
+    for generic in generics:
+        body = generic.regions[0].blocks[0]
+        logs = [op for op in body.operations if op.name in _LOGS and _float_type(op.results[0].type) is not None
+                and _EXACT not in op.attributes]
+        if not logs:
+            continue
+        n_inputs = len(generic.opview.inputs)
+        sliced = _argument_slice(body, [op.operands[0] for op in logs], n_inputs)
+        if sliced is None or not _reads_arguments_only(generic.opview, body, logs, sliced, n_inputs):
+            continue
+
+        def outside(op, a):
+            t = a.type
+            dt = _float_type(t)
+            if op.name == "math.log1p":
+                a = arith.addf(_float(t, 1.0), a)
+            return arith.ori(arith.cmpf(F.ULT, a, _float(t, float(np.finfo(dt).tiny))),
+                             arith.cmpf(F.UGT, a, _float(t, float(np.finfo(dt).max))))
+
+        with ir.InsertionPoint(generic), generic.location:
+            _version(generic, body, logs, sliced, n_inputs, outside, slow_mark=None)
+        for op in logs:
+            op.attributes[_IN_DOMAIN] = ir.UnitAttr.get()
+
+
+def _reads_arguments_only(generic, body: ir.Block, ops, sliced, n_inputs: int) -> bool:
+    """Whether the arguments of `ops` read only inputs that are the function's own arguments (or views of them),
+    at least one of them an array."""
+    used = set()
+    for op in [*sliced, *ops]:
+        for v in op.operands:
+            if isinstance(v.owner, ir.Block) and v.owner == body:
+                used.add(ir.BlockArgument(v).arg_number)
+    if not used:
+        return False
+    inputs = list(generic.inputs)
+    for i in used:
+        value = inputs[i]
+        while not isinstance(value.owner, ir.Block) and value.owner.operation.name in _VIEWS:
+            value = value.owner.operands[0]
+        if not (isinstance(value.owner, ir.Block) and value.owner.owner is not None
+                and value.owner.owner.operation.name == "func.func"):
+            return False
+    return any(ir.MemRefType(inputs[i].type).rank >= 1 for i in used if isinstance(inputs[i].type, ir.MemRefType))
+
+
+_VIEWS = ("memref.subview", "memref.cast", "memref.reinterpret_cast", "memref.collapse_shape",
+          "memref.expand_shape")
 
 
 def _argument_slice(body: ir.Block, arguments, n_inputs: int):
@@ -441,7 +606,9 @@ def _argument_slice(body: ir.Block, arguments, n_inputs: int):
 _SLICEABLE = ("linalg.index", "memref.load", "llvm.intr.fma")
 
 
-def _version(generic, body: ir.Block, trig, sliced, n_inputs: int) -> None:
+def _version(generic, body: ir.Block, checked, sliced, n_inputs: int, outside, slow_mark) -> None:
+    """`if any outside(op, argument) over the loop's elements, for the ops `checked`: a clone of the loop (its
+    `checked` ops marked `slow_mark`, unless None), else: the loop itself`."""
     i8 = ir.IntegerType.get_signless(8)
     flag = memref.alloca(ir.MemRefType.get([], i8), [], [])
     memref.store(_int(i8, 0), flag, [])
@@ -461,20 +628,18 @@ def _version(generic, body: ir.Block, trig, sliced, n_inputs: int) -> None:
             for a, b in zip(old.results, new.results):
                 mapping[a] = b
         big = None
-        for t_op in trig:
-            a = mapping.get(t_op.operands[0], t_op.operands[0])
-            t = a.type
-            magnitude = math.absf(a)
-            out = arith.andi(arith.cmpf(F.OGT, magnitude, _float(t, _TRIG_LIMIT[_float_type(t)])),
-                             arith.cmpf(F.ONE, magnitude, _float(t, pymath.inf)))
+        for t_op in checked:
+            out = outside(t_op, mapping.get(t_op.operands[0], t_op.operands[0]))
             big = out if big is None else arith.ori(big, out)
         linalg.YieldOp([arith.ori(block.arguments[n_inputs], arith.extui(i8, big))])
     any_big = arith.cmpi(arith.CmpIPredicate.ne, memref.load(flag, []), _int(i8, 0))
     branch = scf.IfOp(any_big, [], has_else=True)
     with ir.InsertionPoint(branch.then_block):
         exact = generic.clone()
-        exact.walk(lambda o: o.attributes.__setitem__(_EXACT, ir.UnitAttr.get()) or ir.WalkResult.ADVANCE
-                   if o.name in _REDUCED else ir.WalkResult.ADVANCE)
+        if slow_mark is not None:
+            names = {op.name for op in checked}
+            exact.walk(lambda o: o.attributes.__setitem__(slow_mark, ir.UnitAttr.get()) or ir.WalkResult.ADVANCE
+                       if o.name in names else ir.WalkResult.ADVANCE)
         scf.YieldOp([])
     with ir.InsertionPoint(branch.else_block):
         scf.YieldOp([])
@@ -665,14 +830,18 @@ def log1p(x: ir.Value, dt: np.dtype) -> ir.Value:
     with the bigger magnitude first): log's polynomials on u, one division for the correction, which matters when
     x is small (u - 1 has lost x's low bits). Outside (-1, inf) as log(u): log1p(-1) = -inf, log1p(x < -1) = nan;
     log1p(-0.0) = -0.0."""
+    return _log1p(x, dt)
+
+
+def _log1p(x: ir.Value, dt: np.dtype, normal: bool = False) -> ir.Value:
     t = x.type
     one = _float(t, 1.0)
     u = arith.addf(one, x)
     x_bigger = arith.cmpf(F.OGT, _magnitude_and_sign(x, dt)[0], one)
     c = arith.addf(arith.subf(arith.select(x_bigger, x, one), u), arith.select(x_bigger, one, x))
-    result = arith.addf(_log_core(u, dt), arith.divf(c, u))
+    result = arith.addf(_log_core(u, dt, normal), arith.divf(c, u))
     result = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), x, result)
-    return _log_special(u, result, divide_raised=dt == F64)
+    return result if normal else _log_special(u, result, divide_raised=dt == F64)
 
 
 # asin(s) = s + s**3 P(s**2) for 0 <= s <= 1/2, P fitted by tools/fit_polynomials.py (ASIN_P64, ASIN_P32): at most

@@ -22,7 +22,7 @@ def runner(typed, kernel):
     program = typed.program
     implicit = list(program.implicit)    # module-level arrays passed as inputs (frontend/infer.module_array)
     env = program.env
-    check_sizes = env.check if env.guards or env.nonzero else None
+    check_sizes = env.checker()
     allocations, written, checks = typed.allocations, typed.written, program.checks
     invoke = kernel.invoker(tuple(len(v.shape) for v in program.inputs))
     # a written argument's old contents, for a replay as NumPy after an event: kept only when the kernel can raise
