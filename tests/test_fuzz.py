@@ -629,7 +629,7 @@ def perturbed_runs(fn, args, count: int = 3):
 def output_scales(source: str, args) -> list:
     """For each returned value, the largest finite magnitude among the intermediate values (float or integer) it is
     computed from (its own included; NumPy run, statement by statement): the size of the rounding errors it can
-    carry. Inputs do not count (they are exact), nor do values it does not depend on, so one huge input or an
+    carry. Float inputs do not count (they are exact), nor do values it does not depend on, so one huge input or an
     unrelated large value leaves the other results' tolerances tight."""
     import ast
     lines = source.splitlines()
@@ -637,6 +637,12 @@ def output_scales(source: str, args) -> list:
     names = lines[start][len("def prog("):-2].split(", ")
     env = {"np": np, **dict(zip(names, args))}
     reach: dict = {}          # name -> largest magnitude over it and the intermediates it depends on
+    for name, value in zip(names, args):
+        # an integer input is exact, but not once converted to float inside an operation (np.mean of int64 values
+        # near 2**63 sums roundings of their size: [-2**63, 1, 2**63 - 1] is 0 in NumPy, 1/3 compensated)
+        v = np.asarray(value)
+        if v.dtype.kind in "iu" and v.size:
+            reach[name] = float(np.abs(v.astype(np.float64)).max())
     returned = []
     for line in lines[start + 1:]:
         line = line.strip()
@@ -855,6 +861,17 @@ def check_pool_program(data, pool: list) -> None:
     note(describe_args(args))
     msg = differential(prog, args)
     assert msg is None, f"\n{prog.source}\n{describe_args(args)}\n{msg}"
+
+
+def test_integer_inputs_set_the_rounding_scale_of_float_results():
+    """A float result computed from int64 inputs carries roundings of their size (the oracle's tolerance was 0 for
+    np.mean([-2**63, 1, 2**63 - 1]): NumPy's float64 sum gives 0, a compensated one 1/3; both within rounding)."""
+    source = "def prog(x0, x1):\n    t0 = np.mean(x1, axis=-1)\n    return t0, x0\n"
+    x1 = np.array([np.iinfo(np.int64).min, 1, np.iinfo(np.int64).max])
+    scales = output_scales(source, [np.float64(0.5), x1])
+    assert scales[0] == 2.0**63 and scales[1] == 0.0
+    assert compare_values(np.float64(1 / 3), np.mean(x1), approx=True, signed_zeros=False, scale=scales[0],
+                          perturbed=[]) is None
 
 
 def test_generator_is_varied():
