@@ -345,8 +345,9 @@ class Control:
                             "writes into an argument: compute the size in a statement of its own",
                             NotImplementedError)
         moved = set().union(*groups)
-        hoisted = [e for e in eqns if id(e) in moved]
-        b.eqns.extend([e for e in eqns[:split] if id(e) not in moved] + hoisted)
+        # the part before `split` keeps its order (a write in it may be guarded by a check computed there: a loop
+        # whose later iteration sizes an array by an earlier one's result); the checks computed after it join it
+        b.eqns.extend(eqns[:split] + [e for e in eqns[split:] if id(e) in moved])
         eqns[:] = [e for e in eqns[split:] if id(e) not in moved]
         for flag, kind, message in sized:
             b.check(flag, kind, message, located=False)
