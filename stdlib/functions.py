@@ -95,6 +95,8 @@ def _edge_array(value, a, axis):
 
 
 def diff(a, n=1, axis=-1, prepend=_NOVALUE, append=_NOVALUE):
+    if not _known(n):     # n shapes the result: an int argument specializes by value (a loop of n would not type)
+        raise TypeError("np.diff(n=) must be an int known when compiling")
     if n == 0:
         return a
     if n < 0:
