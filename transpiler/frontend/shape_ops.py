@@ -397,8 +397,9 @@ def arange(b: Builder, start_or_stop=_NO_ARG, stop=None, step=None, dtype=None, 
         first = start_or_stop
     step = 1 if step is None else step
     # (a uint64 stop makes NumPy's result float64)
-    int_stop = isinstance(stop, Sym) or isinstance(stop, Var) and stop.ndim == 0 and stop.dtype.kind in "iu" \
-        and stop.dtype != np.dtype(np.uint64)
+    int_stop = isinstance(stop, (int, np.integer, Sym)) and not isinstance(stop, (bool, np.uint64)) \
+        or isinstance(stop, Var) \
+        and stop.ndim == 0 and stop.dtype.kind in "iu" and stop.dtype != np.dtype(np.uint64)
     static_ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (first, step))
     if int_stop and static_ints and step > 0 and (dtype is None or np.dtype(dtype).kind in "iuf"):
         length = derived("max", derived("floordiv", derived("add", derived("sub", as_size(stop, "arange stop"),
