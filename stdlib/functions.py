@@ -418,10 +418,20 @@ def ptp(a, axis=None, out=None, keepdims=False):
 
 def round(a, decimals=0, out=None):
     """NumPy's PyArray_Round: ints are copied for decimals >= 0; floats are rint(a * 10**d) / 10**d (divided first
-    for a negative d); ints with a negative d go through float64 and are cast back."""
+    for a negative d); ints with a negative d go through float64 and are cast back; complex values have each part
+    rounded so, into the parts of a new array."""
     if out is not None:
         raise TypeError("np.round(): out= is not supported in compiled code")
     a = np.asarray(a)
+    if a.dtype.kind == "c":
+        result = np.empty(a.shape, a.dtype)
+        result.real[...] = _round_real(a.real, decimals)
+        result.imag[...] = _round_real(a.imag, decimals)
+        return result[()] if a.ndim == 0 else result
+    return _round_real(a, decimals)
+
+
+def _round_real(a, decimals):
     integer = a.dtype.kind in "iu"
     if decimals >= 0:
         if integer:

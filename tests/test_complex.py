@@ -374,6 +374,16 @@ def test_max_min_argmax_argmin_in_numpys_order(fn, dtype):
     check_exactly(lambda z: z[::-1].argmax(), e)
 
 
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("decimals", [0, 1, 2, -1])
+def test_round_rounds_each_part(dtype, decimals):
+    """NumPy's PyArray_Round on each part: halves to even, nan and inf kept, zeros' signs as NumPy's."""
+    z = np.concatenate([edges(dtype), np.array([1.25 + 2.35j, -0.4 - 0.5j, 125 + 351j, 2.5 - 1.5j], dtype)])
+    check_exactly(lambda z: np.round(z, decimals), z)
+    check_exactly(lambda z: z.round(decimals).reshape(4, 5).sum(1), z)
+    check_exactly(lambda z: np.around(z[4], decimals), z)              # a scalar: a scalar result
+
+
 def test_max_of_an_empty_complex_array_raises():
     with pytest.raises(ValueError, match="zero-size array"):
         transpile(lambda z: z.max())(np.zeros(0, complex))
@@ -383,7 +393,7 @@ def test_max_of_an_empty_complex_array_raises():
 
 # ---- refused ------------------------------------------------------------------------------------------------------
 REFUSED = {
-    "sign": np.sign, "round": np.round, "tanh": np.tanh, "log1p": np.log1p, "reciprocal": np.reciprocal,
+    "sign": np.sign, "tanh": np.tanh, "log1p": np.log1p, "reciprocal": np.reciprocal,
 }
 
 
