@@ -485,18 +485,31 @@ def _arange_run_time(b: Builder, start, stop, step, dtype) -> Var:
                     ew.where(b, ew.apply_ufunc(b, np.equal, [i, 1]), second, filled))
 
 
+def _diagonal(b: Builder, k, what: str) -> tuple:
+    """k of np.tri / eye / triu / tril: (the int, no operand), or for a run-time int (None, [it as int64]), so that a
+    k argument does not compile again for each value."""
+    if isinstance(k, Var) and k.ndim == 0 and k.dtype.kind in "iub":
+        return None, [b.convert(k, dtypes.INT64)]
+    if isinstance(k, (int, np.integer)):
+        return int(k), []
+    # NumPy's tri builds its mask from np.arange(-k, M - k, dtype=int): a float k gives a mask of no meaning
+    raise UserError(f"{what}: k must be an integer, got {type(k).__name__}", TypeError)
+
+
 def tri(b: Builder, N, M=None, k=0, dtype=float):
     n = as_size(N, "N", b)
     m = n if M is None else as_size(M, "M", b)
     dt = dtypes.check_supported(dtype)
-    return b.emit1("tri", [], dt, fitting(b, (n, m), dt), k=int(k), mode="tri")
+    k, extra = _diagonal(b, k, "np.tri")
+    return b.emit1("tri", extra, dt, fitting(b, (n, m), dt), k=k, mode="tri")
 
 
 def eye(b: Builder, N, M=None, k=0, dtype=float):
     n = as_size(N, "N", b)
     m = n if M is None else as_size(M, "M", b)
     dt = dtypes.check_supported(dtype)
-    return b.emit1("tri", [], dt, fitting(b, (n, m), dt), k=int(k), mode="eye")
+    k, extra = _diagonal(b, k, "np.eye")
+    return b.emit1("tri", extra, dt, fitting(b, (n, m), dt), k=k, mode="eye")
 
 
 def triangle(mode):
@@ -504,5 +517,6 @@ def triangle(mode):
         x = as_var(b, m)
         if x.ndim < 2:
             raise UserError(f"{mode}: input must be at least 2-d", ValueError)
-        return b.emit1("triangle", [x], x.dtype, x.shape, k=int(k), mode=mode)
+        k, extra = _diagonal(b, k, f"np.{mode}")
+        return b.emit1("triangle", [x] + extra, x.dtype, x.shape, k=k, mode=mode)
     return handler
