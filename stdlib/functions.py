@@ -142,14 +142,15 @@ def cumprod(a, axis=None, dtype=None, out=None):
 def _interleave(x, counts, before):
     """x with every axis i repeated counts[i] times: as a whole block (tile: the new axis `before` the old one)
     or element by element (repeat: after it). One broadcasting write into a new array, then a reshape."""
-    shape, merged, expanded = (), (), ()
+    shape, expanded = (), ()
     for i in range(x.ndim):
         n, r = x.shape[i], counts[i]
         shape = shape + ((r, n) if before else (n, r))
-        merged = merged + (n * r,)
         expanded = expanded + ((None, slice(None)) if before else (slice(None), None))
     result = np.empty(shape, dtype=x.dtype)
     result[...] = x[expanded]
+    # the merged sizes as products of the new array's own dims: a run-time count is sized (checked) there first
+    merged = tuple(result.shape[2 * i] * result.shape[2 * i + 1] for i in range(x.ndim))
     return result.reshape(merged)
 
 
@@ -218,9 +219,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
         end = padded.shape[axis] - after
         if mode == "constant":
             left, right = values[axis]
-        else:
-            left = np.expand_dims(padded[_at(axis, before)], axis)
-            right = np.expand_dims(padded[_at(axis, end - 1)], axis)
+        else:     # (copies: the edges are read before the writes, as NumPy's views are, with run-time widths too)
+            left = np.expand_dims(padded[_at(axis, before)], axis).copy()
+            right = np.expand_dims(padded[_at(axis, end - 1)], axis).copy()
         padded[_at(axis, slice(None, before))] = left
         padded[_at(axis, slice(end, None))] = right
     return padded
