@@ -95,6 +95,8 @@ def _edge_array(value, a, axis):
 
 
 def diff(a, n=1, axis=-1, prepend=_NOVALUE, append=_NOVALUE):
+    if not _known(n):     # n shapes the result: an int argument specializes by value (a loop of n would not type)
+        raise TypeError("np.diff(n=) must be an int known when compiling")
     if n == 0:
         return a
     if n < 0:
@@ -140,14 +142,15 @@ def cumprod(a, axis=None, dtype=None, out=None):
 def _interleave(x, counts, before):
     """x with every axis i repeated counts[i] times: as a whole block (tile: the new axis `before` the old one)
     or element by element (repeat: after it). One broadcasting write into a new array, then a reshape."""
-    shape, merged, expanded = (), (), ()
+    shape, expanded = (), ()
     for i in range(x.ndim):
         n, r = x.shape[i], counts[i]
         shape = shape + ((r, n) if before else (n, r))
-        merged = merged + (n * r,)
         expanded = expanded + ((None, slice(None)) if before else (slice(None), None))
     result = np.empty(shape, dtype=x.dtype)
     result[...] = x[expanded]
+    # the merged sizes as products of the new array's own dims: a run-time count is sized (checked) there first
+    merged = tuple(result.shape[2 * i] * result.shape[2 * i + 1] for i in range(x.ndim))
     return result.reshape(merged)
 
 
@@ -216,9 +219,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
         end = padded.shape[axis] - after
         if mode == "constant":
             left, right = values[axis]
-        else:
-            left = np.expand_dims(padded[_at(axis, before)], axis)
-            right = np.expand_dims(padded[_at(axis, end - 1)], axis)
+        else:     # (copies: the edges are read before the writes, as NumPy's views are, with run-time widths too)
+            left = np.expand_dims(padded[_at(axis, before)], axis).copy()
+            right = np.expand_dims(padded[_at(axis, end - 1)], axis).copy()
         padded[_at(axis, slice(None, before))] = left
         padded[_at(axis, slice(end, None))] = right
     return padded
@@ -416,10 +419,20 @@ def ptp(a, axis=None, out=None, keepdims=False):
 
 def round(a, decimals=0, out=None):
     """NumPy's PyArray_Round: ints are copied for decimals >= 0; floats are rint(a * 10**d) / 10**d (divided first
-    for a negative d); ints with a negative d go through float64 and are cast back."""
+    for a negative d); ints with a negative d go through float64 and are cast back; complex values have each part
+    rounded so, into the parts of a new array."""
     if out is not None:
         raise TypeError("np.round(): out= is not supported in compiled code")
     a = np.asarray(a)
+    if a.dtype.kind == "c":
+        result = np.empty(a.shape, a.dtype)
+        result.real[...] = _round_real(a.real, decimals)
+        result.imag[...] = _round_real(a.imag, decimals)
+        return result[()] if a.ndim == 0 else result
+    return _round_real(a, decimals)
+
+
+def _round_real(a, decimals):
     integer = a.dtype.kind in "iu"
     if decimals >= 0:
         if integer:

@@ -186,3 +186,24 @@ def clipped_mean_outliers(x, k):
         kept = kept[inside]
     return kept.mean(), kept.shape[0]
 
+
+# ---- library functions: histograms, statistics, least squares ------------------------------------------------------
+def radial_profile(image, centre, nbins):
+    """Azimuthal integration: each pixel's distance to a centre, binned; the mean intensity of each ring."""
+    ys, xs = np.meshgrid(np.arange(image.shape[0]), np.arange(image.shape[1]), indexing="ij")
+    r = np.sqrt((ys - centre[0]) ** 2 + (xs - centre[1]) ** 2)
+    total, edges = np.histogram(r, bins=nbins, weights=image)
+    count, _ = np.histogram(r, bins=nbins)
+    return total / np.maximum(count, 1), edges
+
+
+def returns_statistics(prices):
+    """Log returns of several price series (rows): their covariance and correlation matrices, and each series' beta
+    against the first (a least-squares line with an intercept), with the fit's residuals and rank."""
+    returns = np.diff(np.log(prices), axis=1)
+    cov = np.cov(returns)
+    corr = np.corrcoef(returns)
+    market = returns[0]
+    design = np.stack([np.ones_like(market), market], axis=1)
+    coef, residuals, rank, _ = np.linalg.lstsq(design, returns.T)
+    return cov, corr, coef[1], residuals, rank

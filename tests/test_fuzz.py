@@ -68,8 +68,9 @@ INPUT_DTYPES = DTYPES + ["float32", "float64", "float32", "float64", "int64", "f
 # the complex pool (test_random_complex_values): complex inputs mostly, meeting the other dtypes
 COMPLEX_INPUT_DTYPES = ["complex64", "complex128"] * 3 + ["float32", "float64", "int64", "bool", "int8"]
 # what the compiler refuses on complex values where NumPy computes (docs/language.md): never generated on them
-COMPLEX_REFUSED = ("np.tanh(", "np.sin(", "np.log1p(", "np.sign(", "np.clip(", "np.maximum(", "np.minimum(",
-                   "np.fmax(", ".max(", ".min(", "np.max(", "np.min(")
+COMPLEX_REFUSED = ("np.tanh(", "np.sin(", "np.log1p(", "np.sign(", "np.clip(")
+# complex order (lexicographic): which value wins jumps with a rounding of a part, so only on exact operands
+COMPLEX_ORDERED = ("np.maximum(", "np.minimum(", "np.fmax(", ".max(", ".min(", "np.max(", "np.min(")
 SYMBOLS = ("n", "m", "k")
 SAMPLE_SIZES = {"n": 2, "m": 3, "k": 4}
 R = {np.dtype("float16"): 1e-2, np.dtype("float32"): 1e-5, np.dtype("float64"): 1e-13}
@@ -389,9 +390,47 @@ def op_select(c, nodes):
     return None
 
 
+def op_library(c, nodes):
+    """The library functions along an axis (stdlib/functions.py, and NumPy's own sort and argsort)."""
+    a = _pick(c, nodes, lambda n: len(n.shape) >= 1)
+    if a is None:
+        return None
+    nd, s = len(a.shape), a.shape
+    axis = c.int(-nd, nd - 1)
+    ax = axis % nd
+    kind = c.choice(["cumsum", "cumprod", "diff", "roll", "flip", "sort", "argsort", "repeat", "pad", "tile", "ptp",
+                     "count_nonzero"])
+    # discontinuous in the values (an order, a count) or cancelling (a difference): only on exact operands
+    if kind in ("diff", "sort", "argsort", "ptp", "count_nonzero") and a.approx:
+        return None
+    flags = {"args": [a], "approx": False, "minmax": kind == "ptp"}
+    along = s[:ax] + (fresh(kind),) + s[ax + 1:]
+    if kind in ("cumsum", "cumprod"):
+        # sequential, as NumPy's: bit for bit, but a complex product rounds as NumPy's loops do or not (op_binary)
+        flags["approx"] = kind == "cumprod" and is_complex(a.value)
+        return f"np.{kind}({a.name}, axis={axis})", s, flags
+    if kind == "diff":
+        return f"np.diff({a.name}, axis={axis})", along, flags
+    if kind == "roll":
+        return f"np.roll({a.name}, {c.int(-3, 3)}, axis={axis})", s, flags
+    if kind == "flip":
+        return f"np.flip({a.name}, axis={axis})", s, flags
+    if kind in ("sort", "argsort"):
+        return f"np.{kind}({a.name}, axis={axis})", s, flags
+    if kind == "repeat":
+        return f"np.repeat({a.name}, 2, axis={axis})", along, flags
+    if kind == "pad":
+        return f"np.pad({a.name}, 1)", tuple(fresh("pad") for _ in s), flags
+    if kind == "tile":
+        return f"np.tile({a.name}, 2)", s[:-1] + (fresh("tile"),), flags
+    return f"np.{kind}({a.name}, axis={axis})", s[:ax] + s[ax + 1:], flags
+
+
 # weights: shape ops are often invalid for the operand's rank (and then another op is drawn), so they come often
 OPS = [op_unary, op_unary, op_binary, op_binary, op_binary, op_cast, op_reduce, op_reduce, op_matmul, op_shape,
        op_shape, op_shape, op_shape, op_concat, op_select]
+# the library pool (test_random_library_values): the same with the library functions among them, often
+LIBRARY_OPS = OPS + [op_library] * 12
 
 
 def sample_value(dtype: str, shape: tuple, rng, kind: str = "array"):
@@ -409,7 +448,7 @@ def sample_value(dtype: str, shape: tuple, rng, kind: str = "array"):
     return rng.integers(0 if dt.kind == "u" else -20, 20, size=sizes).astype(dt)
 
 
-def generate(c, max_statements: int = 6, input_dtypes=INPUT_DTYPES) -> Program:
+def generate(c, max_statements: int = 6, input_dtypes=INPUT_DTYPES, ops=OPS) -> Program:
     rng = np.random.default_rng(0)
     base = tuple(c.choice(SYMBOLS) for _ in range(c.int(0, 3)))
     inputs, nodes = [], []
@@ -427,7 +466,7 @@ def generate(c, max_statements: int = 6, input_dtypes=INPUT_DTYPES) -> Program:
     uses = []
     for j in range(c.int(1, max_statements)):
         for _attempt in range(8):
-            op = c.choice(OPS)
+            op = c.choice(ops)
             made = op(c, nodes)
             if made is None:
                 continue
@@ -446,7 +485,10 @@ def generate(c, max_statements: int = 6, input_dtypes=INPUT_DTYPES) -> Program:
             args = flags.get("args", [])
             if any(is_complex(x.value) for x in args) and any(r in expr for r in COMPLEX_REFUSED):
                 continue
-            if any(is_complex(x.value) for x in args) and op in (op_unary, op_binary, op_reduce) \
+            if any(is_complex(x.value) for x in args) and any(x.approx for x in args) \
+                    and any(r in expr for r in COMPLEX_ORDERED):
+                continue
+            if any(is_complex(x.value) for x in args) and op in (op_unary, op_binary, op_reduce, op_library) \
                     and is_float(value):
                 # NumPy's complex scalar code and its SIMD loops round products differently (fused multiply-add
                 # or not): complex arithmetic is compared to rounding
@@ -821,6 +863,9 @@ def describe_args(args) -> str:
 POOL = [generate(RandomChooser(seed)) for seed in range(POOL_SIZE)]
 COMPLEX_POOL = [generate(RandomChooser(10_000 + seed), input_dtypes=COMPLEX_INPUT_DTYPES)
                 for seed in range(POOL_SIZE // 2)]
+LIBRARY_POOL = [generate(RandomChooser(20_000 + seed), ops=LIBRARY_OPS,
+                         input_dtypes=INPUT_DTYPES if seed % 3 else COMPLEX_INPUT_DTYPES)
+                for seed in range(POOL_SIZE // 2)]
 
 
 # Shrinking a program recompiles it at every step: only in the long run (a default-suite failure prints the program
@@ -861,6 +906,13 @@ def check_pool_program(data, pool: list) -> None:
     note(describe_args(args))
     msg = differential(prog, args)
     assert msg is None, f"\n{prog.source}\n{describe_args(args)}\n{msg}"
+
+
+@settings(max_examples=VALUE_EXAMPLES // 5, **FUZZ_SETTINGS)
+@given(st.data())
+def test_random_library_values(data):
+    """The same over a pool of programs that use the library functions along axes (a third on complex inputs)."""
+    check_pool_program(data, LIBRARY_POOL)
 
 
 def test_integer_inputs_set_the_rounding_scale_of_float_results():

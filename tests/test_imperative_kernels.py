@@ -100,3 +100,16 @@ def test_mandelbrot(kernel, size):
     """complex128 grids from np.linspace (meshgrid or broadcasting) and `1j * y`; counts written through masks."""
     width, height, maxiter = size
     check(kernel, -2.0, 0.5, -1.25, 1.25, width, height, maxiter)
+
+
+@pytest.mark.parametrize("shape, nbins", [((20, 24), 12), ((1, 5), 3), ((9, 9), 1)])
+def test_radial_profile(shape, nbins):
+    check(P.radial_profile, rng(8).random(shape), np.array([shape[0] / 2, shape[1] / 3]), nbins)
+
+
+@pytest.mark.parametrize("series, days", [(4, 30), (2, 3), (3, 250)])
+def test_returns_statistics(series, days):
+    """np.diff, np.cov, np.corrcoef and np.linalg.lstsq on computed arrays (its residuals empty for 2 days: a
+    square fit); the covariance is a sum, so to rounding."""
+    prices = 100 * np.exp(np.cumsum(rng(days).normal(0, 0.01, (series, days)), axis=1))
+    check(P.returns_statistics, prices, rtol=1e-9, atol=1e-12)

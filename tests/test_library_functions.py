@@ -93,6 +93,28 @@ def test_run_time_counts():
     fn = lambda x, k: (np.roll(x, k, axis=-1), np.repeat(x, k, axis=0), np.pad(x, k), np.pad(x, (1, k), "edge"))
     x = sample("int64", (3, 4))
     same_over(fn, (x, 1), (x, 3), (x, 0), (sample("int64", (5, 2)), 7), exact=True)
+    # each alone: a pad of every axis by a run-time width, of 2 and 3 dims (an internal error before)
+    same_over(lambda x, k: np.pad(x, k), (x, 2), (x, 0), exact=True)
+    same_over(lambda x, k: np.pad(x[None], ((k, 1), (0, k), (k, k))), (x, 2), (x, 1), exact=True)
+
+
+def test_run_time_counts_compile_once():
+    fn = lambda x, k: (np.repeat(x, k), np.repeat(x, k, axis=1), x.repeat(k, axis=0), np.pad(x, (1, k), "edge"),
+                       np.roll(x, k), np.pad(x, k))
+    f = transpile(fn)
+    for x, k in [(sample("int64", (3, 4)), 1), (sample("int64", (3, 4)), 3), (sample("int64", (5, 2)), 0)]:
+        assert_same(f(x, k), fn(x, k), rtol=0, atol=0)
+    assert f.compilations == 1
+
+
+def test_diff_of_an_int_argument_order():
+    """n shapes diff's result: an int argument specializes by value (a run-time loop of n raised after the call)."""
+    f = transpile(lambda x, k: np.diff(x, n=k, axis=0))
+    x = sample("float64", (6, 5))
+    for k in (0, 1, 3):
+        np.testing.assert_array_equal(f(x, k), np.diff(x, n=k, axis=0))
+    with pytest.raises(CompileError, match="known when compiling"):
+        transpile(lambda x: np.diff(x, n=x.shape[0] // 3 + int(x[0, 0] > 9)))(x)
 
 
 def test_0d_and_1d():

@@ -7,7 +7,7 @@ import pytest
 from transpiler import transpile
 from transpiler.errors import CompileError
 
-from helpers import check
+from helpers import assert_same, check
 from test_disk_cache import compiled_then_loaded
 
 RNG_SEED = 2611
@@ -161,6 +161,89 @@ def test_norm(ord, axis):
     exact(lambda x: np.linalg.norm(x, ord=ord, axis=axis, keepdims=True), x)
 
 
+def _lstsq_matrix(shape, dtype, rank=None):
+    """A random matrix of this shape, of the given rank (full when None): a product of two thin factors."""
+    m, n = shape
+    r = min(m, n) if rank is None else rank
+    a = RNG.standard_normal((m, r)) @ RNG.standard_normal((r, n))
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * (RNG.standard_normal((m, r)) @ RNG.standard_normal((r, n)))
+    if np.dtype(dtype).kind in "iu":
+        return RNG.integers(-4, 5, shape).astype(dtype)
+    return a.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128", "complex64", "int64"])
+@pytest.mark.parametrize("shape, rank", [((6, 3), None), ((3, 6), None), ((4, 4), None), ((6, 3), 2), ((4, 4), 3),
+                                         ((1, 1), None), ((1, 4), None), ((4, 1), None), ((5, 2), 0), ((0, 3), None),
+                                         ((3, 0), None)])
+@pytest.mark.parametrize("columns", [None, 1, 3, 0])       # b 1-D, or 2-D with this many columns
+def test_lstsq_as_numpy(dtype, shape, rank, columns):
+    a = _lstsq_matrix(shape, dtype, rank)
+    b = _lstsq_matrix((shape[0], 1 if columns is None else columns), dtype)
+    b = b[:, 0] if columns is None else b
+    exact(lambda a, b: np.linalg.lstsq(a, b), a, b)
+
+
+def test_lstsq_results_in_further_arithmetic_with_one_kernel_for_every_shape_and_rank():
+    def fit(a, b):
+        x, res, rank, s = np.linalg.lstsq(a, b)
+        return x * 2, res.sum(), res * 1.5, rank + 1, s.max() / s.min(), res.shape[0]
+    f = transpile(fit)
+    for shape, rank in [((6, 3), None), ((6, 3), 2), ((3, 6), None), ((8, 5), None), ((5, 5), 4)]:
+        a, b = _lstsq_matrix(shape, "float64", rank), RNG.standard_normal(shape[0])
+        with np.errstate(all="ignore"):
+            assert_same(f(a, b), fit(a, b), rtol=0, atol=0)
+    assert f.compilations == 1
+
+
+def test_lstsq_rcond_and_mixed_dtypes():
+    a, b = _lstsq_matrix((6, 4), "float64"), RNG.standard_normal((6, 2))
+    a[:, 3] = a[:, 2] + 1e-9 * a[:, 0]         # a small singular value that rcond decides about
+    for rcond in (None, 1e-6, -1, 0.5):
+        exact(lambda a, b: np.linalg.lstsq(a, b, rcond), a, b)
+    exact(lambda a, b, r: np.linalg.lstsq(a, b, rcond=r), a, b, 1e-6)       # a run-time rcond
+    exact(lambda a, b, r: np.linalg.lstsq(a, b, rcond=r)[2], a, b, np.float32(1e-12))
+    exact(lambda a, b: np.linalg.lstsq(a, b), a.astype(np.float32), b)      # float32 with float64: float64
+    exact(lambda a, b: np.linalg.lstsq(a, b), a.astype(np.complex64), b.astype(np.float32))
+    exact(lambda a: np.linalg.lstsq(a, [1.0, 2, 3, 4, 5, 6]), a)             # a list b
+    exact(lambda a, b: np.linalg.lstsq(a.T @ a, a.T @ b), a, b)             # of computed arrays
+
+
+def test_lstsq_in_a_run_time_loop():
+    def refine(a, b, steps):
+        x = np.zeros(a.shape[1])
+        total = 0.0
+        for _ in range(steps):
+            dx, res, rank, s = np.linalg.lstsq(a, b - a @ x)
+            x = x + dx
+            total += res.sum() + rank
+        return x, total
+    check(refine, _lstsq_matrix((7, 3), "float64"), RNG.standard_normal(7), 3, rtol=1e-12, atol=1e-12)
+
+
+def test_lstsq_errors_are_numpys():
+    lstsq = transpile(lambda a, b: np.linalg.lstsq(a, b))
+    with pytest.raises(np.linalg.LinAlgError, match="Incompatible dimensions"):
+        lstsq(np.ones((3, 2)), np.ones(4))
+    with pytest.raises(np.linalg.LinAlgError, match="Incompatible dimensions"):       # run-time sizes
+        transpile(lambda a, b: np.linalg.lstsq(a, b[1:]))(np.ones((3, 2)), np.ones(3))
+    with pytest.raises(CompileError, match="1-dimensional array given"):
+        lstsq(np.ones(3), np.ones(3))
+    with pytest.raises(CompileError, match="3-dimensional array given"):
+        lstsq(np.ones((3, 2)), np.ones((3, 2, 1)))
+    with pytest.raises(CompileError, match="float16"):
+        lstsq(np.ones((3, 2), np.float16), np.ones(3))
+    with pytest.raises(CompileError, match="an array of rconds"):
+        transpile(lambda a, b: np.linalg.lstsq(a, b, rcond=np.array([0.5])))(np.ones((3, 2)), np.ones(3))
+    nan = np.ones((3, 2))
+    nan[0, 0] = np.nan
+    with pytest.raises(np.linalg.LinAlgError, match="SVD did not converge"):
+        lstsq(nan, np.ones(3))
+    x, res, rank, s = lstsq(np.eye(3)[:, :2], np.ones(3))     # the kernel is fine after a failed call
+    np.testing.assert_array_equal(res, [1.0])
+
+
 def test_linear_algebra_in_a_loop_and_with_run_time_sizes():
     def newton_steps(a, x0, steps):
         x = x0
@@ -187,8 +270,6 @@ def test_errors_are_numpys():
         transpile(lambda a: np.linalg.det(a))(np.ones(3))
     with pytest.raises(CompileError, match="float16"):
         transpile(lambda a: np.linalg.inv(a))(np.eye(2, dtype=np.float16))
-    with pytest.raises(CompileError, match="lstsq"):
-        transpile(lambda a, b: np.linalg.lstsq(a, b))(np.eye(2), np.ones(2))
     with pytest.raises(CompileError, match="bins"):
         transpile(lambda x: np.histogram(x, bins="auto"))(np.ones(3))
     with pytest.raises(ValueError, match="Invalid norm order"):

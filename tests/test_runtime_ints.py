@@ -109,3 +109,26 @@ def test_a_loop_index_between_large_bounds_is_checked():
     assert f(np.zeros(1), 0, 5) == squares(None, 0, 5)
     with pytest.raises(OverflowError, match="int64"):
         f(np.zeros(1), 2**40, 2**40 + 3)
+
+
+def diagonals(x, k):
+    return np.triu(x, k), np.tril(x[None], -k), np.tri(3, x.shape[1], k), np.eye(x.shape[0], 6, k, dtype=np.int8)
+
+
+def test_a_diagonal_offset_compiles_once():
+    """k of np.triu / tril / tri / eye shapes nothing: a run-time value (it specialized by value before)."""
+    f = transpile(diagonals)
+    x = np.arange(20.0).reshape(4, 5)
+    for k in (-9, -2, 0, 1, 4, 12):
+        assert_same(f(x, k), diagonals(x, k))
+    assert f.compilations == 1
+
+
+def test_a_float_diagonal_offset_is_refused():
+    """NumPy's tri builds its mask from np.arange(-k, M - k, dtype=int): for a float k a mask of no meaning (np.triu
+    of a 4x4 array with k=1.5 is all zeros); the compiler refuses it rather than guess (it truncated k before)."""
+    from transpiler import CompileError
+    with pytest.raises(CompileError, match="k must be an integer"):
+        transpile(lambda x: np.triu(x, 1.5))(np.ones((4, 4)))
+    with pytest.raises(CompileError, match="k must be an integer"):
+        transpile(lambda x, k: np.tril(x, k))(np.ones((4, 4)), -1.5)

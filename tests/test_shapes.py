@@ -228,6 +228,52 @@ def test_constructors(dtype):
     check(lambda x: np.full((x.shape[0], x.shape[1]), x[0, 0], **kw).sum(), x)
 
 
+ARANGE_BOUNDS = [(0.5, 3.0, 0.25), (0.0, 1.0, 0.1), (1.0, 0.0, -0.1), (10, 1, -3), (3, 14, 2), (0.1, 1e4, 0.3),
+                 (-5.5, 5.5, 1.1), (0.0, 0.0, 1.0), (5, 1, 1), (1, 1e-320, 1e308), (0, -1e-320, 1e308),
+                 (2.0, 7.0, float("inf")), (1e16, 1e16 + 64, 8.0), (0.0, 100.0, 1 / 3), (0.1, 3e3, 0.1),
+                 (np.float32(0.1), 1.0, 0.1), (np.float32(0.1), np.float32(3), np.float32(0.3)), (np.int8(3), 100, 7),
+                 (np.uint8(3), 200, np.int64(7)), (np.float64(0), 5, np.float64(0.5)), (True, 5, 1)]
+
+
+@pytest.mark.parametrize("start, stop, step", ARANGE_BOUNDS)
+def test_arange_with_run_time_bounds(start, stop, step):
+    """NumPy's length (ceil of the quotient as its scalars compute it, underflow included) and fill (start,
+    start + step, then start + i * delta in the dtype): bit for bit, one kernel for all values of these types."""
+    exact = dict(rtol=0, atol=0)
+    check(lambda a, b, c: np.arange(a, b, c), start, stop, step, **exact)
+    check(lambda a, b, c: np.arange(a, b, c, dtype=np.float32), start, stop, step, **exact)
+    check(lambda a, b, c: np.arange(a, b, c, dtype=np.float16) * 2, start, stop, step, **exact)
+    if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
+        check(lambda a, b, c: np.arange(a, b, c, dtype=np.uint8), start, stop, step, **exact)
+    if abs(stop) < 1e7:
+        check(lambda a: np.arange(a), stop, **exact)
+    check(lambda x: np.arange(x[0], x[1], x[2]), np.array([start, stop, step]), **exact)     # read from an array
+
+
+def test_arange_with_run_time_bounds_compiles_once_and_raises_as_numpy():
+    f = transpile(lambda a, b, c: np.arange(a, b, c))
+    for bounds in [(0.5, 3.0, 0.25), (2.0, 9.0, 0.7), (1.0, 0.0, -0.1)]:
+        np.testing.assert_array_equal(f(*bounds), np.arange(*bounds))
+    assert f.compilations == 1
+    # past 2**24 elements float32's i * delta rounds i first (C converts the index to float), as NumPy's fill does
+    f32 = transpile(lambda a, b, c: np.arange(a, b, c, dtype=np.float32))
+    assert np.array_equal(f32(0.1, 1.8e6, 0.1), np.arange(0.1, 1.8e6, 0.1, dtype=np.float32))
+    for bounds, error, message in [((0.0, 5.0, 0.0), ZeroDivisionError, "float division by zero"),
+                                   ((0.0, np.nan, 1.0), ValueError, "cannot compute length"),
+                                   ((0.0, np.inf, 1.0), ValueError, "Maximum allowed size exceeded"),
+                                   ((0.0, 1e30, 1e-30), ValueError, "Maximum allowed size exceeded")]:
+        with pytest.raises(error, match=message):
+            np.arange(*bounds)
+        with pytest.raises(error, match=message):
+            f(*bounds)
+    with pytest.raises(ZeroDivisionError, match="division by zero"):
+        transpile(lambda a: np.arange(0, 5, a))(0)
+    with pytest.raises(CompileError, match="integer dtype"):
+        transpile(lambda a: np.arange(0, a, dtype=np.int32))(2.5)
+    with pytest.raises(CompileError, match="complex"):
+        transpile(lambda a: np.arange(0, a))(2.5 + 1j)
+
+
 def test_a_slice_of_at_most_one_element_broadcasts():
     """x[:1] and x[-1:] of a run-time length are 0 or 1 long: they broadcast as a 1 against a longer dim (this
     raised ValueError for every x longer than 1); an empty x is refused (NumPy gives an empty result)."""

@@ -995,3 +995,34 @@ def test_run_time_positions_checked_inside_a_loop():
             continue
         np.testing.assert_array_equal(transpile(write_each_at)(ours, y, np.array(starts)), ref)
         np.testing.assert_array_equal(ours, ref)
+
+
+def write_row_at(p, row, k):
+    p[k:k + 1, k:k + row.shape[1]] = row     # the row's 1 broadcasts; its length is compared in the kernel
+    return p
+
+
+@pytest.mark.parametrize("k, n", [(0, 3), (2, 3), (4, 3), (2, 5), (5, 2)])
+def test_a_value_that_broadcasts_along_one_axis_and_is_checked_along_another(k, n):
+    p, row = np.zeros((5, 7)), np.arange(1.0, n + 1)[None]
+    try:
+        expected = write_row_at(p.copy(), row, k)
+    except ValueError:
+        with pytest.raises(ValueError, match="could not broadcast"):
+            transpile(write_row_at)(p, row, k)
+        assert not p.any()
+        return
+    np.testing.assert_array_equal(transpile(write_row_at)(p, row, k), expected)
+
+
+def pad_each_axis(x, k):
+    """A compile-time loop: its later iterations' slices start at sizes the earlier ones compute."""
+    p = np.zeros((x.shape[0] + k, x.shape[1] + k))
+    for axis in range(2):
+        p[(slice(None),) * axis + (slice(p.shape[axis] - k, None),)] = axis + 1
+    return p
+
+
+def test_size_checks_of_a_statement_that_writes_in_several_steps():
+    for k in (0, 1, 3):
+        np.testing.assert_array_equal(transpile(pad_each_axis)(np.ones((4, 3)), k), pad_each_axis(np.ones((4, 3)), k))

@@ -164,7 +164,7 @@ def complex_dtype(x):
 
 
 def complex_constant(x):
-    return np.max(x * 1j)  # error: TypeError
+    return np.sign(x * 1j)  # error: TypeError
 
 
 def string_operand(x):
@@ -293,7 +293,7 @@ def import_missing_module(x):
 
 
 def unsupported_linalg(x):
-    return np.linalg.lstsq(x, x)  # error: TypeError
+    return np.linalg.eig(x)  # error: TypeError
 
 
 def reduction_with_where(x):

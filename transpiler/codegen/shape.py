@@ -161,13 +161,20 @@ def _diagonal_offset(idx):
     return arith.subi(arith.index_cast(i64, idx[-1]), arith.index_cast(i64, idx[-2]))
 
 
+def _diagonal_k(em: Emitter, e, operand: int):
+    """The diagonal offset k as an i64: the static param, or the run-time int64 operand (read before the loop)."""
+    if e.params["k"] is None:
+        return tensor.extract(em[e.inputs[operand]], [])
+    return arith.constant(ir.IntegerType.get_signless(64), e.params["k"])
+
+
 @emitter("tri")
 def _tri(em: Emitter, e):
-    out, k, mode = e.outputs[0], e.params["k"], e.params["mode"]
+    out, mode = e.outputs[0], e.params["mode"]
     pred = arith.CmpIPredicate.sle if mode == "tri" else arith.CmpIPredicate.eq
+    k_value = _diagonal_k(em, e, 0)
 
     def body(idx, _):
-        k_value = arith.constant(ir.IntegerType.get_signless(64), k)
         keep = arith.cmpi(pred, _diagonal_offset(idx), k_value)
         return arith.select(keep, scalar.const(out.dtype, 1), scalar.const(out.dtype, 0))
     return [_index_generic(em, out, [], body)]
@@ -175,11 +182,11 @@ def _tri(em: Emitter, e):
 
 @emitter("triangle")
 def _triangle(em: Emitter, e):
-    x, out, k, mode = e.inputs[0], e.outputs[0], e.params["k"], e.params["mode"]
+    x, out, mode = e.inputs[0], e.outputs[0], e.params["mode"]
     pred = arith.CmpIPredicate.sle if mode == "tril" else arith.CmpIPredicate.sge
+    k_value = _diagonal_k(em, e, 1)
 
     def body(idx, args):
-        k_value = arith.constant(ir.IntegerType.get_signless(64), k)
         keep = arith.cmpi(pred, _diagonal_offset(idx), k_value)
         return arith.select(keep, args[0], scalar.const(out.dtype, 0))
     return [_index_generic(em, out, [x], body)]

@@ -313,6 +313,7 @@ class Control:
         self._set_versions(buffers, values[len(pairs):len(pairs) + len(buffers)])
         for (n, _), value in zip(pairs, values):
             frame.locals[n] = self._alias(value, (after[n],), memory)
+            _keep_size(self.b, value, after[n])
         self._tie_shared_branch_arrays([n for n, _ in pairs], frame, after, {}, memory)
         for n, view in views:
             frame.locals[n] = self.memory.rederive(self.b, view)
@@ -345,8 +346,9 @@ class Control:
                             "writes into an argument: compute the size in a statement of its own",
                             NotImplementedError)
         moved = set().union(*groups)
-        hoisted = [e for e in eqns if id(e) in moved]
-        b.eqns.extend([e for e in eqns[:split] if id(e) not in moved] + hoisted)
+        # the part before `split` keeps its order (a write in it may be guarded by a check computed there: a loop
+        # whose later iteration sizes an array by an earlier one's result); the checks computed after it join it
+        b.eqns.extend(eqns[:split] + [e for e in eqns[split:] if id(e) in moved])
         eqns[:] = [e for e in eqns[split:] if id(e) not in moved]
         for flag, kind, message in sized:
             b.check(flag, kind, message, located=False)
@@ -940,6 +942,22 @@ def _makes_data_sized(eqns, env) -> bool:
         if any(isinstance(p, Block) and _makes_data_sized(p.eqns, env) for p in e.params.values()):
             return True
     return False
+
+
+def _keep_size(b, joined, computed) -> None:
+    """A run-time int a guarded statement binds (`n = x.shape[0] * k` after a check) is still that dim after the join
+    (the failed path never reads it), when the dim is made of values visible after the statement: so it can size
+    arrays (a reshape can compare it) instead of becoming an unknown int."""
+    if isinstance(joined, (tuple, list)) and isinstance(computed, (tuple, list)) and len(joined) == len(computed):
+        for j, c in zip(joined, computed):       # (a shape: a tuple of them)
+            _keep_size(b, j, c)
+        return
+    size = getattr(computed, "size_of", None)
+    if not isinstance(joined, Var) or not isinstance(computed, Var) or size is None:
+        return
+    visible = {id(v) for v in b.program.inputs} | {id(v) for e in b.visible() for v in e.outputs}
+    if all(id(v) in visible for v in _dim_vars(size)):
+        joined.size_of = size
 
 
 def _dim_vars(d):

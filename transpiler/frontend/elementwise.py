@@ -67,6 +67,9 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     else:
         in_dts, out_dts = dtypes.resolve_ufunc(ufunc, types)
     if any(dt.kind == "c" for dt in in_dts + out_dts):
+        from . import complex_order
+        if ufunc in complex_order.UFUNCS:     # NumPy's lexicographic order, of float comparisons of the parts
+            return complex_order.extremum(b, ufunc, *[coerce(b, a, dt) for a, dt in zip(args, in_dts)])
         _check_complex_support(ufunc, args)
         if python_op and ufunc in _ORDERINGS and all(is_weak(a) for a in args):   # Python's complex has no order
             raise UserError(f"'{_ORDERINGS[ufunc]}' not supported between instances of "

@@ -220,15 +220,17 @@ def _cut_to_checked_sizes(b: Builder, v: Var, shape: list, in_kernel: list, mess
     (`shape`, updated) to `same(region, value)` on those axes."""
     differ = None
     specs = [("all",)] * v.ndim
+    cut = list(v.shape)         # the value's own sizes: a 1 that broadcasts stays 1 (the copy after broadcasts it)
     for axis, d, t in in_kernel:
         sizes = [b.emit1("size_value", [], dtypes.INT64, (), dim=dim) for dim in (d, t)]
         ne = b.emit1("ne", sizes, dtypes.BOOL, ())
         differ = ne if differ is None else b.emit1("or", [differ, ne], dtypes.BOOL, ())
         common = derived("same", t, d)
         specs[axis - (len(shape) - v.ndim)] = ("range", 0, common, 1)
+        cut[axis - (len(shape) - v.ndim)] = common
         shape[axis] = common
     b.check(differ, ValueError, message)
-    return b.emit1("slice", [v], v.dtype, tuple(shape[len(shape) - v.ndim:]), specs=tuple(specs))
+    return b.emit1("slice", [v], v.dtype, tuple(cut), specs=tuple(specs))
 
 
 def is_mask(index) -> bool:

@@ -326,9 +326,34 @@ def _norm(b, x, ord=None, axis=None, keepdims=False):
     return call(b, "linalg.norm", (v, ord, axis, bool(keepdims)), {}, [(dtype, _reduced(v.shape, axes, keepdims))])[0]
 
 
-def _lstsq(b, *args, **kwargs):
-    raise UserError("np.linalg.lstsq is not supported: its residuals have a size that depends on the matrix's rank; "
-                    "use np.linalg.solve, or np.linalg.pinv(a) @ b", TypeError)
+def _lstsq(b, a, b_, rcond=None):
+    """np.linalg.lstsq: (x, residuals, rank, s). The residuals' length is b's column count (1 for a 1-D b) when the
+    rank is full and a is tall, else 0: NumPy fills them at full length and says their length (runtime._lstsq_full),
+    and the kernel cuts them to it (a slice, so a length the kernel never wrote stays within the buffer)."""
+    from . import indexing
+    x, y = _array(b, a), _array(b, b_)
+    if isinstance(rcond, Var):
+        if rcond.ndim:
+            raise UserError("np.linalg.lstsq(rcond=): an array of rconds is not supported, give one number",
+                            TypeError)
+    elif rcond is not None:
+        rcond = _static(rcond, "rcond")
+        if np.ndim(rcond):
+            raise UserError("np.linalg.lstsq(rcond=): an array of rconds is not supported, give one number",
+                            TypeError)
+    probe_rcond = _probe(rcond, 0.5) if isinstance(rcond, Var) else rcond
+    # NumPy's own refusals (a 1-D or 3-D array, float16, a string rcond) and result dtypes, from a tiny call
+    probe_a = np.eye(2, dtype=x.dtype) if x.ndim == 2 else np.ones((2,) * x.ndim, x.dtype)
+    dts = _result_dtype(np.linalg.lstsq, probe_a, np.ones((2,) * y.ndim, y.dtype), probe_rcond)
+    m, n = x.shape
+    if isinstance(b.env.find(m), int) and isinstance(b.env.find(y.shape[0]), int) \
+            and b.env.find(m) != b.env.find(y.shape[0]):
+        raise UserError("Incompatible dimensions", np.linalg.LinAlgError)    # else NumPy's check, at the call
+    k = 1 if y.ndim == 1 else y.shape[1]
+    shapes = [(n,) if y.ndim == 1 else (n, k), (k,), (), (derived("min", b.env.find(m), b.env.find(n)),), ()]
+    outs = list(zip(dts, shapes)) + [(dtypes.INT64, ())]
+    solution, residuals, rank, s, length = call(b, "linalg.lstsq", (x, y), {"rcond": rcond}, outs)
+    return solution, indexing.getitem(b, residuals, slice(None, length)), rank, s
 
 
 def _register():

@@ -45,7 +45,12 @@ def reduce(b: Builder, kind: str, a, axis=None, dtype=None, out=None, keepdims=F
     axes = normalize_axes(axis, x.ndim)
     out_dt = result_dtype(kind, x.dtype, dtype)
     if kind in ("max", "min") and dtypes.is_complex(out_dt):
-        refuse_complex(kind)
+        from .complex_order import reduce_extremum
+        x = b.convert(x, out_dt) if x.dtype != out_dt else x
+        require_nonempty(b, x, axes, {"max": "maximum", "min": "minimum"}[kind])
+        if not axes:
+            return b.emit1("copy", [x], x.dtype, x.shape, scalar=not x.shape and (not keepdims or x.ndim == 0))
+        return reduce_extremum(b, kind, x, axes, keepdims)
     if kind in ("any", "all"):
         x = to_bool(b, x)
     elif x.dtype != out_dt:
@@ -62,8 +67,6 @@ def arg_reduce(b: Builder, kind: str, a, axis=None, out=None, keepdims=False):
     if out is not None:
         raise UserError(f"{kind}(): out= is not supported", TypeError)
     x = as_var(b, a)
-    if dtypes.is_complex(x.dtype):
-        refuse_complex(kind)
     if axis is None:
         x = flatten(b, x)
         axes = (0,)
@@ -71,15 +74,14 @@ def arg_reduce(b: Builder, kind: str, a, axis=None, out=None, keepdims=False):
         axes = normalize_axes(axis, x.ndim)
     require_nonempty(b, x, axes, kind, empty_message=f"attempt to get {kind} of an empty sequence")
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    r = b.emit1(kind, [x], dtypes.INT64, shape, scalar=not shape and not keepdims, axis=axes[0])
+    if dtypes.is_complex(x.dtype):
+        from .complex_order import arg_extremum
+        r = arg_extremum(b, kind, x, axes[0])
+    else:
+        r = b.emit1(kind, [x], dtypes.INT64, shape, scalar=not shape and not keepdims, axis=axes[0])
     if keepdims:
         return keep_dims(b, r, tuple(range(len(a.shape))) if axis is None else axes)
     return r
-
-
-def refuse_complex(name: str) -> None:
-    raise UserError(f"{name}() of complex values (NumPy orders them lexicographically) is not supported by the "
-                    "compiler", TypeError)
 
 
 def keep_dims(b: Builder, r: Var, axes: tuple) -> Var:

@@ -378,40 +378,138 @@ def like(value):
     return handler
 
 
-def arange(b: Builder, *args, dtype=None):
-    if len(args) == 1:
-        start, stop, step = 0, args[0], 1
-    elif len(args) == 2:
-        (start, stop), step = args, 1
+_NO_ARG = object()
+
+
+def arange(b: Builder, start_or_stop=_NO_ARG, stop=None, step=None, dtype=None, *, start=_NO_ARG, like=None,
+           device=None):
+    """np.arange. Static int start and step with a stop that is a dim or a run-time int: one `arange` primitive.
+    Anything else run-time (a float bound, a start or step read from an array): NumPy's own steps, in the kernel."""
+    if like is not None:
+        raise UserError("np.arange(like=) is not supported", TypeError)
+    if start_or_stop is _NO_ARG and start is _NO_ARG:
+        raise UserError("arange() requires stop to be specified.", TypeError)
+    if start_or_stop is _NO_ARG:
+        start_or_stop = start
+    if stop is None:
+        first, stop = 0, start_or_stop
     else:
-        start, stop, step = args
-    if isinstance(start, Var) or isinstance(step, Var):
-        raise UserError("np.arange: only the stop value may be a run-time value", TypeError)
-    if step == 0:
-        raise UserError("Maximum allowed size exceeded", ValueError)
-    stop_dim = as_size(stop, "arange stop") if not isinstance(stop, (float, np.floating)) else None
-    if stop_dim is None or not isinstance(start, (int, np.integer)) or not isinstance(step, (int, np.integer)):
-        raise UserError("np.arange with a run-time stop needs integer start and step", TypeError)
-    length = derived("max", derived("floordiv", derived("add", derived("sub", stop_dim, int(start)), int(step) - 1),
-                                    int(step)), 0) if step > 0 else None
-    if length is None:
-        raise UserError("np.arange with a run-time stop needs a positive step", TypeError)
-    out_dt = dtypes.check_supported(dtype) if dtype is not None else np.asarray(np.arange(start, start + step)).dtype
-    return b.emit1("arange", [], out_dt, (limited(b, length),), start=start, step=step)
+        first = start_or_stop
+    step = 1 if step is None else step
+    # (a uint64 stop makes NumPy's result float64)
+    int_stop = isinstance(stop, (int, np.integer, Sym)) and not isinstance(stop, (bool, np.uint64)) \
+        or isinstance(stop, Var) \
+        and stop.ndim == 0 and stop.dtype.kind in "iu" and stop.dtype != np.dtype(np.uint64)
+    static_ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (first, step))
+    if int_stop and static_ints and step > 0 and (dtype is None or np.dtype(dtype).kind in "iuf"):
+        length = derived("max", derived("floordiv", derived("add", derived("sub", as_size(stop, "arange stop"),
+                                                                           int(first)), int(step) - 1), int(step)), 0)
+        out_dt = dtypes.check_supported(dtype) if dtype is not None else np.arange(first, first + step).dtype
+        return b.emit1("arange", [], out_dt, (limited(b, length),), start=first, step=step)
+    return _arange_run_time(b, first, stop, step, dtype)
+
+
+def _arange_run_time(b: Builder, start, stop, step, dtype) -> Var:
+    """NumPy's PyArray_ArangeObj with run-time values: the length is ceil((stop - start) / step), computed as
+    NumPy computes it on these scalars (NEP 50: Python numbers are weak); the first two values are start and
+    start + step cast to the dtype, and the others the dtype's `fill`: start + i * delta, with delta the
+    difference of those two in the dtype (float16 computes in float32, integers wrap)."""
+    from . import elementwise as ew
+    from .indexing import run_time_int
+    values = [as_operand(v) for v in (start, stop, step)]
+    for v in values:
+        if not isinstance(v, Var) and not isinstance(v, (bool, int, float, complex, np.generic)):
+            raise UserError(f"np.arange: a bound of type {type(v).__name__} is not supported", TypeError)
+        if isinstance(v, Var) and v.ndim:
+            raise UserError("arange: scalar arguments expected instead of an array", TypeError)
+    start, stop, step = values
+    probes = [type(v)(1) if not isinstance(v, Var) else {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1j}[v.dtype.kind]
+              if v.weak else v.dtype.type(1) for v in values]
+    try:
+        out_dt = np.dtype(dtype) if dtype is not None else np.arange(*probes).dtype    # (of the types only)
+    except (TypeError, ValueError) as error:
+        raise UserError(str(error), type(error)) from None
+    dtypes.check_supported(out_dt, "np.arange")
+    kinds = {v.dtype.kind for v in values if isinstance(v, Var)} | {np.asarray(v).dtype.kind for v in values
+                                                                     if not isinstance(v, Var)}
+    if out_dt.kind in "bc" or "c" in kinds:
+        raise UserError(f"np.arange with run-time bounds: {out_dt} results (and complex bounds) are not supported",
+                        TypeError)
+    if out_dt.kind in "iu" and "f" in kinds:
+        raise UserError("np.arange of run-time float bounds into an integer dtype is not supported (NumPy converts "
+                        "each bound as a Python float: give integer bounds)", TypeError)
+    # the length: (stop - start) / step as NumPy's scalars compute it, as a double
+    if isinstance(step, Var) and step.weak or not isinstance(step, Var) and isinstance(step, (int, float)):
+        # a Python number divides as Python does: by zero is ZeroDivisionError (NumPy's scalars give inf instead)
+        zero = ew.apply_ufunc(b, np.equal, [step, 0])
+        if isinstance(zero, Var):
+            b.check(zero, ZeroDivisionError, "division by zero" if "f" not in kinds else "float division by zero")
+        elif zero:
+            raise UserError("division by zero", ZeroDivisionError)
+    span = ew.apply_ufunc(b, np.subtract, [stop, start], python_op=True)
+    quotient = ew.astype(b, as_var(b, ew.apply_ufunc(b, np.true_divide, [span, step], python_op=True)),
+                         dtypes.FLOAT64)
+    ceil = ew.apply_ufunc(b, np.ceil, [quotient])
+    b.check(ew.apply_ufunc(b, np.isnan, [ceil]), ValueError, "arange: cannot compute length")
+    b.check(ew.apply_ufunc(b, np.logical_not, [ew.apply_ufunc(b, np.logical_and, [
+        ew.apply_ufunc(b, np.greater_equal, [ceil, -2.0**63]), ew.apply_ufunc(b, np.less_equal, [ceil, 2.0**63])])]),
+        ValueError, "Maximum allowed size exceeded")
+    # a double of 2**63 passes NumPy's range check and converts to the smallest int64 (x86): no element
+    in_range = ew.apply_ufunc(b, np.logical_and, [ew.apply_ufunc(b, np.less, [ceil, 2.0**63]),
+                                                 ew.apply_ufunc(b, np.greater, [ceil, 0.0])])
+    count = ew.astype(b, ew.where(b, in_range, ceil, 0.0), dtypes.INT64)
+    # a quotient that underflows to 0 (or a step of inf) while the span is not 0: one element if it is positive
+    underflow = ew.apply_ufunc(b, np.logical_and, [ew.apply_ufunc(b, np.equal, [quotient, 0.0]),
+                                                  ew.apply_ufunc(b, np.not_equal, [span, 0])])
+    positive = ew.apply_ufunc(b, np.equal, [ew.apply_ufunc(b, np.greater, [span, 0]),
+                                            ew.apply_ufunc(b, np.greater, [step, 0])])
+    count = ew.where(b, underflow, ew.astype(b, as_var(b, positive), dtypes.INT64), count)
+    length = limited(b, derived("max", run_time_int(as_var(b, count)), 0))
+    # the values: start and start + step set into the dtype, then start + i * (their difference)
+    first = ew.astype(b, as_var(b, start), out_dt) if isinstance(start, Var) else b.const(np.array(start, out_dt))
+    second_value = ew.apply_ufunc(b, np.add, [start, step], python_op=True)
+    second = ew.astype(b, as_var(b, second_value), out_dt) if isinstance(second_value, Var) \
+        else b.const(np.array(second_value, out_dt))
+    i = b.emit1("arange", [], dtypes.INT64, (length,), start=0, step=1)
+    if out_dt.kind == "f":
+        work = np.dtype(np.float32) if out_dt == np.float16 else out_dt
+        v0, v1 = ew.astype(b, first, work, copy=False), ew.astype(b, second, work, copy=False)
+        delta = ew.apply_ufunc(b, np.subtract, [v1, v0])
+        filled = ew.apply_ufunc(b, np.add, [v0, ew.apply_ufunc(b, np.multiply, [ew.astype(b, i, work), delta])])
+    else:        # C's integer arithmetic, modulo 2**64, then truncated to the dtype
+        v0, v1 = ew.astype(b, first, dtypes.INT64, copy=False), ew.astype(b, second, dtypes.INT64, copy=False)
+        delta = ew.apply_ufunc(b, np.subtract, [v1, v0])
+        filled = ew.apply_ufunc(b, np.add, [v0, ew.apply_ufunc(b, np.multiply, [i, delta])])
+    filled = ew.astype(b, filled, out_dt, copy=False)
+    return ew.where(b, ew.apply_ufunc(b, np.equal, [i, 0]), first,
+                    ew.where(b, ew.apply_ufunc(b, np.equal, [i, 1]), second, filled))
+
+
+def _diagonal(b: Builder, k, what: str) -> tuple:
+    """k of np.tri / eye / triu / tril: (the int, no operand), or for a run-time int (None, [it as int64]), so that a
+    k argument does not compile again for each value."""
+    if isinstance(k, Var) and k.ndim == 0 and k.dtype.kind in "iub":
+        return None, [b.convert(k, dtypes.INT64)]
+    if isinstance(k, (int, np.integer)):
+        return int(k), []
+    # NumPy's tri builds its mask from np.arange(-k, M - k, dtype=int): a float k gives a mask of no meaning
+    raise UserError(f"{what}: k must be an integer, got {type(k).__name__}", TypeError)
 
 
 def tri(b: Builder, N, M=None, k=0, dtype=float):
     n = as_size(N, "N", b)
     m = n if M is None else as_size(M, "M", b)
     dt = dtypes.check_supported(dtype)
-    return b.emit1("tri", [], dt, fitting(b, (n, m), dt), k=int(k), mode="tri")
+    k, extra = _diagonal(b, k, "np.tri")
+    return b.emit1("tri", extra, dt, fitting(b, (n, m), dt), k=k, mode="tri")
 
 
 def eye(b: Builder, N, M=None, k=0, dtype=float):
     n = as_size(N, "N", b)
     m = n if M is None else as_size(M, "M", b)
     dt = dtypes.check_supported(dtype)
-    return b.emit1("tri", [], dt, fitting(b, (n, m), dt), k=int(k), mode="eye")
+    k, extra = _diagonal(b, k, "np.eye")
+    return b.emit1("tri", extra, dt, fitting(b, (n, m), dt), k=k, mode="eye")
 
 
 def triangle(mode):
@@ -419,5 +517,6 @@ def triangle(mode):
         x = as_var(b, m)
         if x.ndim < 2:
             raise UserError(f"{mode}: input must be at least 2-d", ValueError)
-        return b.emit1("triangle", [x], x.dtype, x.shape, k=int(k), mode=mode)
+        k, extra = _diagonal(b, k, f"np.{mode}")
+        return b.emit1("triangle", [x] + extra, x.dtype, x.shape, k=k, mode=mode)
     return handler

@@ -24,6 +24,17 @@ from . import errstate
 
 PREFIX = "npcall_"
 
+
+def _lstsq_full(a, b, rcond=None):
+    """np.linalg.lstsq with its residuals at full length (b's columns, 1 for a 1-D b), zeros where NumPy gives none,
+    and the length NumPy gives them as a fifth result: the kernel allocates the residuals before the rank is known
+    (NumPy returns them only when the rank is full and a is tall) and cuts them to that length after."""
+    x, residuals, rank, s = np.linalg.lstsq(a, b, rcond)
+    full = np.zeros(1 if b.ndim == 1 else b.shape[-1], residuals.dtype)
+    full[:residuals.shape[0]] = residuals
+    return x, full, rank, s, np.int64(residuals.shape[0])
+
+
 FUNCTIONS = {
     "sort": np.sort, "argsort": np.argsort, "partition": np.partition, "argpartition": np.argpartition,
     "searchsorted": np.searchsorted, "median": np.median, "percentile": np.percentile, "quantile": np.quantile,
@@ -33,6 +44,7 @@ FUNCTIONS = {
     "linalg.qr": np.linalg.qr, "linalg.eigh": np.linalg.eigh, "linalg.eigvalsh": np.linalg.eigvalsh,
     "linalg.svd": np.linalg.svd, "linalg.matrix_power": np.linalg.matrix_power, "linalg.norm": np.linalg.norm,
     "linalg.matrix_rank": np.linalg.matrix_rank, "linalg.cond": np.linalg.cond,
+    "linalg.lstsq": _lstsq_full,
 }
 
 

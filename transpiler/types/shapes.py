@@ -206,9 +206,29 @@ class ShapeEnv:
         a, b = self.find(a), self.find(b)
         if a is b or a == b:
             return True
+        for op in ("mul", "add"):     # products and sums in any grouping and order: (a*b)*c is a*(b*c)
+            if isinstance(a, Sym) and isinstance(b, Sym) and a.origin[0] == op and b.origin[0] == op:
+                return self._same_terms(self._terms(a, op), self._terms(b, op))
         if not _same_form(a, b):
             return False
         return all(self.same_expression(x, y) for x, y in zip(a.origin[1:], b.origin[1:]))
+
+    def _terms(self, d: Dim, op: str) -> list:
+        d = self.find(d)
+        if isinstance(d, Sym) and d.origin[0] == op:
+            return self._terms(d.origin[1], op) + self._terms(d.origin[2], op)
+        return [d]
+
+    def _same_terms(self, xs: list, ys: list) -> bool:
+        if len(xs) != len(ys):
+            return False
+        left = list(ys)
+        for x in xs:
+            match = next((i for i, y in enumerate(left) if self.same_expression(x, y)), None)
+            if match is None:
+                return False
+            del left[match]
+        return True
 
     def require_nonzero(self, d: Sym, message: str) -> None:
         if not is_checkable(d):  # a size computed from data inside the kernel: not checkable before the call
