@@ -533,3 +533,30 @@ def test_every_path_raising_at_run_time_raises_its_own_exception():
         transpile(f)(np.array([1.0]))
     with pytest.raises(KeyError, match="negative"):
         transpile(f)(np.array([-1.0]))
+
+
+def test_a_long_function_guards_the_writes_after_a_failed_check(tmp_path):
+    """A failed check stops NumPy's run: no write after it happens. Each of 60 statements here writes the argument
+    and reads `y[i + k]`, which fails for a large i; every write after the first failure is guarded (control.py,
+    MAX_GUARDS = 64: with 32, statements past the 32nd wrote `x` although NumPy had stopped)."""
+    lines = ["import numpy as np", "", "def f(x, y, i):"]
+    lines += [f"    x[{k % 7}] = y[i + {k % 5}] + {k}.0" for k in range(60)]
+    lines += ["    return x"]
+    path = tmp_path / "long_guarded.py"
+    path.write_text("\n".join(lines) + "\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("long_guarded", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    compiled = transpile(module.f)
+    y = np.arange(10.0)
+    for i in (2, 6, 8):         # 2: no failure; 6: the 5th statement fails (i + 4 = 10); 8: the 3rd
+        expected, actual = np.zeros(7), np.zeros(7)
+        try:
+            module.f(expected, y, i)
+        except IndexError:
+            with pytest.raises(IndexError):
+                compiled(actual, y, i)
+        else:
+            compiled(actual, y, i)
+        np.testing.assert_array_equal(actual, expected)

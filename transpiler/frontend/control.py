@@ -32,9 +32,9 @@ _RETURN_IN_LOOP = ("`return` of a tuple, list or dict of run-time values inside 
                    "return a display, or set variables, `break`, and return after the loop")
 _MAX_ROUNDS = 4
 # statements guarded per function: past this many, later ones run as they are (writes after a failed check then
-# happen). Each guard is an scf.if that yields the arrays it writes; in long unrolled code (a time loop of 5 steps
-# with 10 checked stencil updates each) bufferization and LLVM time grew much faster than the code with them
-MAX_GUARDS = 32
+# happen). Each guard is an scf.if that yields the arrays it writes; in long unrolled code one-shot bufferization's
+# analysis grows much faster than the code with them (150 guarded statements: 78 s; 64: 3-10 s, docs/semantics.md)
+MAX_GUARDS = 64
 
 
 @dataclass
