@@ -274,6 +274,31 @@ def test_arange_with_run_time_bounds_compiles_once_and_raises_as_numpy():
         transpile(lambda a: np.arange(0, a))(2.5 + 1j)
 
 
+def test_arange_numpy_int_bounds_outside_an_integer_dtype_raise_as_numpy():
+    """NumPy sets arange's first two values as Python ints: a NumPy integer scalar outside the dtype's range is an
+    OverflowError (they were wrapped: np.arange(np.int64(-1), 5, 1, dtype=np.uint8) gave [255, 0, ...]); a value
+    the length does not reach is not set, so it raises nothing."""
+    u8 = transpile(lambda a, b, c: np.arange(a, b, c, dtype=np.uint8))
+    i32 = transpile(lambda a, b, c: np.arange(a, b, c, dtype=np.int32))
+    i64 = transpile(lambda a, b, c: np.arange(a, b, c, dtype=np.int64))
+    for f, bounds in [(u8, (np.int64(-1), np.int64(5), np.int64(1))), (u8, (np.int32(-1), np.int32(3), np.int32(1))),
+                      (u8, (np.int8(-5), np.int8(3), np.int8(1))), (u8, (np.int64(5), np.int64(600), np.int64(300))),
+                      (i32, (np.int64(2**40), np.int64(2**40 + 3), np.int64(1))),
+                      (i32, (np.uint64(2**63), np.uint64(2**63 + 3), np.uint64(1))),
+                      (i64, (np.uint64(2**63), np.uint64(2**63 + 2), np.uint64(1)))]:
+        with pytest.raises(OverflowError):
+            f.py_func(*bounds)
+        with pytest.raises(OverflowError):
+            f(*bounds)
+    for f, bounds in [(u8, (np.int64(5), np.int64(300), np.int64(300))), (u8, (np.int64(-1), np.int64(-5), np.int64(1))),
+                      (u8, (np.int64(3), np.int64(9), np.int64(2))), (i32, (np.int64(-7), np.int64(7), np.int64(3))),
+                      (i64, (np.uint64(2), np.uint64(9), np.uint64(2)))]:
+        expected = f.py_func(*bounds)
+        got = f(*bounds)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
 def test_a_slice_of_at_most_one_element_broadcasts():
     """x[:1] and x[-1:] of a run-time length are 0 or 1 long: they broadcast as a 1 against a longer dim (this
     raised ValueError for every x longer than 1); an empty x is refused (NumPy gives an empty result)."""

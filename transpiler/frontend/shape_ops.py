@@ -470,6 +470,9 @@ def _arange_run_time(b: Builder, start, stop, step, dtype) -> Var:
     second_value = ew.apply_ufunc(b, np.add, [start, step], python_op=True)
     second = ew.astype(b, as_var(b, second_value), out_dt) if isinstance(second_value, Var) \
         else b.const(np.array(second_value, out_dt))
+    if out_dt.kind in "iu":
+        _check_int_fits(b, start, out_dt, ew.apply_ufunc(b, np.greater, [count, 0]))
+        _check_int_fits(b, second_value, out_dt, ew.apply_ufunc(b, np.greater, [count, 1]))
     i = b.emit1("arange", [], dtypes.INT64, (length,), start=0, step=1)
     if out_dt.kind == "f":
         work = np.dtype(np.float32) if out_dt == np.float16 else out_dt
@@ -483,6 +486,24 @@ def _arange_run_time(b: Builder, start, stop, step, dtype) -> Var:
     filled = ew.astype(b, filled, out_dt, copy=False)
     return ew.where(b, ew.apply_ufunc(b, np.equal, [i, 0]), first,
                     ew.where(b, ew.apply_ufunc(b, np.equal, [i, 1]), second, filled))
+
+
+def _check_int_fits(b: Builder, value, out_dt: np.dtype, stored) -> None:
+    """NumPy sets arange's first two values into the array as Python ints: a NumPy integer scalar outside the dtype's
+    range is an OverflowError there (np.arange(np.int64(-1), 3, dtype=np.uint8)), not a wrapped value; `stored` says
+    whether NumPy sets this value (only when the length reaches it). Python ints are checked by value already."""
+    from . import elementwise as ew
+    if not isinstance(value, Var) or value.weak or value.dtype.kind not in "iu":
+        return
+    src, out = np.iinfo(value.dtype), np.iinfo(out_dt)
+    message = f"Python integer out of bounds for {out_dt}" if value.dtype != np.uint64 or out.max >= src.max \
+        else "Python int too large to convert to C long"
+    if src.min < out.min:
+        b.check(ew.apply_ufunc(b, np.logical_and, [stored, ew.apply_ufunc(b, np.less, [value, out.min])]),
+                OverflowError, message)
+    if src.max > out.max:
+        b.check(ew.apply_ufunc(b, np.logical_and, [stored, ew.apply_ufunc(b, np.greater, [value, out.max])]),
+                OverflowError, message)
 
 
 def _diagonal(b: Builder, k, what: str) -> tuple:
