@@ -509,6 +509,13 @@ def _check_int_fits(b: Builder, value, out_dt: np.dtype, stored) -> None:
 def _diagonal(b: Builder, k, what: str) -> tuple:
     """k of np.tri / eye / triu / tril: (the int, no operand), or for a run-time int (None, [it as int64]), so that a
     k argument does not compile again for each value."""
+    narrow = k.dtype if isinstance(k, Var) and k.ndim == 0 and not k.weak and k.dtype.kind in "iub" else \
+        np.asarray(k).dtype if isinstance(k, (np.integer, np.bool_)) else None
+    if narrow is not None and narrow != np.dtype(np.int64):
+        # NumPy computes k - 1, -k and M - k in k's own dtype: they wrap or raise (np.triu(x, np.uint8(200)) is x,
+        # np.tri(3, k=np.uint64(3)) an OverflowError, an int8 k with M > 127 too, a np.bool_ k a TypeError)
+        raise UserError(f"{what}: a k of dtype {narrow} is not supported (NumPy's arithmetic on it wraps): "
+                        "give a Python int or an np.int64", TypeError)
     if isinstance(k, Var) and k.ndim == 0 and k.dtype.kind in "iub":
         return None, [b.convert(k, dtypes.INT64)]
     if isinstance(k, (int, np.integer)):
