@@ -290,8 +290,9 @@ def test_arange_numpy_int_bounds_outside_an_integer_dtype_raise_as_numpy():
             f.py_func(*bounds)
         with pytest.raises(OverflowError):
             f(*bounds)
-    for f, bounds in [(u8, (np.int64(5), np.int64(300), np.int64(300))), (u8, (np.int64(-1), np.int64(-5), np.int64(1))),
-                      (u8, (np.int64(3), np.int64(9), np.int64(2))), (i32, (np.int64(-7), np.int64(7), np.int64(3))),
+    for f, bounds in [(u8, (np.int64(5), np.int64(300), np.int64(300))),
+                      (u8, (np.int64(-1), np.int64(-5), np.int64(1))), (u8, (np.int64(3), np.int64(9), np.int64(2))),
+                      (i32, (np.int64(-7), np.int64(7), np.int64(3))),
                       (i64, (np.uint64(2), np.uint64(9), np.uint64(2)))]:
         expected = f.py_func(*bounds)
         got = f(*bounds)
@@ -341,3 +342,20 @@ def test_concatenate_lists_holding_run_time_numbers():
     check(lambda x: np.concatenate((x, [len(x), x[0]])), x)
     check(lambda i: np.concatenate(([len(i)], i)), i)
     check(lambda i: np.concatenate(([i[0] * 2], i)), i)
+
+
+def test_unsigned_run_time_sizes_are_not_sign_extended():
+    """A size read from an unsigned int (a uint8 255, a uint16 40000) zero-extends to an index: it was sign-extended,
+    so np.zeros(x[0]) of a uint8 200 was empty and y[:x[0]] cut at -56 (244 elements of 300)."""
+    y = np.arange(300.0)
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        x = np.array([200, 1], dtype)
+        check(lambda x: np.zeros(x[0]), x)
+        check(lambda x: np.ones((x[0], 2)), x)
+        check(lambda x: np.eye(x[0]), x)
+        check(lambda x: np.arange(x[0]), x)
+        check(lambda x, y: y[:x[0]], x, y)
+        check(lambda x, y: y[x[0]:], x, y)
+    for n in (np.uint8(255), np.uint16(40000)):
+        check(lambda n: np.arange(n), n)
+        check(lambda n: np.zeros(n), n)
