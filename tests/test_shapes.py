@@ -359,3 +359,11 @@ def test_unsigned_run_time_sizes_are_not_sign_extended():
     for n in (np.uint8(255), np.uint16(40000)):
         check(lambda n: np.arange(n), n)
         check(lambda n: np.zeros(n), n)
+    # a uint64 past int64 read from an array: NumPy's ValueError (it was a negative size: an empty array)
+    f = transpile(lambda x: np.zeros(x[0]))
+    for n in (2**63, 2**64 - 1):
+        with pytest.raises(ValueError, match="Maximum allowed dimension exceeded"):
+            np.zeros(np.array([n], np.uint64)[0])
+        with pytest.raises(ValueError, match="Maximum allowed dimension exceeded"):
+            f(np.array([n], np.uint64))
+    assert f(np.array([5], np.uint64)).shape == (5,)

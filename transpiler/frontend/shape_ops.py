@@ -44,6 +44,9 @@ def kernel_size(b: Builder, value: Var):
     from .indexing import run_time_int
     b.check(b.emit1("lt", [value, b.const(np.zeros((), value.dtype))], dtypes.BOOL, ()), ValueError,
             "negative dimensions are not allowed")
+    if value.dtype == np.uint64:    # past int64 it would be a negative index (and an empty array)
+        b.check(b.emit1("gt", [value, b.const(np.array(2**63 - 1, np.uint64))], dtypes.BOOL, ()), ValueError,
+                "Maximum allowed dimension exceeded")
     if b.top_level and any(value is v for v in b.program.inputs):
         # an int argument: the size can be computed before the call, where every array size it makes is checked
         # (runtime/allocation.py: np.zeros((n, n)) past memory is NumPy's MemoryError, not a crash in the kernel);
