@@ -210,6 +210,10 @@ def pad(array, pad_width, mode="constant", **kwargs):
     for w in widths:
         if _known(w[0]) and _known(w[1]) and (w[0] < 0 or w[1] < 0):
             raise ValueError("index can't contain negative values")
+    if mode == "edge":    # an empty axis has no edge to copy (the copies read uninitialized memory)
+        for axis in range(a.ndim):
+            if a.shape[axis] == 0 and (widths[axis][0] != 0 or widths[axis][1] != 0):
+                raise ValueError(f"can't extend empty axis {axis} using modes other than 'constant' or 'empty'")
     shape = tuple(w[0] + n + w[1] for w, n in zip(widths, a.shape))
     padded = np.empty(shape, dtype=a.dtype)
     padded[tuple(slice(w[0], w[0] + n) for w, n in zip(widths, a.shape))] = a

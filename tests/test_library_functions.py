@@ -107,6 +107,22 @@ def test_run_time_counts_compile_once():
     assert f.compilations == 1
 
 
+def test_edge_pad_of_an_empty_axis_raises_as_numpy():
+    """mode='edge' has no edge to copy along an empty axis: NumPy's ValueError (the kernel read uninitialized memory
+    for the copies and returned it)."""
+    f = transpile(lambda x, k: np.pad(x, k, mode="edge"))
+    g = transpile(lambda x, k: np.pad(x, ((1, 1), (0, k)), mode="edge"))
+    for x, k in [(np.zeros((2, 0, 2)), 2), (np.zeros((0, 3)), 1), (np.zeros(0), 3)]:
+        with pytest.raises(ValueError, match="can't extend empty axis"):
+            np.pad(x, k, mode="edge")
+        with pytest.raises(ValueError, match="can't extend empty axis"):
+            f(x, k)
+    with pytest.raises(ValueError, match="can't extend empty axis 1"):
+        g(sample("int32", (3, 0)), 2)
+    x = sample("int32", (3, 4))
+    assert_same(g(x, 2), np.pad(x, ((1, 1), (0, 2)), mode="edge"), rtol=0, atol=0)
+
+
 def test_diff_of_an_int_argument_order():
     """n shapes diff's result: an int argument specializes by value (a run-time loop of n raised after the call)."""
     f = transpile(lambda x, k: np.diff(x, n=k, axis=0))

@@ -132,3 +132,24 @@ def test_a_float_diagonal_offset_is_refused():
         transpile(lambda x: np.triu(x, 1.5))(np.ones((4, 4)))
     with pytest.raises(CompileError, match="k must be an integer"):
         transpile(lambda x, k: np.tril(x, k))(np.ones((4, 4)), -1.5)
+
+
+def test_a_diagonal_offset_of_a_narrow_numpy_dtype_is_refused():
+    """NumPy computes k - 1, -k and M - k in k's own dtype, where they wrap or raise: np.triu(x, np.uint8(200)) is x
+    itself, np.tri(3, k=np.uint64(3)) an OverflowError, np.eye(3, k=np.uint64(2**64 - 1)) all zeros. The compiler
+    took k's value as an exact int (its triangles differed from NumPy's): such a k is refused; a Python int or an
+    np.int64 is compiled."""
+    from transpiler import CompileError
+    x = np.arange(12.0).reshape(3, 4)
+    for k in (np.uint8(200), np.int8(-128), np.uint64(3), np.int32(2), np.bool_(True)):
+        with pytest.raises(CompileError, match="dtype"):
+            transpile(lambda x, k: np.triu(x, k))(x, k)
+        with pytest.raises(CompileError, match="dtype"):
+            transpile(lambda k: np.tri(3, 4, k))(k)
+        with pytest.raises(CompileError, match="dtype"):
+            transpile(lambda k: np.eye(3, k=k))(k)
+    with pytest.raises(CompileError, match="dtype"):
+        transpile(lambda x: np.tril(x, np.uint8(200)))(x)
+    f = transpile(diagonals)
+    for k in (np.int64(-2), np.int64(3), 2):
+        assert_same(f(x, k), diagonals(x, k))

@@ -274,6 +274,32 @@ def test_arange_with_run_time_bounds_compiles_once_and_raises_as_numpy():
         transpile(lambda a: np.arange(0, a))(2.5 + 1j)
 
 
+def test_arange_numpy_int_bounds_outside_an_integer_dtype_raise_as_numpy():
+    """NumPy sets arange's first two values as Python ints: a NumPy integer scalar outside the dtype's range is an
+    OverflowError (they were wrapped: np.arange(np.int64(-1), 5, 1, dtype=np.uint8) gave [255, 0, ...]); a value
+    the length does not reach is not set, so it raises nothing."""
+    u8 = transpile(lambda a, b, c: np.arange(a, b, c, dtype=np.uint8))
+    i32 = transpile(lambda a, b, c: np.arange(a, b, c, dtype=np.int32))
+    i64 = transpile(lambda a, b, c: np.arange(a, b, c, dtype=np.int64))
+    for f, bounds in [(u8, (np.int64(-1), np.int64(5), np.int64(1))), (u8, (np.int32(-1), np.int32(3), np.int32(1))),
+                      (u8, (np.int8(-5), np.int8(3), np.int8(1))), (u8, (np.int64(5), np.int64(600), np.int64(300))),
+                      (i32, (np.int64(2**40), np.int64(2**40 + 3), np.int64(1))),
+                      (i32, (np.uint64(2**63), np.uint64(2**63 + 3), np.uint64(1))),
+                      (i64, (np.uint64(2**63), np.uint64(2**63 + 2), np.uint64(1)))]:
+        with pytest.raises(OverflowError):
+            f.py_func(*bounds)
+        with pytest.raises(OverflowError):
+            f(*bounds)
+    for f, bounds in [(u8, (np.int64(5), np.int64(300), np.int64(300))),
+                      (u8, (np.int64(-1), np.int64(-5), np.int64(1))), (u8, (np.int64(3), np.int64(9), np.int64(2))),
+                      (i32, (np.int64(-7), np.int64(7), np.int64(3))),
+                      (i64, (np.uint64(2), np.uint64(9), np.uint64(2)))]:
+        expected = f.py_func(*bounds)
+        got = f(*bounds)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
 def test_a_slice_of_at_most_one_element_broadcasts():
     """x[:1] and x[-1:] of a run-time length are 0 or 1 long: they broadcast as a 1 against a longer dim (this
     raised ValueError for every x longer than 1); an empty x is refused (NumPy gives an empty result)."""
@@ -316,3 +342,28 @@ def test_concatenate_lists_holding_run_time_numbers():
     check(lambda x: np.concatenate((x, [len(x), x[0]])), x)
     check(lambda i: np.concatenate(([len(i)], i)), i)
     check(lambda i: np.concatenate(([i[0] * 2], i)), i)
+
+
+def test_unsigned_run_time_sizes_are_not_sign_extended():
+    """A size read from an unsigned int (a uint8 255, a uint16 40000) zero-extends to an index: it was sign-extended,
+    so np.zeros(x[0]) of a uint8 200 was empty and y[:x[0]] cut at -56 (244 elements of 300)."""
+    y = np.arange(300.0)
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        x = np.array([200, 1], dtype)
+        check(lambda x: np.zeros(x[0]), x)
+        check(lambda x: np.ones((x[0], 2)), x)
+        check(lambda x: np.eye(x[0]), x)
+        check(lambda x: np.arange(x[0]), x)
+        check(lambda x, y: y[:x[0]], x, y)
+        check(lambda x, y: y[x[0]:], x, y)
+    for n in (np.uint8(255), np.uint16(40000)):
+        check(lambda n: np.arange(n), n)
+        check(lambda n: np.zeros(n), n)
+    # a uint64 past int64 read from an array: NumPy's ValueError (it was a negative size: an empty array)
+    f = transpile(lambda x: np.zeros(x[0]))
+    for n in (2**63, 2**64 - 1):
+        with pytest.raises(ValueError, match="Maximum allowed dimension exceeded"):
+            np.zeros(np.array([n], np.uint64)[0])
+        with pytest.raises(ValueError, match="Maximum allowed dimension exceeded"):
+            f(np.array([n], np.uint64))
+    assert f(np.array([5], np.uint64)).shape == (5,)

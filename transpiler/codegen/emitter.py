@@ -62,7 +62,9 @@ class Emitter:
             kind, *operands = d.origin
             if kind in ("var", "input"):     # an int computed inside the kernel, or an int argument
                 value = tensor.extract(self[operands[-1]], [])
-                self.sizes[d] = arith.index_cast(ir.IndexType.get(), value)
+                # an unsigned int (np.arange(x[0]) of a uint8 255) zero-extends: sign-extended it was a negative size
+                cast = arith.index_castui if operands[-1].dtype.kind == "u" else arith.index_cast
+                self.sizes[d] = cast(ir.IndexType.get(), value)
             elif kind in _INDEX_OPS:
                 self.sizes[d] = _INDEX_OPS[kind](*(self.size(o) for o in operands))
             else:

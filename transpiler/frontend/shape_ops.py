@@ -44,6 +44,9 @@ def kernel_size(b: Builder, value: Var):
     from .indexing import run_time_int
     b.check(b.emit1("lt", [value, b.const(np.zeros((), value.dtype))], dtypes.BOOL, ()), ValueError,
             "negative dimensions are not allowed")
+    if value.dtype == np.uint64:    # past int64 it would be a negative index (and an empty array)
+        b.check(b.emit1("gt", [value, b.const(np.array(2**63 - 1, np.uint64))], dtypes.BOOL, ()), ValueError,
+                "Maximum allowed dimension exceeded")
     if b.top_level and any(value is v for v in b.program.inputs):
         # an int argument: the size can be computed before the call, where every array size it makes is checked
         # (runtime/allocation.py: np.zeros((n, n)) past memory is NumPy's MemoryError, not a crash in the kernel);
@@ -470,6 +473,9 @@ def _arange_run_time(b: Builder, start, stop, step, dtype) -> Var:
     second_value = ew.apply_ufunc(b, np.add, [start, step], python_op=True)
     second = ew.astype(b, as_var(b, second_value), out_dt) if isinstance(second_value, Var) \
         else b.const(np.array(second_value, out_dt))
+    if out_dt.kind in "iu":
+        _check_int_fits(b, start, out_dt, ew.apply_ufunc(b, np.greater, [count, 0]))
+        _check_int_fits(b, second_value, out_dt, ew.apply_ufunc(b, np.greater, [count, 1]))
     i = b.emit1("arange", [], dtypes.INT64, (length,), start=0, step=1)
     if out_dt.kind == "f":
         work = np.dtype(np.float32) if out_dt == np.float16 else out_dt
@@ -485,9 +491,34 @@ def _arange_run_time(b: Builder, start, stop, step, dtype) -> Var:
                     ew.where(b, ew.apply_ufunc(b, np.equal, [i, 1]), second, filled))
 
 
+def _check_int_fits(b: Builder, value, out_dt: np.dtype, stored) -> None:
+    """NumPy sets arange's first two values into the array as Python ints: a NumPy integer scalar outside the dtype's
+    range is an OverflowError there (np.arange(np.int64(-1), 3, dtype=np.uint8)), not a wrapped value; `stored` says
+    whether NumPy sets this value (only when the length reaches it). Python ints are checked by value already."""
+    from . import elementwise as ew
+    if not isinstance(value, Var) or value.weak or value.dtype.kind not in "iu":
+        return
+    src, out = np.iinfo(value.dtype), np.iinfo(out_dt)
+    message = f"Python integer out of bounds for {out_dt}" if value.dtype != np.uint64 or out.max >= src.max \
+        else "Python int too large to convert to C long"
+    if src.min < out.min:
+        b.check(ew.apply_ufunc(b, np.logical_and, [stored, ew.apply_ufunc(b, np.less, [value, out.min])]),
+                OverflowError, message)
+    if src.max > out.max:
+        b.check(ew.apply_ufunc(b, np.logical_and, [stored, ew.apply_ufunc(b, np.greater, [value, out.max])]),
+                OverflowError, message)
+
+
 def _diagonal(b: Builder, k, what: str) -> tuple:
     """k of np.tri / eye / triu / tril: (the int, no operand), or for a run-time int (None, [it as int64]), so that a
     k argument does not compile again for each value."""
+    narrow = k.dtype if isinstance(k, Var) and k.ndim == 0 and not k.weak and k.dtype.kind in "iub" else \
+        np.asarray(k).dtype if isinstance(k, (np.integer, np.bool_)) else None
+    if narrow is not None and narrow != np.dtype(np.int64):
+        # NumPy computes k - 1, -k and M - k in k's own dtype: they wrap or raise (np.triu(x, np.uint8(200)) is x,
+        # np.tri(3, k=np.uint64(3)) an OverflowError, an int8 k with M > 127 too, a np.bool_ k a TypeError)
+        raise UserError(f"{what}: a k of dtype {narrow} is not supported (NumPy's arithmetic on it wraps): "
+                        "give a Python int or an np.int64", TypeError)
     if isinstance(k, Var) and k.ndim == 0 and k.dtype.kind in "iub":
         return None, [b.convert(k, dtypes.INT64)]
     if isinstance(k, (int, np.integer)):
