@@ -344,6 +344,28 @@ def test_concatenate_lists_holding_run_time_numbers():
     check(lambda i: np.concatenate(([i[0] * 2], i)), i)
 
 
+def test_slice_bounds_steps_and_indices_past_int64_follow_numpy():
+    """Run-time slice bounds and steps of any int64 or uint64 value clamp as Python's slices do, and a uint64 index
+    past int64 is NumPy's OverflowError. A uint64 bound past 2**63 - 1 read as negative (y[:2**64 - 1] had 9
+    elements), a step near +-2**63 overflowed the length computation (y[1:9:2**63 - 1] was empty), and y[2**64 - 1]
+    read y[-1] (found in review)."""
+    y = np.arange(10.0)
+    values = [(np.int64, v) for v in (2**63 - 1, -2**63, -2**63 + 1, 2**62, 3, -3)] + \
+        [(np.uint64, v) for v in (2**64 - 1, 2**63, 2**63 - 1, 3)]
+    for dtype, v in values:
+        x = np.array([v], dtype)
+        check(lambda y, x: y[:x[0]], y, x)
+        check(lambda y, x: y[x[0]:], y, x)
+        check(lambda y, x: y[-3:x[0]], y, x)
+        check(lambda y, x: y[1:9:x[0]], y, x)
+        check(lambda y, x: y[8:1:x[0]], y, x)
+    f = transpile(lambda y, x: y[x[0]])
+    for v in (2**64 - 1, 2**63):
+        with pytest.raises(OverflowError, match="too large to convert"):
+            f(y, np.array([v], np.uint64))
+    assert f(y, np.array([3], np.uint64)) == 3.0
+
+
 def test_unsigned_run_time_sizes_are_not_sign_extended():
     """A size read from an unsigned int (a uint8 255, a uint16 40000) zero-extends to an index: it was sign-extended,
     so np.zeros(x[0]) of a uint8 200 was empty and y[:x[0]] cut at -56 (244 elements of 300)."""

@@ -2,6 +2,7 @@
 MLIR types for Vars, SSA values for run-time sizes, `tensor.empty` destinations and source locations."""
 from __future__ import annotations
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith, bufferization, func, tensor
 
@@ -64,6 +65,10 @@ class Emitter:
                 value = tensor.extract(self[operands[-1]], [])
                 # an unsigned int (np.arange(x[0]) of a uint8 255) zero-extends: sign-extended it was a negative size
                 cast = arith.index_castui if operands[-1].dtype.kind == "u" else arith.index_cast
+                if operands[-1].dtype == np.uint64:
+                    # past 2**63 - 1 it saturates (a slice bound, which NumPy clamps to the length: y[:2**64 - 1] is
+                    # all of y; as the index type it was -1); a size that large was refused before the kernel
+                    value = arith.minui(value, arith.constant(value.type, 2**63 - 1))
                 self.sizes[d] = cast(ir.IndexType.get(), value)
             elif kind in _INDEX_OPS:
                 self.sizes[d] = _INDEX_OPS[kind](*(self.size(o) for o in operands))

@@ -448,6 +448,10 @@ def _index_spec(b: Builder, item, n, axis: int):
         item = b.const(np.int64(i))  # a run-time size: normalized and checked in the kernel
         item.known = i               # (a view at this index can still be replayed on an argument: memory.py)
     if isinstance(item, Var) and item.ndim == 0 and item.dtype.kind in "iu":
+        if item.dtype == np.uint64:   # past int64 NumPy's conversion fails (as an index it read as negative)
+            from .elementwise import apply_ufunc
+            b.check(apply_ufunc(b, np.greater, [item, np.uint64(2**63 - 1)]), OverflowError,
+                    "Python int too large to convert to C long")
         if in_bounds(b, item, n):     # a loop index known to stay in range: no check, no clamping
             return ("index", None, item, True)
         flag = b.emit1("index_check", [item], dtypes.BOOL, (), n=n)
@@ -491,7 +495,9 @@ def _runtime_step_spec(b: Builder, s: slice, n, step: Var):
     b.check(apply_ufunc(b, np.equal, [step, 0]), ValueError, "slice step cannot be zero")
     k = run_time_int(step)
     n = b.env.find(n)
-    forward_k = derived("max", k, 1)
+    # a step past the length takes one element: clamped to +-2**62, (stop - start + k - 1) // k cannot overflow
+    # (y[1:9:2**63 - 1] was empty; NumPy gives y[1])
+    forward_k = derived("max", derived("min", k, _HUGE_STEP), 1)
     start, stop = (_bound(v, n, default, 0, n) for v, default in zip([s.start, s.stop], (0, n)))
     forward = derived("max", derived("floordiv", derived("add", derived("sub", stop, start),
                                                           derived("sub", forward_k, 1)), forward_k), 0)
@@ -499,12 +505,15 @@ def _runtime_step_spec(b: Builder, s: slice, n, step: Var):
         return ("range", start, forward, forward_k)
     last = derived("sub", n, 1)
     back_start, back_stop = (_bound(v, n, default, -1, last) for v, default in zip([s.start, s.stop], (last, -1)))
-    back_k = derived("min", k, -1)        # -k > 0 in the backward geometry
+    back_k = derived("min", derived("max", k, -_HUGE_STEP), -1)        # -k > 0 in the backward geometry
     backward = derived("max", derived("floordiv", derived("add", derived("sub", back_start, back_stop),
                                                            derived("sub", derived("sub", 0, back_k), 1)),
                                       derived("sub", 0, back_k)), 0)
     return ("range", derived("ifneg", k, back_start, start), derived("ifneg", k, backward, forward),
             derived("ifneg", k, back_k, forward_k))
+
+
+_HUGE_STEP = 2**62     # larger than any length; its sums with lengths stay within int64
 
 
 def _bound(v, n, default, low, high):
