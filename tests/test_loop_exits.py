@@ -560,3 +560,43 @@ def test_a_long_function_guards_the_writes_after_a_failed_check(tmp_path):
         else:
             compiled(actual, y, i)
         np.testing.assert_array_equal(actual, expected)
+
+
+def _shrinks_in_a_loop(x, k):
+    for _ in range(k):
+        x = x[1:]
+    return x, x.sum()
+
+
+def _view_of_either_length(a, t):
+    v = a[1:]
+    if a[0] > t:
+        v = a[2:]
+    return v * 2, v.sum()
+
+
+def _halves_while_long(x):
+    while len(x) > 2:
+        x = x[::2]
+    return x
+
+
+def _shrinks_a_constant_sized_array(k):
+    x = np.arange(6.0)
+    for _ in range(k):
+        x = x[1:]
+    return x
+
+
+def test_a_name_whose_size_differs_between_paths_has_a_size_of_its_own():
+    """A name bound to arrays of different lengths on the two paths of a run-time if, or before and after a loop's
+    body, joins into a value with a size of its own (control.join_shapes). They were unified with a guard, which
+    raised ValueError ("different shapes on the two paths", "changes shape inside the loop") at every such call."""
+    for k in (0, 1, 3, 6, 9):
+        check(_shrinks_in_a_loop, np.arange(8.0), k)
+    for t in (-1.0, 0.5, 5.0):
+        check(_view_of_either_length, np.array([1.0, 2.0, 3.0, 4.0, 5.0]), t)
+    for n in (1, 2, 3, 8, 17):
+        check(_halves_while_long, np.arange(float(n)))
+    for k in (0, 2, 7):         # a static first size: the loop carries a static type (a joined size there gave
+        check(_shrinks_a_constant_sized_array, k)          # [2, 3, 4, 5, 0, 0] for k = 2 while this was built)

@@ -856,15 +856,18 @@ class _Joined:
 
 def join_shapes(env, first: tuple, second: tuple, name: str, message: str) -> tuple:
     """The shape of a value that is one of two values (an if's branches; a loop's value before and after its body,
-    `first` being the carried one). Their sizes must be equal, except sizes only the kernel knows (a selection's
-    length), which may differ: the joined value has a size of its own there, read off it by codegen, which a loop
-    keeps once it has one."""
+    `first` being the carried one). Sizes of the same expression (or two equal ints) stay that size; sizes only the
+    kernel knows (a selection's length), or whose expressions differ (`a[1:]` and `a[2:]`, `x` and `x[1:]` in a
+    loop), make the joined value have a size of its own, read off it by codegen, which a loop keeps once it has one.
+    (A guard that the two are equal made every call with different sizes a ValueError NumPy does not raise.)"""
     out = []
     for i, (a, c) in enumerate(zip(first, second)):
         found = env.find(a)
         if isinstance(found, Sym) and found.origin[0] == "joined":
             out.append(found)
-        elif env.needs_kernel_check(a, c):
+        elif env.needs_kernel_check(a, c) or not isinstance(found, int) and not isinstance(env.find(c), int) \
+                and not env.same_expression(a, c):
+            # (not with a static size on either side: a loop carries its first value's type, static there)
             out.append(Sym(f"{name}.shape[{i}]", ("joined",)))
         else:
             env.unify(a, c, message)
