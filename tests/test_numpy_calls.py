@@ -8,6 +8,7 @@ from transpiler import transpile
 from transpiler.errors import CompileError
 
 from helpers import assert_same, check
+from programs_imperative import radial_profile
 from test_disk_cache import compiled_then_loaded
 
 RNG_SEED = 2611
@@ -103,13 +104,8 @@ def test_histogram(dtype):
 
 
 def test_histogram_of_an_azimuthal_integration():
-    """The textbook radial profile: distances of every pixel to a centre, binned, weighted by the image."""
-    def radial_profile(image, centre, nbins):
-        ys, xs = np.meshgrid(np.arange(image.shape[0]), np.arange(image.shape[1]), indexing="ij")
-        r = np.sqrt((ys - centre[0]) ** 2 + (xs - centre[1]) ** 2)
-        total, edges = np.histogram(r, bins=nbins, weights=image)
-        count, _ = np.histogram(r, bins=nbins)
-        return total / np.maximum(count, 1), edges
+    """The textbook radial profile (programs_imperative.radial_profile): distances of every pixel to a centre,
+    binned, weighted by the image."""
     check(radial_profile, RNG.random((20, 24)), np.array([9.5, 11.0]), 12)
 
 
