@@ -74,11 +74,7 @@ class Builder:
         def store():
             self.memory.write(self, target, compute())
         if self.failed and self.guard is not None:
-            n = len(self.eqns)
             self.guard(store)
-            for e in self.eqns[n:]:
-                if e.prim == "if":
-                    e.params["guards_write"] = True     # (control.guarded: a statement whose writes are guarded)
         else:
             store()
 

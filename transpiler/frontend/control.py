@@ -263,7 +263,7 @@ class Control:
         # (Builder.write), so a statement that only computes and writes needs no scf.if of its own. (One around the
         # whole statement, yielding the arrays it writes, with another inside for its own checks, made
         # one-shot-bufferize exponential in the number of such statements: 16 took 36 s, now under 1 s; 20 took
-        # 109 s, now 1.8 s. It is still superlinear past about 25: 30 such statements take over a minute.)
+        # 109 s, now 1.8 s. It is still superlinear: MAX_GUARDS.)
         eqns, _, checks = self.record(body, inherit=True)
         written = self.memory.changed_since(memory)
         writes_argument = any(buf.argument is not None for buf in written)
@@ -308,7 +308,8 @@ class Control:
         returned = exits and isinstance(exits[0], _Return)
         result = [self._settle(exits[0].value, memory, skip, eqns)] if returned else []
         joined = [j for _, j in pairs] + [j for _, j in buffers] + [j for j, _ in result]
-        outs = self.emit_if(failed, skip, eqns, joined, [], checks)
+        # (one write's guard, Builder.write, is marked: _writes_guarded lets a statement of such writes run as it is)
+        outs = self.emit_if(failed, skip, eqns, joined, [], checks, guards_write=frame is None)
         values = self.rebuild_all(joined, outs)
         self._set_versions(buffers, values[len(pairs):len(pairs) + len(buffers)])
         for (n, _), value in zip(pairs, values):
@@ -449,14 +450,16 @@ class Control:
         from .infer import _Raise
         return _Raise()
 
-    def emit_if(self, cond, t_eqns, e_eqns, joined, t_checks, e_checks):
+    def emit_if(self, cond, t_eqns, e_eqns, joined, t_checks, e_checks, guards_write: bool = False):
         """Append the scf.if primitive; its results are the joined values' leaves, then one flag per check."""
         t_res, e_res, types = _flatten_joined(joined)
         t_flags, e_flags, kinds = self._check_results(t_checks, e_checks, t_eqns, e_eqns)
         outs = [Var(dt, shape, weak=weak, scalar=scalar) for dt, shape, weak, scalar in types]
         flags = [Var(dtypes.BOOL, ()) for _ in kinds]
-        self.b.eqns.append(Eqn("if", [cond], outs + flags, {
-            "then": Block([], t_eqns, t_res + t_flags), "else": Block([], e_eqns, e_res + e_flags)}, self.b.loc))
+        params = {"then": Block([], t_eqns, t_res + t_flags), "else": Block([], e_eqns, e_res + e_flags)}
+        if guards_write:
+            params["guards_write"] = True
+        self.b.eqns.append(Eqn("if", [cond], outs + flags, params, self.b.loc))
         for flag, (kind, message) in zip(flags, kinds):
             self.b.check(flag, kind, message, located=False)
         return outs
