@@ -582,6 +582,8 @@ def _halves_while_long(x):
 
 
 def _shrinks_a_constant_sized_array(k):
+    # (its own loop, not a call of _shrinks_in_a_loop: through a call the loop carries a run-time size, and a
+    # static one is what this checks)
     x = np.arange(6.0)
     for _ in range(k):
         x = x[1:]
