@@ -98,6 +98,24 @@ def test_loaded_mode_times_both_modes_and_names_the_cpu(tmp_path, capsys):
     assert harness.cpu_model() in table and "| decay (100000,) float64 |" in table
 
 
+def test_interleaved_mode_times_apart_and_in_pairs(tmp_path, capsys):
+    """`python -m benchmarks.interleaved`: each kernel timed the main benchmark's way (blocks, pauses) and in
+    NumPy-then-ours pairs; both ratios against NumPy's median of the same mode. Bars are not asserted."""
+    from benchmarks import interleaved
+    interleaved.main(["--only", "softmax", "--pairs", "3", "--min-time", "0.01", "--out", str(tmp_path)])
+    run = json.loads(open(tmp_path / "interleaved.json").read())
+    (row,) = run["rows"]
+    assert row["workload"] == "softmax" and row["pairs"] == 3 and row["bar"] == 4
+    for mode in ("apart", "interleaved"):
+        medians = row[f"{mode}_median_s"]
+        assert set(medians) == {"numpy", "ours"} and all(v > 0 for v in medians.values())
+        assert row[f"{mode}_x_numpy"] == pytest.approx(medians["numpy"] / medians["ours"])
+    numpy_s, ours_s = interleaved.paired(lambda: None, lambda: None, 4)
+    assert len(numpy_s) == len(ours_s) == 4
+    table = capsys.readouterr().out
+    assert harness.cpu_model() in table and "| softmax (12, 256, 256) |" in table
+
+
 def test_decode_measures_generation_against_its_three_references():
     """benchmarks/decode.py at the small scale: the compiled class-based GPT-2's decode steps, timed, with the ids
     of its first steps equal to the NumPy run's, and the three table rows."""
