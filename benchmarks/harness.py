@@ -46,6 +46,12 @@ def compare(actual, expected, rtol: float) -> dict:
     rtol times the largest magnitude of NumPy's result. Raises CheckFailed otherwise."""
     if type(actual) is not type(expected):
         raise CheckFailed(f"result type {type(actual).__name__}, NumPy's is {type(expected).__name__}")
+    if isinstance(expected, tuple):       # several results: each checked alone
+        if len(actual) != len(expected):
+            raise CheckFailed(f"{len(actual)} results, NumPy's {len(expected)}")
+        parts = [compare(a, e, rtol) for a, e in zip(actual, expected)]
+        return {"parts": parts, "max_rel_error": max((p["max_rel_error"] for p in parts), default=0.0),
+                "passed": True}
     actual, expected = np.asarray(actual), np.asarray(expected)
     if actual.dtype != expected.dtype:
         raise CheckFailed(f"dtype {actual.dtype}, NumPy's is {expected.dtype}")

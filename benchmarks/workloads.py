@@ -16,7 +16,7 @@ from transpiler.stdlib import nn
 from transpiler.stdlib.gpt2.model import gpt2
 from transpiler.stdlib.gpt2.weights import CONFIGS, random_params
 
-from . import complex_kernels, loops, vmath
+from . import complex_kernels, loops, shapes, vmath
 
 SCALES = ("full", "small")
 MS = 1e-3
@@ -85,6 +85,48 @@ def haversine_atan2_args(scale, shared):
 def log_likelihood_args(scale, shared):
     n = 100_000 if scale == "full" else 1000
     return f"log_likelihood n={n} float64", (np.exp(rng(14).standard_normal(n)), 0.1, 1.3), {}
+
+
+# --- shapes (products and broadcast reductions of issue 17's table, benchmarks/shapes.py) -------------------------
+
+def matvec_args(scale, shared):
+    m, n = (4000, 5000) if scale == "full" else (40, 50)
+    return f"(A @ x) @ A, A {(m, n)} float64", (rng(30).random((m, n)), rng(31).random(n)), {}
+
+
+def bicg_args(scale, shared):
+    m, n = (4000, 5000) if scale == "full" else (40, 50)
+    return f"A @ p, r @ A, A {(m, n)} float64", (rng(32).random((m, n)), rng(33).random(n), rng(34).random(m)), {}
+
+
+def mlp_args(scale, shared):
+    sizes = (3, 30000, 2000, 2000) if scale == "full" else (3, 300, 20, 20)
+    r = rng(35)
+    layers = []
+    for k, n in zip(sizes, sizes[1:]):
+        layers += [(r.standard_normal((k, n)) / np.sqrt(k)).astype(np.float32), np.zeros(n, np.float32)]
+    x = r.standard_normal((8, sizes[0])).astype(np.float32)
+    return f"3-layer MLP, (8, 3) through {sizes[1:]} float32", (x, *layers), {}
+
+
+def trace_loop_args(scale, shared):
+    n = 100 if scale == "full" else 10
+    return f"trace loop then a + trace, ({n}, {n}) float64", (np.arange(n * n, dtype=np.float64).reshape(n, n),), {}
+
+
+def l1_args(scale, shared):
+    n, m, d = (500, 400, 64) if scale == "full" else (50, 40, 8)
+    return f"L1 distances ({n}, {d}) x ({m}, {d}) float64", (rng(36).random((n, d)), rng(37).random((m, d))), {}
+
+
+def pairwise_args(scale, shared):
+    n = 1000 if scale == "full" else 100
+    return f"pairwise distances ({n}, 3) float64", (rng(38).random((n, 3)),), {}
+
+
+def pairwise_f32_args(scale, shared):
+    n = 200 if scale == "full" else 20
+    return f"pairwise distances ({n}, 16) float32", (rng(39).random((n, 16)).astype(np.float32),), {}
 
 
 # --- loops (imperative kernels, benchmarks/loops.py) ---------------------------------------------------------------
@@ -196,6 +238,13 @@ WORKLOADS = [
     Workload("haversine", vmath.haversine, haversine_args, bar=1, rtol=1e-12),
     Workload("haversine_atan2", vmath.haversine_atan2, haversine_atan2_args, bar=1, rtol=1e-12),
     Workload("log_likelihood", vmath.log_likelihood, log_likelihood_args, bar=1, rtol=1e-12),
+    Workload("matvec", shapes.matvec, matvec_args, bar=1, rtol=1e-12),
+    Workload("bicg", shapes.bicg, bicg_args, bar=1, rtol=1e-12),
+    Workload("mlp", shapes.mlp, mlp_args, bar=1, rtol=1e-4),
+    Workload("trace_loop", shapes.trace_loop, trace_loop_args, bar=1, rtol=1e-12),
+    Workload("l1_distances", shapes.l1_distances, l1_args, bar=1, rtol=1e-12),
+    Workload("pairwise_distances", shapes.pairwise_distances, pairwise_args, bar=1, rtol=1e-12),
+    Workload("pairwise_distances_f32", shapes.pairwise_distances, pairwise_f32_args, bar=1, rtol=1e-5),
     Workload("recurrence", loops.recurrence, recurrence_args, bar=1, rtol=1e-12),
     Workload("nested_sum", loops.nested_sum, nested_sum_args, bar=1, rtol=1e-12),
     Workload("jacobi_2d", loops.jacobi_2d, jacobi_2d_args, bar=1, rtol=1e-12),
@@ -236,6 +285,8 @@ CALLS = "call_overhead"
 NAMES = [w.name for w in WORKLOADS] + [FIRST_CALL, DECODE, CALLS]
 GROUPS = {"kernels": ["gelu", "softmax", "layer_norm", "attention"],
           "math": ["haversine", "haversine_atan2", "log_likelihood"],
+          "shapes": ["matvec", "bicg", "mlp", "trace_loop", "l1_distances", "pairwise_distances",
+                     "pairwise_distances_f32"],
           "loops": ["recurrence", "nested_sum", "jacobi_2d", "lu", "floyd_warshall", "trisolv", "durbin", "seidel_2d",
                     "nussinov", "floyd_warshall_scalar"],
           "complex": ["mandelbrot", "mandelbrot_escape"],

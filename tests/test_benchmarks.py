@@ -74,12 +74,19 @@ def test_compare():
         harness.compare(np.where(x > 0, np.nan, x), x, 1e-5)
     with pytest.raises(harness.CheckFailed, match="max"):
         harness.compare(x + 1e-3, x, 1e-5)
+    assert harness.compare((x, x[:2]), (x.copy(), x[:2].copy()), 1e-12)["passed"]   # several results (bicg)
+    with pytest.raises(harness.CheckFailed, match="max"):
+        harness.compare((x, x[:2] + 1e-3), (x, x[:2]), 1e-5)
+    with pytest.raises(harness.CheckFailed, match="results"):
+        harness.compare((x,), (x, x), 1e-5)
 
 
 def test_select_and_format():
     assert harness.workloads.select("softmax,gelu") == ["gelu", "softmax"]
     assert harness.workloads.select("gpt2") == ["gpt2_t8", "gpt2_t64", "gpt2_t256", "decode"]
     assert harness.workloads.select("calls") == ["call_overhead"]
+    assert harness.workloads.select("shapes") == ["matvec", "bicg", "mlp", "trace_loop", "l1_distances",
+                                                  "pairwise_distances", "pairwise_distances_f32"]
     with pytest.raises(ValueError, match="unknown workload"):
         harness.workloads.select("nope")
     assert report.fmt_time(0.00071) == "0.710 ms" and report.fmt_time(1.92) == "1.92 s"
