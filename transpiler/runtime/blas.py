@@ -67,6 +67,7 @@ class _OpenBLAS:
 
     def __init__(self, path: str):
         lib = ctypes.CDLL(path)
+        self.path = path
         config = getattr(lib, "scipy_openblas_get_config64_")
         config.restype = ctypes.c_char_p
         if b"USE64BITINT" not in config():
@@ -100,6 +101,12 @@ def _openblas():
                     continue
             _looked_up = True
     return _library
+
+
+def openblas_path() -> str | None:
+    """The file of NumPy's OpenBLAS, where kernels can call it."""
+    lib = _openblas()
+    return lib.path if lib is not None else None
 
 
 class single_threaded:

@@ -10,7 +10,7 @@ import threading
 import mlir
 from mlir.execution_engine import ExecutionEngine
 
-from . import blas, errstate, numpy_calls, objects, openmp
+from . import blas, blas_pool, errstate, numpy_calls, objects, openmp
 from .memref import Frame, made_once, results_adopter
 
 def runtime_libraries() -> list:
@@ -66,6 +66,8 @@ def load_runtime_libraries() -> None:
             ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
         if openmp_library():
             openmp.use(openmp_library())
+            if blas_pool.enabled() and blas.openblas_path():
+                blas_pool.install(blas.openblas_path())   # NumPy's products on the kernels' pool (opt-in)
         objects.set_llvm_options(llvm_options())
         _loaded = True
 

@@ -6,13 +6,15 @@ After a multi-threaded product OpenBLAS keeps its workers spinning for about 0.1
 window share the cores with them and run slower than on one thread (attention, one head: 0.55 ms threaded against
 0.41 ms single-threaded; GPT-2 at 256 tokens: 936 against 791 ms). So after a BLAS call the calling thread's
 OpenMP loops run single-threaded (omp_set_num_threads is per thread), until a kernel starts more than BLAS_SPIN_S
-after the last BLAS call.
+after the last BLAS call. Not needed where OpenBLAS runs its jobs on the kernels' own pool (blas_pool.py).
 """
 from __future__ import annotations
 
 import ctypes
 import threading
 import time
+
+from . import blas_pool
 
 BLAS_SPIN_S = 0.1
 BLAS_THREADED_MACS = 1 << 16   # products smaller than this: OpenBLAS runs them on the calling thread
@@ -35,7 +37,7 @@ def use(path: str) -> None:
 def after_blas(macs: int) -> None:
     """A product of `macs` multiply-adds ran in BLAS on this thread."""
     global _last_blas, _narrowed_any
-    if _library is None or macs < BLAS_THREADED_MACS:
+    if _library is None or macs < BLAS_THREADED_MACS or blas_pool.installed():
         return
     _last_blas = time.perf_counter()
     if not getattr(_state, "narrowed", False):

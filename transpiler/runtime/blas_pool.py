@@ -1,0 +1,219 @@
+"""One thread pool for NumPy's OpenBLAS and the kernels' loops.
+
+NumPy's OpenBLAS runs its multi-threaded calls on a pool of its own, whose workers spin for about 0.1 s after each
+call. A compiled kernel that starts in that window shares the cores with them: one attention head called right
+after NumPy's took 0.8 ms instead of 0.3 ms (issue 17, item 5; `python -m benchmarks.interleaved`). OpenBLAS (0.3.27
+and later) can hand its jobs to the caller's threading instead (`openblas_set_threads_callback_function`): `install`
+gives it `transpiler_blas_jobs`, which runs them on the OpenMP runtime the kernels use, so NumPy's products and the
+kernels' loops share one pool, and OpenBLAS's own workers go to sleep for good.
+
+The callback keeps OpenBLAS's rules:
+- the jobs of one call run at the same time, one per thread (a threaded gemm's jobs wait for each other): an OpenMP
+  team of exactly `numjobs` threads, dynamic adjustment off for it; where OpenMP cannot give one (inside a parallel
+  region, a thread limit below OpenBLAS's 64), the jobs run on threads of their own (pthread_create) instead;
+- job k uses OpenBLAS's buffer k, which its own pool gives to one call at a time: the callback holds a lock, so
+  calls from several Python threads take turns (each uses every core anyway).
+The same jobs run with the same arguments as on OpenBLAS's pool, so every result is bit for bit the same
+(tests/test_blas_pool.py).
+
+Opt-in, TRANSPILER_BLAS_POOL=1: on a loaded 2-vCPU Zen 4 (2026-12-01, load average 4-5) NumPy's own attention
+head took 8-10 ms (medians) on this pool against 1.3 ms on OpenBLAS's. The likely cause: the kernels' OpenMP
+workers sleep 1 ms after a loop (KMP_BLOCKTIME, runtime/jit.py, so as not to hold a core another pool or process
+wants) where OpenBLAS's spin for 0.1 s, so each of NumPy's products that comes more than 1 ms after the last wakes
+a worker first, and a threaded gemm's first job waits for it. With KMP_BLOCKTIME=200 the same head took 3.9 ms, and
+OpenBLAS's pool then suffered instead (36 ms) from our spinning workers. A longer block time, or a pool that spins
+as long as OpenBLAS's does, has to be weighed against the loaded-machine figures of docs/performance.md, on a quiet
+machine, before this can be the default.
+"""
+from __future__ import annotations
+
+import atexit
+import ctypes
+import os
+import threading
+
+from mlir import ir, passmanager
+from mlir.execution_engine import ExecutionEngine
+
+# The callback, in the LLVM dialect. Its name starts with `_mlir_` because the engine's raw_lookup(name) finds the
+# symbol `_mlir_<name>` (where the engine puts its packed wrappers): this way it returns the function itself.
+CALLBACK_NAME = "transpiler_blas_jobs"
+SOURCE = r"""
+module {
+  llvm.mlir.global internal @pool_lock() {alignment = 64 : i64} : !llvm.array<64 x i8> {
+    %z = llvm.mlir.zero : !llvm.array<64 x i8>
+    llvm.return %z : !llvm.array<64 x i8>
+  }
+  llvm.func @pthread_mutex_lock(!llvm.ptr) -> i32
+  llvm.func @pthread_mutex_unlock(!llvm.ptr) -> i32
+  llvm.func @pthread_create(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+  llvm.func @pthread_join(i64, !llvm.ptr) -> i32
+  llvm.func @abort()
+  llvm.func @omp_in_parallel() -> i32
+  llvm.func @omp_get_thread_limit() -> i32
+  llvm.func @omp_get_dynamic() -> i32
+  llvm.func @omp_set_dynamic(i32)
+  llvm.func @omp_get_thread_num() -> i32
+  llvm.func @omp_get_num_threads() -> i32
+
+  // jobs first, first + step, ... below numjobs, each dojob(job, jobdata + job * elsize, data)
+  llvm.func @run_jobs(%dojob: !llvm.ptr, %first: i32, %step: i32, %numjobs: i32, %elsize: i64, %jobdata: !llvm.ptr, %data: i32) {
+    llvm.br ^head(%first : i32)
+  ^head(%j: i32):
+    %more = llvm.icmp "slt" %j, %numjobs : i32
+    llvm.cond_br %more, ^body, ^done
+  ^body:
+    %j64 = llvm.sext %j : i32 to i64
+    %off = llvm.mul %j64, %elsize : i64
+    %p = llvm.getelementptr %jobdata[%off] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+    llvm.call %dojob(%j, %p, %data) : !llvm.ptr, (i32, !llvm.ptr, i32) -> ()
+    %next = llvm.add %j, %step : i32
+    llvm.br ^head(%next : i32)
+  ^done:
+    llvm.return
+  }
+
+  // a thread's start routine: one job, from a record {dojob, job, its jobdata, data}
+  llvm.func @job_thread(%rec: !llvm.ptr) -> !llvm.ptr {
+    %dojob = llvm.load %rec : !llvm.ptr -> !llvm.ptr
+    %jp = llvm.getelementptr %rec[0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, i32, ptr, i32)>
+    %j = llvm.load %jp : !llvm.ptr -> i32
+    %pp = llvm.getelementptr %rec[0, 2] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, i32, ptr, i32)>
+    %p = llvm.load %pp : !llvm.ptr -> !llvm.ptr
+    %dp = llvm.getelementptr %rec[0, 3] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, i32, ptr, i32)>
+    %d = llvm.load %dp : !llvm.ptr -> i32
+    llvm.call %dojob(%j, %p, %d) : !llvm.ptr, (i32, !llvm.ptr, i32) -> ()
+    %null = llvm.mlir.zero : !llvm.ptr
+    llvm.return %null : !llvm.ptr
+  }
+
+  llvm.func @_mlir_transpiler_blas_jobs(%sync: i32, %dojob: !llvm.ptr, %numjobs: i32, %elsize: i64, %jobdata: !llvm.ptr, %data: i32) {
+    %c0 = llvm.mlir.constant(0 : i32) : i32
+    %c1 = llvm.mlir.constant(1 : i32) : i32
+    %c64 = llvm.mlir.constant(64 : i32) : i32
+    %lock = llvm.mlir.addressof @pool_lock : !llvm.ptr
+    %r0 = llvm.call @pthread_mutex_lock(%lock) : (!llvm.ptr) -> i32
+    %single = llvm.icmp "sle" %numjobs, %c1 : i32
+    llvm.cond_br %single, ^serial, ^check
+  ^serial:
+    llvm.call @run_jobs(%dojob, %c0, %c1, %numjobs, %elsize, %jobdata, %data) : (!llvm.ptr, i32, i32, i32, i64, !llvm.ptr, i32) -> ()
+    llvm.br ^out
+  ^check:
+    %inpar = llvm.call @omp_in_parallel() : () -> i32
+    %nested = llvm.icmp "ne" %inpar, %c0 : i32
+    %limit = llvm.call @omp_get_thread_limit() : () -> i32
+    %low = llvm.icmp "slt" %limit, %c64 : i32
+    %threads = llvm.or %nested, %low : i1
+    llvm.cond_br %threads, ^pthreads, ^pool
+  ^pool:
+    %dyn = llvm.call @omp_get_dynamic() : () -> i32
+    llvm.call @omp_set_dynamic(%c0) : (i32) -> ()
+    omp.parallel num_threads(%numjobs : i32) {
+      %t = llvm.call @omp_get_thread_num() : () -> i32
+      %n = llvm.call @omp_get_num_threads() : () -> i32
+      llvm.call @run_jobs(%dojob, %t, %n, %numjobs, %elsize, %jobdata, %data) : (!llvm.ptr, i32, i32, i32, i64, !llvm.ptr, i32) -> ()
+      omp.terminator
+    }
+    llvm.call @omp_set_dynamic(%dyn) : (i32) -> ()
+    llvm.br ^out
+  ^pthreads:
+    %recs = llvm.alloca %numjobs x !llvm.struct<(ptr, i32, ptr, i32)> : (i32) -> !llvm.ptr
+    %tids = llvm.alloca %numjobs x i64 : (i32) -> !llvm.ptr
+    %start = llvm.mlir.addressof @job_thread : !llvm.ptr
+    %null = llvm.mlir.zero : !llvm.ptr
+    llvm.br ^spawn(%c1 : i32)
+  ^spawn(%j: i32):
+    %more = llvm.icmp "slt" %j, %numjobs : i32
+    llvm.cond_br %more, ^make, ^own
+  ^make:
+    %rec = llvm.getelementptr %recs[%j] : (!llvm.ptr, i32) -> !llvm.ptr, !llvm.struct<(ptr, i32, ptr, i32)>
+    llvm.store %dojob, %rec : !llvm.ptr, !llvm.ptr
+    %jp = llvm.getelementptr %rec[0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, i32, ptr, i32)>
+    llvm.store %j, %jp : i32, !llvm.ptr
+    %j64 = llvm.sext %j : i32 to i64
+    %off = llvm.mul %j64, %elsize : i64
+    %p = llvm.getelementptr %jobdata[%off] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+    %pp = llvm.getelementptr %rec[0, 2] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, i32, ptr, i32)>
+    llvm.store %p, %pp : !llvm.ptr, !llvm.ptr
+    %dp = llvm.getelementptr %rec[0, 3] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(ptr, i32, ptr, i32)>
+    llvm.store %data, %dp : i32, !llvm.ptr
+    %tid = llvm.getelementptr %tids[%j] : (!llvm.ptr, i32) -> !llvm.ptr, i64
+    %rc = llvm.call @pthread_create(%tid, %null, %start, %rec) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+    %failed = llvm.icmp "ne" %rc, %c0 : i32
+    llvm.cond_br %failed, ^abort, ^created
+  ^abort:
+    // as OpenBLAS does when it cannot start its threads: the jobs cannot run one after the other
+    llvm.call @abort() : () -> ()
+    llvm.unreachable
+  ^created:
+    %next = llvm.add %j, %c1 : i32
+    llvm.br ^spawn(%next : i32)
+  ^own:
+    llvm.call @run_jobs(%dojob, %c0, %numjobs, %c1, %elsize, %jobdata, %data) : (!llvm.ptr, i32, i32, i32, i64, !llvm.ptr, i32) -> ()
+    llvm.br ^join(%c1 : i32)
+  ^join(%k: i32):
+    %kmore = llvm.icmp "slt" %k, %numjobs : i32
+    llvm.cond_br %kmore, ^joinone, ^out
+  ^joinone:
+    %tk = llvm.getelementptr %tids[%k] : (!llvm.ptr, i32) -> !llvm.ptr, i64
+    %tv = llvm.load %tk : !llvm.ptr -> i64
+    %rj = llvm.call @pthread_join(%tv, %null) : (i64, !llvm.ptr) -> i32
+    %knext = llvm.add %k, %c1 : i32
+    llvm.br ^join(%knext : i32)
+  ^out:
+    %r1 = llvm.call @pthread_mutex_unlock(%lock) : (!llvm.ptr) -> i32
+    llvm.return
+  }
+}
+"""
+
+_compiled = None           # (engine, set_callback, address): the engine lives as long as the process
+_active = False
+_install_lock = threading.Lock()
+
+
+def enabled() -> bool:
+    """Opt-in (TRANSPILER_BLAS_POOL=1) until its wake-ups are tuned: see the module's doc."""
+    return os.environ.get("TRANSPILER_BLAS_POOL", "0") == "1"
+
+
+def compile_callback():
+    """(engine, address of transpiler_blas_jobs); the address is valid while the engine lives."""
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(SOURCE)
+        passmanager.PassManager.parse("builtin.module(convert-openmp-to-llvm)").run(module.operation)
+        engine = ExecutionEngine(module, opt_level=2)
+        engine.initialize()
+        return engine, engine.raw_lookup(CALLBACK_NAME)
+
+
+def install(openblas_path: str) -> bool:
+    """Route the OpenBLAS at `openblas_path` (NumPy's) through the kernels' OpenMP runtime, which must be loaded
+    (runtime/jit.load_runtime_libraries). False where this OpenBLAS has no callback."""
+    global _compiled, _active
+    with _install_lock:
+        if _compiled is None:
+            set_callback = getattr(ctypes.CDLL(openblas_path), "scipy_openblas_set_threads_callback_function64_",
+                                   None)
+            if set_callback is None:
+                return False
+            set_callback.argtypes = [ctypes.c_void_p]
+            engine, address = compile_callback()
+            _compiled = (engine, set_callback, address)
+            atexit.register(uninstall)   # before the engine's memory goes at exit: NumPy calls in atexit handlers
+        _compiled[1](_compiled[2])
+        _active = True
+        return True
+
+
+def uninstall() -> None:
+    """OpenBLAS's own pool again (its workers wake on the next threaded call)."""
+    global _active
+    with _install_lock:
+        if _compiled is not None and _active:
+            _compiled[1](None)
+            _active = False
+
+
+def installed() -> bool:
+    return _active
