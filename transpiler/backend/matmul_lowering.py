@@ -20,7 +20,7 @@ import functools
 from mlir import ir
 from mlir.dialects import arith, func, linalg, memref, scf
 
-from . import blas_lowering
+from . import batched_blas, blas_lowering
 
 
 def matmuls_to_calls(module: ir.Module, direct_blas: bool = False) -> None:
@@ -32,6 +32,14 @@ def matmuls_to_calls(module: ir.Module, direct_blas: bool = False) -> None:
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
     declared = {op.attributes["sym_name"].value for op in ops if op.name == "func.func"}
     for op in ops:
+        if op.name == "linalg.contract":    # stacks and complex products (codegen/matmul._contract)
+            fill = _zero_fill_before(op)    # BLAS overwrites c
+            with ir.InsertionPoint(op), op.location:
+                if direct_blas and batched_blas.lower(module, op):
+                    if fill is not None:
+                        fill.erase()
+                    op.erase()
+            continue                        # (else it becomes loops)
         if op.name not in ("linalg.matmul", "linalg.batch_matmul"):
             continue
         with ir.InsertionPoint(op), op.location:

@@ -1,0 +1,177 @@
+"""Stacks of matrix products (`np.matmul` of 3-D and larger operands, broadcast batch dims, `q @ k.swapaxes(-1, -2)`
+per head) and complex products: one OpenBLAS call per matrix, from the kernel's own OpenMP threads, like the 2-D
+float products of blas_lowering.py (whose per-matrix calls, layout checks and copies this module shares).
+
+Codegen emits such a product as a `linalg.contract` (codegen/matmul._contract) with loops (batch..., m, n, k): each
+operand's map names the batch loops it has (a broadcast batch dim is absent from it) and reads its matrix straight
+or transposed. On buffers, each contract becomes a call of a helper function per form that
+- checks at run time that each operand is a stack of BLAS matrices (the last two strides, as blas_lowering checks a
+  matrix; batch strides are free) and copies a stack that is not, once for the whole stack;
+- with at least as many matrices as cores (and enough work to be worth threads), runs a parallel loop over the
+  batch that calls gemm once per matrix, unsplit: each matrix is computed as NumPy's single-threaded matmul computes
+  it; with fewer matrices, it multiplies them one after the other, each split into chunks over the threads as
+  blas_lowering splits a 2-D product. The choice depends on the shapes and the machine's core count only, never on
+  the thread setting, so the bits of a result do not change with OMP_NUM_THREADS.
+Complex products call cgemm/zgemm (alpha and beta by pointer); float ones sgemm/dgemm, or gemv for one column, as
+NumPy's matmul calls them. A contract of another form is left to the loops (convert-linalg-to-parallel-loops).
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, func, linalg, memref, scf
+from mlir.dialects import complex as cx
+
+from . import blas_lowering as bl
+from .blas_lowering import _address, _dynamic, _index, _strides
+
+
+def lower(module: ir.Module, op) -> bool:
+    """Replace the memref linalg.contract `op` by a call of its helper (at the op); False, and nothing done, if
+    `op` is not of codegen's form or its element type has no BLAS."""
+    form = _form(op)
+    if form is None:
+        return False
+    batch, (a_batch, a_transposed), (b_batch, b_transposed) = form
+    element = ir.MemRefType(op.operands[2].type).element_type
+    name = f"transpiler_batched_{_mangle(element)}_{batch}_a{'x'.join(map(str, a_batch))}_b{'x'.join(map(str, b_batch))}"
+    operands = []
+    for value, transposed in zip(op.operands, (a_transposed, b_transposed, False)):
+        value = memref.cast(_dynamic(value.type), value)
+        operands.append(_swap_last(value) if transposed else value)
+    _helper(module, name, element, batch, a_batch, b_batch, [v.type for v in operands])
+    func.CallOp([], ir.FlatSymbolRefAttr.get(name), operands)
+    return True
+
+
+def _form(op):
+    """(batch count, (a's batch loops, a read transposed), (b's ...)) of a contract with loops (batch..., m, n, k)
+    and maps (its batch loops, m, k or k, m), (its batch loops, k, n or n, k), (batch..., m, n); else None."""
+    types = [ir.MemRefType(v.type).element_type for v in op.operands]
+    if len(types) != 3 or len(set(map(str, types))) != 1 or str(types[0]) not in bl.GEMM_SYMBOLS:
+        return None
+    try:
+        maps = [[ir.AffineDimExpr(e).position for e in ir.AffineMapAttr(m).value.results]
+                for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+    except (ValueError, TypeError):   # a constant or compound expression: not codegen's form
+        return None
+    a, b, c = maps
+    batch = len(c) - 2
+    m, n, k = batch, batch + 1, batch + 2
+    if c != list(range(batch + 2)):
+        return None
+    operands = []
+    for x, core in ((a, (m, k)), (b, (k, n))):
+        dims = x[:-2]
+        if len(x) < 2 or dims != sorted(set(dims)) or any(d >= batch for d in dims) or \
+                tuple(x[-2:]) not in (core, core[::-1]):
+            return None
+        operands.append((dims, tuple(x[-2:]) != core))
+    return batch, operands[0], operands[1]
+
+
+def _mangle(element) -> str:
+    return str(element).replace("<", "").replace(">", "")
+
+
+def _swap_last(x):
+    """x with its last two dims swapped (a view)."""
+    rank = ir.MemRefType(x.type).rank
+    perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+    return memref.transpose(x.type, x, ir.AffineMap.get_permutation(perm))
+
+
+def _helper(module, name, element, batch, a_batch, b_batch, types) -> None:
+    """func name(a, b, c): c = a @ b on stacks, defined once per module (see the module's docstring)."""
+    if name in ir.SymbolTable(module.operation):
+        return
+    gemm, gemv = bl.declare_blas(module, element)
+    with ir.InsertionPoint.at_block_begin(module.body):
+        fn = func.FuncOp(name, (types, []), visibility="private")
+    with ir.InsertionPoint(fn.add_entry_block()):
+        a, b, c = fn.arguments
+        ra, rb = (ir.MemRefType(v.type).rank for v in (a, b))
+        m, k, n = memref.dim(a, _index(ra - 2)), memref.dim(a, _index(ra - 1)), memref.dim(b, _index(rb - 1))
+        sizes = [memref.dim(c, _index(j)) for j in range(batch)]
+        total = _index(1)
+        for size in sizes:
+            total = arith.muli(total, size)
+        macs = arith.muli(arith.muli(arith.muli(m, n), k), total)
+        branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ne, macs, _index(0)), [], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            def call():
+                _products(gemm, gemv, element, (a, a_batch), (b, b_batch), c, sizes, total, m, n, k, macs)
+            bl.blas_or_copy(module, name, a, b, c, [(a, m, k), (b, k, n)], call)
+            scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            linalg.fill(_zero(element), outs=[c])   # k = 0: sums of nothing (or an empty result)
+            scf.YieldOp([])
+        func.ReturnOp([])
+
+
+def _products(gemm, gemv, element, a, b, c, sizes, total, m, n, k, macs) -> None:
+    """The BLAS calls on stacks of BLAS matrices: over the batch in parallel, one call per matrix, when there are
+    at least as many matrices as cores and the work is worth threads; else one matrix after the other, each in
+    chunks over the threads."""
+    item = _index(bl.item_size(element))
+    scalars = _complex_scalars(element) if bl.is_complex(element) else None
+    stacks = []   # (address of the first matrix, its two strides, the stride along each batch loop: 0 if broadcast)
+    for x, dims in (a, b, (c, list(range(len(sizes))))):
+        strides = _strides(x)
+        along = [strides[dims.index(j)] if j in dims else _index(0) for j in range(len(sizes))]
+        stacks.append((_address(x, item), strides[-2], strides[-1], along))
+
+    def one_product(t, chunks):
+        addresses = []
+        for base, _, _, along in stacks:
+            offset = _index(0)
+            rest = t
+            for j in reversed(range(len(sizes))):    # t in row-major order of the batch dims
+                offset = arith.addi(offset, arith.muli(arith.remui(rest, sizes[j]), along[j]))
+                rest = arith.divui(rest, sizes[j])
+            addresses.append(arith.addi(base, arith.muli(offset, item)))
+        (_, sa0, sa1, _), (_, sb0, sb1, _), (_, sc0, _, _) = stacks
+        bl.gemm_calls(gemm, gemv, element, bl.matrix(addresses[0], sa0, sa1, m, k),
+                      bl.matrix(addresses[1], sb0, sb1, k, n), bl.output(addresses[2], sc0, n), m, n, k, item,
+                      chunks, scalars)
+
+    if not sizes:
+        one_product(_index(0), bl.chunk_count(macs))
+        return
+    cores = _index(bl.usable_cores())
+    worth_threads = arith.cmpi(arith.CmpIPredicate.uge, macs, _index(2 * bl.CHUNK_MIN_MACS))
+    over_batch = arith.andi(arith.cmpi(arith.CmpIPredicate.uge, total, cores), worth_threads)
+    branch = scf.IfOp(over_batch, [], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        loop = scf.ParallelOp([], [_index(0)], [total], [_index(1)], [])
+        body = loop.regions[0].blocks.append(ir.IndexType.get())
+        with ir.InsertionPoint(body):
+            one_product(body.arguments[0], None)
+            scf.ReduceOp([], 0)
+        scf.YieldOp([])
+    with ir.InsertionPoint(branch.else_block):
+        loop = scf.ForOp(_index(0), total, _index(1))
+        with ir.InsertionPoint(loop.body):
+            one_product(loop.induction_variable, bl.chunk_count(arith.divui(macs, total)))
+            scf.YieldOp([])
+        scf.YieldOp([])
+
+
+def _complex_scalars(element):
+    """Pointers (as indices) to alpha = 1 and beta = 0 of a complex type, in the helper's stack frame."""
+    part = ir.ComplexType(element).element_type
+    pointers = []
+    for value in (1.0, 0.0):
+        cell = memref.alloca(ir.MemRefType.get([2], part), [], [])
+        for i, v in enumerate((value, 0.0)):
+            memref.store(arith.constant(part, ir.FloatAttr.get(part, v)), cell, [_index(i)])
+        pointers.append(memref.ExtractAlignedPointerAsIndexOp(cell).result)
+    return pointers
+
+
+def _zero(element):
+    if bl.is_complex(element):
+        part = ir.ComplexType(element).element_type
+        zero = ir.FloatAttr.get(part, 0.0)
+        return cx.ConstantOp(element, ir.ArrayAttr.get([zero, zero])).result
+    return arith.constant(element, ir.FloatAttr.get(element, 0.0))
+
