@@ -13,7 +13,9 @@ or transposed. On buffers, each contract becomes a call of a helper function per
   blas_lowering splits a 2-D product. The choice depends on the shapes and the machine's core count only, never on
   the thread setting, so the bits of a result do not change with OMP_NUM_THREADS.
 Complex products call cgemm/zgemm (alpha and beta by pointer); float ones sgemm/dgemm, or gemv for one column, as
-NumPy's matmul calls them. A contract of another form is left to the loops (convert-linalg-to-parallel-loops).
+NumPy's matmul calls them. A stack of mixed products (float32 @ float64 ...) multiplies its matrices one after
+the other, each as blas_lowering multiplies a 2-D mixed product. A contract of another form is left to the loops
+(convert-linalg-to-parallel-loops).
 """
 from __future__ import annotations
 
@@ -32,13 +34,19 @@ def lower(module: ir.Module, op) -> bool:
     if form is None:
         return False
     batch, (a_batch, a_transposed), (b_batch, b_transposed) = form
+    elements = [_mangle(ir.MemRefType(v.type).element_type) for v in op.operands]
     element = ir.MemRefType(op.operands[2].type).element_type
-    name = f"transpiler_batched_{_mangle(element)}_{batch}_a{'x'.join(map(str, a_batch))}_b{'x'.join(map(str, b_batch))}"
+    mixed = len(set(elements)) != 1
+    name = f"transpiler_batched_{'_'.join(elements) if mixed else elements[0]}_{batch}" \
+           f"_a{'x'.join(map(str, a_batch))}_b{'x'.join(map(str, b_batch))}"
     operands = []
     for value, transposed in zip(op.operands, (a_transposed, b_transposed, False)):
         value = memref.cast(_dynamic(value.type), value)
         operands.append(_swap_last(value) if transposed else value)
-    _helper(module, name, element, batch, a_batch, b_batch, [v.type for v in operands])
+    if mixed:
+        _mixed_helper(module, name, batch, a_batch, b_batch, [v.type for v in operands])
+    else:
+        _helper(module, name, element, batch, a_batch, b_batch, [v.type for v in operands])
     func.CallOp([], ir.FlatSymbolRefAttr.get(name), operands)
     return True
 
@@ -47,7 +55,10 @@ def _form(op):
     """(batch count, (a's batch loops, a read transposed), (b's ...)) of a contract with loops (batch..., m, n, k)
     and maps (its batch loops, m, k or k, m), (its batch loops, k, n or n, k), (batch..., m, n); else None."""
     types = [ir.MemRefType(v.type).element_type for v in op.operands]
-    if len(types) != 3 or len(set(map(str, types))) != 1 or str(types[0]) not in bl.GEMM_SYMBOLS:
+    floats = (ir.F16Type, ir.F32Type, ir.F64Type)
+    mixed = len(types) == 3 and bl.supported(types[2]) and all(isinstance(t, floats) for t in types[:2]) and \
+        all(t.width <= types[2].width for t in types[:2])
+    if len(types) != 3 or not mixed and (len(set(map(str, types))) != 1 or str(types[0]) not in bl.GEMM_SYMBOLS):
         return None
     try:
         maps = [[ir.AffineDimExpr(e).position for e in ir.AffineMapAttr(m).value.results]
@@ -106,6 +117,41 @@ def _helper(module, name, element, batch, a_batch, b_batch, types) -> None:
             linalg.fill(_zero(element), outs=[c])   # k = 0: sums of nothing (or an empty result)
             scf.YieldOp([])
         func.ReturnOp([])
+
+
+def _mixed_helper(module, name, batch, a_batch, b_batch, types) -> None:
+    """func name(a, b, c) for a stack of mixed products (a float16/float32 operand, a float32/float64 result): the
+    matrices one after the other, each as a 2-D mixed product (blas_lowering.product: the narrow operand widened
+    tile by tile, each tile's product in chunks over the threads)."""
+    if name in ir.SymbolTable(module.operation):
+        return
+    with ir.InsertionPoint.at_block_begin(module.body):
+        fn = func.FuncOp(name, (types, []), visibility="private")
+    with ir.InsertionPoint(fn.add_entry_block()):
+        a, b, c = fn.arguments
+        sizes = [memref.dim(c, _index(j)) for j in range(batch)]
+        total = _index(1)
+        for size in sizes:
+            total = arith.muli(total, size)
+        loop = scf.ForOp(_index(0), total, _index(1))
+        with ir.InsertionPoint(loop.body):
+            index, rest = [None] * batch, loop.induction_variable
+            for j in reversed(range(batch)):       # row-major order of the batch dims
+                index[j] = arith.remui(rest, sizes[j])
+                rest = arith.divui(rest, sizes[j])
+            matrices = [_matrix_at(x, [index[j] for j in dims]) for x, dims in
+                        ((a, a_batch), (b, b_batch), (c, list(range(batch))))]
+            bl.product(module, *matrices)
+            scf.YieldOp([])
+        func.ReturnOp([])
+
+
+def _matrix_at(x, index):
+    """x[index..., :, :] (a 2-D view)."""
+    rank = ir.MemRefType(x.type).rank
+    sizes = [1] * (rank - 2) + [memref.dim(x, _index(rank - 2)), memref.dim(x, _index(rank - 1))]
+    result = _dynamic(ir.MemRefType.get([1, 1], ir.MemRefType(x.type).element_type))
+    return memref.subview(x, index + [0, 0], sizes, [1] * rank, result_type=result)
 
 
 def _products(gemm, gemv, element, a, b, c, sizes, total, m, n, k, macs) -> None:

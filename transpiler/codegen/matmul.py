@@ -1,5 +1,5 @@
-"""Matrix products: linalg.matmul for 2-D float ones; linalg.contract for batched float32/float64 products of one
-dtype and for complex products of one dtype (backend/blas_lowering.py calls BLAS per matrix on them);
+"""Matrix products: linalg.matmul for 2-D float ones; linalg.contract for batched float products with a float32 or
+float64 result and for complex products of one dtype (backend/batched_blas.py calls BLAS per matrix on them);
 linalg.batch_matmul for other equal 3-D batches, otherwise a linalg.generic contraction whose maps broadcast the
 batch dims; always over a zero-filled init. Operands of another dtype than the result are widened element by
 element inside the contraction, never converted as whole arrays; a float16 contraction sums in float32, as NumPy's
@@ -26,7 +26,8 @@ def _matmul(em: Emitter, e):
     named_ok = out.dtype.kind == "f" and x.dtype.kind == "f" and y.dtype.kind == "f"
     if named_ok and x.ndim == y.ndim == 2:
         return [_matmul_2d(em, x, y, init)]
-    if out.dtype in _PER_MATRIX_BLAS and x.dtype == y.dtype == out.dtype:
+    if out.dtype in _PER_MATRIX_BLAS and x.dtype == y.dtype == out.dtype or \
+            named_ok and out.dtype in _PER_MATRIX_BLAS and max(x.ndim, y.ndim) > 2:
         return [_contract(em, x, y, out, init)]
     if named_ok and x.ndim == y.ndim == 3 and env.find(x.shape[0]) is env.find(y.shape[0]) \
             and env.find(x.shape[0]) != 1:
@@ -71,8 +72,9 @@ def _transposed_source(em: Emitter, v):
     return None
 
 
-# Batched float products and complex products of one dtype: linalg.contract, one BLAS call per matrix
-# (blas_lowering.batched_product). The named op keeps elementwise fusion from pulling producers into the product.
+# Batched float32/float64 products (a narrow operand widened as in 2-D, blas_lowering.py) and complex products of
+# one dtype: linalg.contract, BLAS per matrix (backend/batched_blas.py). The named op keeps elementwise fusion from
+# pulling producers into the product.
 _PER_MATRIX_BLAS = {np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128)}
 
 
