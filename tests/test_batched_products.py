@@ -151,6 +151,15 @@ def test_mixed_stacks_match_numpy(shapes, dtypes):
     assert_product_close(matmul_swapped(a, bt), a, b)
 
 
+def test_stacks_of_two_narrow_operands_widened_by_dtype():
+    """np.matmul(float32, float32, dtype=float64): neither operand has the result's dtype (not a BLAS stack)."""
+    a, b = arr((3, 20, 30), "float32"), arr((3, 30, 10), "float32")
+    got = transpile(lambda a, b: np.matmul(a, b, dtype=np.float64))(a, b)
+    expected = np.matmul(a, b, dtype=np.float64)
+    assert got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
 def attention(q, k, v):
     """GPT-2's attention over all heads at once: q, k, v of (heads, T, d)."""
     scores = q @ k.swapaxes(-1, -2) / np.sqrt(q.shape[-1])

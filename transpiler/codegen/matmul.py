@@ -26,8 +26,10 @@ def _matmul(em: Emitter, e):
     named_ok = out.dtype.kind == "f" and x.dtype.kind == "f" and y.dtype.kind == "f"
     if named_ok and x.ndim == y.ndim == 2:
         return [_matmul_2d(em, x, y, init)]
+    # (a mixed stack needs one operand of the result's dtype: blas_lowering.product widens one operand only;
+    # np.matmul(a32, b32, dtype=np.float64) stays on the paths below)
     if out.dtype in _PER_MATRIX_BLAS and x.dtype == y.dtype == out.dtype or \
-            named_ok and out.dtype in _PER_MATRIX_BLAS and max(x.ndim, y.ndim) > 2:
+            named_ok and out.dtype in _PER_MATRIX_BLAS and max(x.ndim, y.ndim) > 2 and out.dtype in (x.dtype, y.dtype):
         return [_contract(em, x, y, out, init)]
     if named_ok and x.ndim == y.ndim == 3 and env.find(x.shape[0]) is env.find(y.shape[0]) \
             and env.find(x.shape[0]) != 1:
