@@ -216,6 +216,22 @@ def test_mixed_stacks_call_openblas_from_the_kernel():
     assert "transpiler_cblas_dgemm" in calls and not any("matmul" in name for name in calls), calls
 
 
+def llvm_function(text, name):
+    body = text[text.index(f"llvm.func @{name}("):]
+    return body[:body.index("\n  }\n")]
+
+
+@pytest.mark.parametrize("dtype, element", [("float32", "f32"), ("complex128", "complexf64")])
+def test_both_ways_of_splitting_a_stack_are_openmp_loops(dtype, element):
+    """Over the batch: an OpenMP loop in the stack's helper. One matrix after the other: each through the 2-D
+    helper, whose chunk loop is an OpenMP loop of its own (a parallel loop nested in the sequential loop over the
+    matrices would run on one thread)."""
+    text = emit(lambda a, b: a @ b, arr((3, 5, 6), dtype), arr((3, 6, 7), dtype), stage="llvm")
+    stack = llvm_function(text, f"transpiler_batched_{element}_1_a0_b0")
+    assert "omp.parallel" in stack and f"llvm.call @transpiler_gemm_{element}(" in stack
+    assert "omp.parallel" in llvm_function(text, f"transpiler_gemm_{element}")
+
+
 def test_complex_matrices_call_zgemm():
     calls = library_calls(lambda a, b: a @ b, arr((5, 6), "complex128"), arr((6, 7), "complex128"))
     assert "transpiler_cblas_zgemm" in calls

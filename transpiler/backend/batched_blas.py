@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import arith, func, linalg, memref, scf
-from mlir.dialects import complex as cx
 
 from . import blas_lowering as bl
 from .blas_lowering import _address, _dynamic, _index, _strides
@@ -34,7 +33,7 @@ def lower(module: ir.Module, op) -> bool:
     if form is None:
         return False
     batch, (a_batch, a_transposed), (b_batch, b_transposed) = form
-    elements = [_mangle(ir.MemRefType(v.type).element_type) for v in op.operands]
+    elements = [bl.mangle(ir.MemRefType(v.type).element_type) for v in op.operands]
     element = ir.MemRefType(op.operands[2].type).element_type
     mixed = len(set(elements)) != 1
     name = f"transpiler_batched_{'_'.join(elements) if mixed else elements[0]}_{batch}" \
@@ -80,10 +79,6 @@ def _form(op):
     return batch, operands[0], operands[1]
 
 
-def _mangle(element) -> str:
-    return str(element).replace("<", "").replace(">", "")
-
-
 def _swap_last(x):
     """x with its last two dims swapped (a view)."""
     rank = ir.MemRefType(x.type).rank
@@ -110,11 +105,11 @@ def _helper(module, name, element, batch, a_batch, b_batch, types) -> None:
         branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ne, macs, _index(0)), [], has_else=True)
         with ir.InsertionPoint(branch.then_block):
             def call():
-                _products(gemm, gemv, element, (a, a_batch), (b, b_batch), c, sizes, total, m, n, k, macs)
+                _products(module, gemm, gemv, element, (a, a_batch), (b, b_batch), c, sizes, total, m, n, k, macs)
             bl.blas_or_copy(module, name, a, b, c, [(a, m, k), (b, k, n)], call)
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
-            linalg.fill(_zero(element), outs=[c])   # k = 0: sums of nothing (or an empty result)
+            linalg.fill(bl.zero(element), outs=[c])   # k = 0: sums of nothing (or an empty result)
             scf.YieldOp([])
         func.ReturnOp([])
 
@@ -129,21 +124,24 @@ def _mixed_helper(module, name, batch, a_batch, b_batch, types) -> None:
         fn = func.FuncOp(name, (types, []), visibility="private")
     with ir.InsertionPoint(fn.add_entry_block()):
         a, b, c = fn.arguments
-        sizes = [memref.dim(c, _index(j)) for j in range(batch)]
-        total = _index(1)
-        for size in sizes:
-            total = arith.muli(total, size)
-        loop = scf.ForOp(_index(0), total, _index(1))
-        with ir.InsertionPoint(loop.body):
-            index, rest = [None] * batch, loop.induction_variable
-            for j in reversed(range(batch)):       # row-major order of the batch dims
-                index[j] = arith.remui(rest, sizes[j])
-                rest = arith.divui(rest, sizes[j])
-            matrices = [_matrix_at(x, [index[j] for j in dims]) for x, dims in
-                        ((a, a_batch), (b, b_batch), (c, list(range(batch))))]
-            bl.product(module, *matrices)
-            scf.YieldOp([])
+        _one_after_the_other(module, (a, a_batch), (b, b_batch), c, [memref.dim(c, _index(j)) for j in range(batch)])
         func.ReturnOp([])
+
+
+def _one_after_the_other(module, a, b, c, sizes) -> None:
+    """A sequential loop over the batch: each matrix a 2-D product (blas_lowering.product)."""
+    total = _index(1)
+    for size in sizes:
+        total = arith.muli(total, size)
+    loop = scf.ForOp(_index(0), total, _index(1))
+    with ir.InsertionPoint(loop.body):
+        index, rest = [None] * len(sizes), loop.induction_variable
+        for j in reversed(range(len(sizes))):       # row-major order of the batch dims
+            index[j] = arith.remui(rest, sizes[j])
+            rest = arith.divui(rest, sizes[j])
+        matrices = [_matrix_at(x, [index[j] for j in dims]) for x, dims in (a, b, (c, list(range(len(sizes)))))]
+        bl.product(module, *matrices)
+        scf.YieldOp([])
 
 
 def _matrix_at(x, index):
@@ -154,12 +152,12 @@ def _matrix_at(x, index):
     return memref.subview(x, index + [0, 0], sizes, [1] * rank, result_type=result)
 
 
-def _products(gemm, gemv, element, a, b, c, sizes, total, m, n, k, macs) -> None:
+def _products(module, gemm, gemv, element, a, b, c, sizes, total, m, n, k, macs) -> None:
     """The BLAS calls on stacks of BLAS matrices: over the batch in parallel, one call per matrix, when there are
     at least as many matrices as cores and the work is worth threads; else one matrix after the other, each in
     chunks over the threads."""
     item = _index(bl.item_size(element))
-    scalars = _complex_scalars(element) if bl.is_complex(element) else None
+    scalars = bl.complex_scalars(element) if bl.is_complex(element) else None
     stacks = []   # (address of the first matrix, its two strides, the stride along each batch loop: 0 if broadcast)
     for x, dims in (a, b, (c, list(range(len(sizes))))):
         strides = _strides(x)
@@ -195,29 +193,7 @@ def _products(gemm, gemv, element, a, b, c, sizes, total, m, n, k, macs) -> None
             scf.ReduceOp([], 0)
         scf.YieldOp([])
     with ir.InsertionPoint(branch.else_block):
-        loop = scf.ForOp(_index(0), total, _index(1))
-        with ir.InsertionPoint(loop.body):
-            one_product(loop.induction_variable, bl.chunk_count(arith.divui(macs, total)))
-            scf.YieldOp([])
+        # each matrix a 2-D product (blas_lowering's helper: its chunk loop is the outermost parallel loop of its
+        # function, so it gets threads; nested in this sequential loop it would not)
+        _one_after_the_other(module, a, b, c, sizes)
         scf.YieldOp([])
-
-
-def _complex_scalars(element):
-    """Pointers (as indices) to alpha = 1 and beta = 0 of a complex type, in the helper's stack frame."""
-    part = ir.ComplexType(element).element_type
-    pointers = []
-    for value in (1.0, 0.0):
-        cell = memref.alloca(ir.MemRefType.get([2], part), [], [])
-        for i, v in enumerate((value, 0.0)):
-            memref.store(arith.constant(part, ir.FloatAttr.get(part, v)), cell, [_index(i)])
-        pointers.append(memref.ExtractAlignedPointerAsIndexOp(cell).result)
-    return pointers
-
-
-def _zero(element):
-    if bl.is_complex(element):
-        part = ir.ComplexType(element).element_type
-        zero = ir.FloatAttr.get(part, 0.0)
-        return cx.ConstantOp(element, ir.ArrayAttr.get([zero, zero])).result
-    return arith.constant(element, ir.FloatAttr.get(element, 0.0))
-

@@ -27,6 +27,7 @@ import os
 
 from mlir import ir
 from mlir.dialects import arith, func, linalg, memref, scf
+from mlir.dialects import complex as cx
 
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112    # CBLAS enums
 CHUNK_MIN_MACS = 1 << 18                       # ~10 us of BLAS work: smaller products are not split
@@ -105,7 +106,7 @@ def _slice(x, dim: int, start, size):
 
 def _helper(module: ir.Module, wide) -> str:
     """The function that multiplies fully strided buffers of one element type, defined once per module."""
-    name = _HELPER.format(wide)
+    name = _HELPER.format(mangle(wide))
     existing = ir.SymbolTable(module.operation)
     if name in existing:
         return name
@@ -124,7 +125,7 @@ def _helper(module: ir.Module, wide) -> str:
                           lambda: _chunked_gemm(gemm, gemv, a, b, c, m, n, k, macs))
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
-            linalg.fill(arith.constant(wide, ir.FloatAttr.get(wide, 0.0)), outs=[c])   # k = 0: a sum of nothing
+            linalg.fill(zero(wide), outs=[c])   # k = 0: a sum of nothing
             scf.YieldOp([])
         func.ReturnOp([])
     return name
@@ -148,6 +149,32 @@ def declare_blas(module: ir.Module, element) -> tuple:
 
 def is_complex(element) -> bool:
     return isinstance(element, ir.ComplexType)
+
+
+def mangle(element) -> str:
+    """The element type in a symbol name: f64, complexf64."""
+    return str(element).replace("<", "").replace(">", "")
+
+
+def complex_scalars(element):
+    """Pointers (as indices) to alpha = 1 and beta = 0 of a complex type, cells in the current function's frame
+    (create them outside loops)."""
+    part = ir.ComplexType(element).element_type
+    pointers = []
+    for value in (1.0, 0.0):
+        cell = memref.alloca(ir.MemRefType.get([2], part), [], [])
+        for i, v in enumerate((value, 0.0)):
+            memref.store(arith.constant(part, ir.FloatAttr.get(part, v)), cell, [_index(i)])
+        pointers.append(memref.ExtractAlignedPointerAsIndexOp(cell).result)
+    return pointers
+
+
+def zero(element):
+    if is_complex(element):
+        part = ir.ComplexType(element).element_type
+        value = ir.FloatAttr.get(part, 0.0)
+        return cx.ConstantOp(element, ir.ArrayAttr.get([value, value])).result
+    return arith.constant(element, ir.FloatAttr.get(element, 0.0))
 
 
 def item_size(element) -> int:
@@ -243,7 +270,8 @@ def gemm_calls(gemm, gemv, wide, a, b, c, m, n, k, item, chunks, scalars=None) -
     pa, ta, lda, sa0, _ = a
     pb, tb, ldb, _, sb1 = b
     if scalars is None:
-        scalars = [arith.constant(wide, ir.FloatAttr.get(wide, v)) for v in (1.0, 0.0)]
+        scalars = complex_scalars(wide) if is_complex(wide) else \
+            [arith.constant(wide, ir.FloatAttr.get(wide, v)) for v in (1.0, 0.0)]
     if gemv is None:
         _chunked_gemm_loop(gemm, chunks, m, n, k, item, scalars, (pa, ta, lda, sa0), (pb, tb, ldb, sb1), c)
         return
