@@ -49,9 +49,14 @@ def test_mixed_matmul_reads_operands_without_converting_copies():
 
 
 def test_matmul_lowers_to_named_ops():
+    """2-D float products are linalg.matmul; float stacks (broadcast or not, mixed or not) linalg.contract (BLAS per
+    matrix, backend/batched_blas.py); integer stacks a linalg.generic contraction (loops)."""
     assert "linalg.matmul" in emit(lambda a, b: a @ b, arr((3, 4)), arr((4, 5)))
-    assert "linalg.batch_matmul" in emit(lambda a, b: a @ b, arr((2, 3, 4)), arr((2, 4, 5)))
-    assert "linalg.generic" in emit(lambda a, b: a @ b, arr((2, 3, 4)), arr((4, 5)))
+    assert "linalg.contract" in emit(lambda a, b: a @ b, arr((2, 3, 4)), arr((2, 4, 5)))
+    assert "linalg.contract" in emit(lambda a, b: a @ b, arr((2, 3, 4)), arr((4, 5)))
+    assert "linalg.contract" in emit(lambda a, b: a @ b, arr((2, 3, 4)), arr((1, 4, 5), np.float64))
+    text = emit(lambda a, b: a @ b, arr((2, 3, 4), np.int32), arr((4, 5), np.int32))
+    assert "linalg.generic" in text and "linalg.contract" not in text
 
 
 def test_matmul_mismatch_is_value_error():

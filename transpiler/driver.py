@@ -134,7 +134,7 @@ def compile_kernel(typed: Typed, opt_level: int = 3, use_disk_cache: bool = True
 # arithmetic, indexing) never reports one, so a call that writes an argument need not keep its old contents for a
 # replay (runtime/call.py).
 _RAISING = re.compile(r"\barith\.(?:addf|subf|mulf|divf|remf|cmpf|maximumf|minimumf|maxnumf|minnumf|fptosi|fptoui|"
-                      r"truncf|extf)\b|\b(?:math|complex)\.|\blinalg\.(?:matmul|batch_matmul|matvec|vecmat|dot)\b|"
+                      r"truncf|extf)\b|\b(?:math|complex)\.|\blinalg\.(?:matmul|batch_matmul|contract|matvec|vecmat|dot)\b|"
                       r"\bfunc\.call\b")
 
 

@@ -27,6 +27,7 @@ import os
 
 from mlir import ir
 from mlir.dialects import arith, func, linalg, memref, scf
+from mlir.dialects import complex as cx
 
 ROW_MAJOR, NO_TRANS, TRANS = 101, 111, 112    # CBLAS enums
 CHUNK_MIN_MACS = 1 << 18                       # ~10 us of BLAS work: smaller products are not split
@@ -36,7 +37,9 @@ CHUNK_ALIGN = 64                               # chunk bounds: a multiple of eve
 TILE = 1024
 
 # The external symbols the kernel calls: runtime/blas.py binds them to OpenBLAS's ILP64 cblas_?gemm / cblas_?gemv.
-GEMM_SYMBOLS = {"f32": "transpiler_cblas_sgemm", "f64": "transpiler_cblas_dgemm"}
+# (Complex products, batched_blas.py, call cgemm/zgemm, which take alpha and beta by pointer.)
+GEMM_SYMBOLS = {"f32": "transpiler_cblas_sgemm", "f64": "transpiler_cblas_dgemm",
+                "complex<f32>": "transpiler_cblas_cgemm", "complex<f64>": "transpiler_cblas_zgemm"}
 GEMV_SYMBOLS = {"f32": "transpiler_cblas_sgemv", "f64": "transpiler_cblas_dgemv"}
 BLAS_SYMBOLS = (*GEMM_SYMBOLS.values(), *GEMV_SYMBOLS.values())
 _HELPER = "transpiler_gemm_{}"
@@ -103,19 +106,12 @@ def _slice(x, dim: int, start, size):
 
 def _helper(module: ir.Module, wide) -> str:
     """The function that multiplies fully strided buffers of one element type, defined once per module."""
-    name = _HELPER.format(wide)
+    name = _HELPER.format(mangle(wide))
     existing = ir.SymbolTable(module.operation)
     if name in existing:
         return name
-    index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
-    gemm, gemv = GEMM_SYMBOLS[str(wide)], GEMV_SYMBOLS[str(wide)]
+    gemm, gemv = declare_blas(module, wide)
     with ir.InsertionPoint.at_block_begin(module.body):
-        if gemm not in existing:
-            func.FuncOp(gemm, ([i32, i32, i32, index, index, index, wide, index, index, index, index, wide, index,
-                                index], []), visibility="private")
-        if gemv not in existing:   # (order, trans, M, N, alpha, A, lda, x, incx, beta, y, incy)
-            func.FuncOp(gemv, ([i32, i32, index, index, wide, index, index, index, index, wide, index, index], []),
-                        visibility="private")
         t = _dynamic(ir.MemRefType.get([1, 1], wide))
         fn = func.FuncOp(name, ([t, t, t], []), visibility="private")
     with ir.InsertionPoint(fn.add_entry_block()):
@@ -125,34 +121,89 @@ def _helper(module: ir.Module, wide) -> str:
         macs = arith.muli(arith.muli(m, n), k)
         branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ne, macs, _index(0)), [], has_else=True)
         with ir.InsertionPoint(branch.then_block):
-            _blas_or_copy(module, name, a, b, c, [(a, m, k), (b, k, n)],
+            blas_or_copy(module, name, a, b, c, [(a, m, k), (b, k, n)],
                           lambda: _chunked_gemm(gemm, gemv, a, b, c, m, n, k, macs))
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
-            linalg.fill(arith.constant(wide, ir.FloatAttr.get(wide, 0.0)), outs=[c])   # k = 0: a sum of nothing
+            linalg.fill(zero(wide), outs=[c])   # k = 0: a sum of nothing
             scf.YieldOp([])
         func.ReturnOp([])
     return name
 
 
-def _blas_or_copy(module, name, a, b, c, inputs, call) -> None:
-    """`call()` if a, b and c are BLAS matrices; else the helper again on a copy of the first that is not."""
+def declare_blas(module: ir.Module, element) -> tuple:
+    """(gemm, gemv) symbol names for `element` (gemv None for complex), declared in the module once."""
+    index, i32 = ir.IndexType.get(), ir.IntegerType.get_signless(32)
+    gemm, gemv = GEMM_SYMBOLS[str(element)], GEMV_SYMBOLS.get(str(element))
+    scalar = index if is_complex(element) else element    # alpha and beta: by pointer for complex
+    existing = ir.SymbolTable(module.operation)
+    with ir.InsertionPoint.at_block_begin(module.body):
+        if gemm not in existing:
+            func.FuncOp(gemm, ([i32, i32, i32, index, index, index, scalar, index, index, index, index, scalar, index,
+                                index], []), visibility="private")
+        if gemv is not None and gemv not in existing:   # (order, trans, M, N, alpha, A, lda, x, incx, beta, y, incy)
+            func.FuncOp(gemv, ([i32, i32, index, index, element, index, index, index, index, element, index, index],
+                               []), visibility="private")
+    return gemm, gemv
+
+
+def is_complex(element) -> bool:
+    return isinstance(element, ir.ComplexType)
+
+
+def mangle(element) -> str:
+    """The element type in a symbol name: f64, complexf64."""
+    return str(element).replace("<", "").replace(">", "")
+
+
+def complex_scalars(element):
+    """Pointers (as indices) to alpha = 1 and beta = 0 of a complex type, cells in the current function's frame
+    (create them outside loops)."""
+    part = ir.ComplexType(element).element_type
+    pointers = []
+    for value in (1.0, 0.0):
+        cell = memref.alloca(ir.MemRefType.get([2], part), [], [])
+        for i, v in enumerate((value, 0.0)):
+            memref.store(arith.constant(part, ir.FloatAttr.get(part, v)), cell, [_index(i)])
+        pointers.append(memref.ExtractAlignedPointerAsIndexOp(cell).result)
+    return pointers
+
+
+def zero(element):
+    if is_complex(element):
+        part = ir.ComplexType(element).element_type
+        value = ir.FloatAttr.get(part, 0.0)
+        return cx.ConstantOp(element, ir.ArrayAttr.get([value, value])).result
+    return arith.constant(element, ir.FloatAttr.get(element, 0.0))
+
+
+def item_size(element) -> int:
+    if is_complex(element):
+        return 2 * ir.ComplexType(element).element_type.width // 8
+    return element.width // 8
+
+
+def blas_or_copy(module, name, a, b, c, inputs, call) -> None:
+    """`call()` if a, b and c are BLAS matrices (stacks of them: the last two dims); else the helper `name` again on
+    a copy of the first that is not. `inputs`: (operand, rows, cols) of a and b."""
     if inputs:
         x, rows, cols = inputs[0]
         usable = arith.ori(*_layouts(x, rows, cols))
     else:
-        usable = _layouts(c, memref.dim(c, _index(0)), memref.dim(c, _index(1)))[0]
+        rank = ir.MemRefType(c.type).rank
+        usable = _layouts(c, memref.dim(c, _index(rank - 2)), memref.dim(c, _index(rank - 1)))[0]
     branch = scf.IfOp(usable, [], has_else=True)
     with ir.InsertionPoint(branch.then_block):
         if inputs:
-            _blas_or_copy(module, name, a, b, c, inputs[1:], call)
+            blas_or_copy(module, name, a, b, c, inputs[1:], call)
         else:
             call()
         scf.YieldOp([])
     with ir.InsertionPoint(branch.else_block):
         x = inputs[0][0] if inputs else c
-        buffer = memref.alloc(_plain(ir.MemRefType(x.type).element_type),
-                              [memref.dim(x, _index(0)), memref.dim(x, _index(1))], [])
+        rank = ir.MemRefType(x.type).rank
+        buffer = memref.alloc(_plain(ir.MemRefType(x.type).element_type, rank),
+                              [memref.dim(x, _index(i)) for i in range(rank)], [])
         copy = memref.cast(x.type, buffer)
         if inputs:
             _copy(module, x, buffer)
@@ -167,7 +218,11 @@ def _blas_or_copy(module, name, a, b, c, inputs, call) -> None:
 def _layouts(x, rows, cols):
     """(by rows, by columns): whether x is a row-major (no-trans) or column-major (trans) BLAS matrix. Strides
     along a dim of size 1 do not matter; the leading dimension must cover a row (column)."""
-    s0, s1 = _strides(x)
+    return layout_flags(*_strides(x)[-2:], rows, cols)
+
+
+def layout_flags(s0, s1, rows, cols):
+    """_layouts for a matrix of these strides (the last two of a stack's)."""
     one = _index(1)
     by_rows = arith.andi(_eq(s1, one), arith.ori(_ge(s0, _max(cols, one)), _le(rows, one)))
     by_columns = arith.andi(_eq(s0, one), arith.ori(_ge(s1, _max(rows, one)), _le(cols, one)))
@@ -178,36 +233,58 @@ def _chunked_gemm(gemm, gemv, a, b, c, m, n, k, macs) -> None:
     """c = a @ b on BLAS matrices, in chunks of the output over the threads: gemm, or gemv when b is one column, as
     NumPy calls it for a matrix times a column (its results then are NumPy's, and a matrix-vector product runs at
     gemv's speed, not gemm's)."""
+    wide = ir.MemRefType(c.type).element_type
+    item = _index(item_size(wide))
+    matrices = [matrix(_address(x, item), *_strides(x), rows, cols) for x, rows, cols in ((a, m, k), (b, k, n))]
+    gemm_calls(gemm, gemv, wide, *matrices, output(_address(c, item), _strides(c)[0], n), m, n, k, item,
+               chunk_count(macs))
+
+
+def chunk_count(macs):
+    """As many chunks as the machine has cores (fewer for a small product), with or without threads: how a product
+    is split changes the last bits of float64 results, so it depends on nothing that changes between calls or
+    settings (the thread count, OMP_NUM_THREADS, the load): a threaded kernel gives a one-thread kernel's bits."""
+    worth = _max(arith.divui(macs, _index(CHUNK_MIN_MACS)), _index(1))
+    return arith.minui(_index(usable_cores()), worth)
+
+
+def matrix(address, s0, s1, rows, cols) -> tuple:
+    """(pointer in bytes, trans, leading dim, s0, s1) of a BLAS matrix (_layouts) at `address` with these strides."""
     i32 = ir.IntegerType.get_signless(32)
     one = _index(1)
-    wide = ir.MemRefType(c.type).element_type
-    item = _index(wide.width // 8)
-    args = []   # (pointer in bytes, trans, leading dim) of a and b
-    for x, rows, cols in ((a, m, k), (b, k, n)):
-        by_rows, _ = _layouts(x, rows, cols)
-        s0, s1 = _strides(x)
-        trans = arith.select(by_rows, arith.constant(i32, NO_TRANS), arith.constant(i32, TRANS))
-        lead = arith.select(by_rows, _max(s0, _max(cols, one)), _max(s1, _max(rows, one)))
-        args.append((_address(x, item), trans, lead))
-    (pa, ta, lda), (pb, tb, ldb) = args
-    sc0, _ = _strides(c)
-    pc, ldc = _address(c, item), _max(sc0, _max(n, one))
-    # As many chunks as the machine has cores (fewer for a small product), with or without threads: how a product
-    # is split changes the last bits of float64 results, so it depends on nothing that changes between calls or
-    # settings (the thread count, OMP_NUM_THREADS, the load): a threaded kernel gives a one-thread kernel's bits.
-    worth = _max(arith.divui(macs, _index(CHUNK_MIN_MACS)), one)
-    chunks = arith.minui(_index(usable_cores()), worth)
-    sa0, sb1 = _strides(a)[0], _strides(b)[1]
-    column = scf.IfOp(_eq(n, one), [], has_else=True)
+    by_rows, _ = layout_flags(s0, s1, rows, cols)
+    trans = arith.select(by_rows, arith.constant(i32, NO_TRANS), arith.constant(i32, TRANS))
+    lead = arith.select(by_rows, _max(s0, _max(cols, one)), _max(s1, _max(rows, one)))
+    return address, trans, lead, s0, s1
+
+
+def output(address, s0, n) -> tuple:
+    """(pointer in bytes, leading dim, row stride) of a row-major result of n columns."""
+    return address, _max(s0, _max(n, _index(1))), s0
+
+
+def gemm_calls(gemm, gemv, wide, a, b, c, m, n, k, item, chunks, scalars=None) -> None:
+    """c = a @ b (matrix() and output() tuples), gemm or, with one column, gemv (as NumPy calls it for a matrix
+    times a column: its results then are NumPy's, and a matrix-vector product runs at gemv's speed); in `chunks`
+    pieces over the threads, or one call where chunks is None. `scalars`: alpha and beta (pointers, for complex)."""
+    pa, ta, lda, sa0, _ = a
+    pb, tb, ldb, _, sb1 = b
+    if scalars is None:
+        scalars = complex_scalars(wide) if is_complex(wide) else \
+            [arith.constant(wide, ir.FloatAttr.get(wide, v)) for v in (1.0, 0.0)]
+    if gemv is None:
+        _chunked_gemm_loop(gemm, chunks, m, n, k, item, scalars, (pa, ta, lda, sa0), (pb, tb, ldb, sb1), c)
+        return
+    column = scf.IfOp(_eq(n, _index(1)), [], has_else=True)
     with ir.InsertionPoint(column.then_block):
-        _chunked_gemv(gemv, chunks, m, k, item, wide, (pa, ta, lda, sa0), (pb, tb, ldb), (pc, ldc, sc0))
+        _chunked_gemv(gemv, chunks, m, k, item, scalars, (pa, ta, lda, sa0), (pb, tb, ldb), c)
         scf.YieldOp([])
     with ir.InsertionPoint(column.else_block):
-        _chunked_gemm_loop(gemm, chunks, m, n, k, item, wide, (pa, ta, lda, sa0), (pb, tb, ldb, sb1), (pc, ldc, sc0))
+        _chunked_gemm_loop(gemm, chunks, m, n, k, item, scalars, (pa, ta, lda, sa0), (pb, tb, ldb, sb1), c)
         scf.YieldOp([])
 
 
-def _chunked_gemv(gemv, chunks, m, k, item, wide, a, b, c) -> None:
+def _chunked_gemv(gemv, chunks, m, k, item, scalars, a, b, c) -> None:
     """c[:, 0] = a @ b[:, 0], rows of a in chunks (aligned as gemm's are: a row's sum is the one a single call
     computes). A transposed a is a (k, m) row-major matrix, multiplied transposed."""
     (pa, ta, lda, sa0), (pb, tb, ldb), (pc, ldc, sc0) = a, b, c
@@ -217,16 +294,18 @@ def _chunked_gemv(gemv, chunks, m, k, item, wide, a, b, c) -> None:
     with _over_chunks(chunks, m) as (start, size):
         rows, cols = arith.select(no_trans, size, k), arith.select(no_trans, k, size)
         func.CallOp([], ir.FlatSymbolRefAttr.get(gemv), [
-            arith.constant(i32, ROW_MAJOR), ta, rows, cols, arith.constant(wide, ir.FloatAttr.get(wide, 1.0)),
+            arith.constant(i32, ROW_MAJOR), ta, rows, cols, scalars[0],
             arith.addi(pa, arith.muli(arith.muli(start, sa0), item)), lda, pb, incx,
-            arith.constant(wide, ir.FloatAttr.get(wide, 0.0)), arith.addi(pc, arith.muli(arith.muli(start, sc0), item)),
-            ldc])
+            scalars[1], arith.addi(pc, arith.muli(arith.muli(start, sc0), item)), ldc])
 
 
 @contextlib.contextmanager
 def _over_chunks(chunks, extent):
     """The body of a parallel loop over `chunks` pieces of [0, extent) (_chunk_bound's): yields each piece's start
-    and size, the insertion point inside the loop."""
+    and size, the insertion point inside the loop. chunks None: one piece, no loop."""
+    if chunks is None:
+        yield _index(0), extent
+        return
     one = _index(1)
     loop = scf.ParallelOp([], [_index(0)], [chunks], [one], [])
     body = loop.regions[0].blocks.append(ir.IndexType.get())
@@ -237,7 +316,7 @@ def _over_chunks(chunks, extent):
         scf.ReduceOp([], 0)
 
 
-def _chunked_gemm_loop(gemm, chunks, m, n, k, item, wide, a, b, c) -> None:
+def _chunked_gemm_loop(gemm, chunks, m, n, k, item, scalars, a, b, c) -> None:
     (pa, ta, lda, sa0), (pb, tb, ldb, sb1), (pc, ldc, sc0) = a, b, c
     i32 = ir.IntegerType.get_signless(32)
     zero, one = _index(0), _index(1)
@@ -247,11 +326,10 @@ def _chunked_gemm_loop(gemm, chunks, m, n, k, item, wide, a, b, c) -> None:
         shift_b = arith.select(split_n, arith.muli(arith.muli(start, sb1), item), zero)
         shift_c = arith.muli(arith.muli(start, arith.select(split_n, one, sc0)), item)
         rows, cols = arith.select(split_n, m, size), arith.select(split_n, size, n)
-        unit = ir.FloatAttr.get(wide, 1.0)
         func.CallOp([], ir.FlatSymbolRefAttr.get(gemm), [
-            arith.constant(i32, ROW_MAJOR), ta, tb, rows, cols, k, arith.constant(wide, unit),
+            arith.constant(i32, ROW_MAJOR), ta, tb, rows, cols, k, scalars[0],
             arith.addi(pa, shift_a), lda, arith.addi(pb, shift_b), ldb,
-            arith.constant(wide, ir.FloatAttr.get(wide, 0.0)), arith.addi(pc, shift_c), ldc])
+            scalars[1], arith.addi(pc, shift_c), ldc])
 
 
 def usable_cores() -> int:
@@ -277,16 +355,17 @@ def _copy(module: ir.Module, source, target) -> None:
     """target = source, element by element (widened when target's type is wider): a call of a function with one
     parallel loop nest, defined once per pair of element types (each loop nest is an OpenMP region to compile)."""
     source_type, target_type = (_dynamic(v.type) for v in (source, target))
+    rank = ir.MemRefType(source_type).rank
     name = f"transpiler_copy_{ir.MemRefType(source_type).element_type}_{ir.MemRefType(target_type).element_type}"
+    name += "" if rank == 2 else f"_{rank}d"
     if name not in ir.SymbolTable(module.operation):
         with ir.InsertionPoint.at_block_begin(module.body), ir.Location.unknown():
             fn = func.FuncOp(name, ([source_type, target_type], []), visibility="private")
         with ir.InsertionPoint(fn.add_entry_block()), ir.Location.unknown():
-            d0, d1 = ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)
-            identity = ir.AffineMap.get(2, 0, [d0, d1])
+            identity = ir.AffineMap.get_identity(rank)
             par = linalg.IteratorType.parallel
             generic = linalg.GenericOp_(inputs=[fn.arguments[0]], outputs=[fn.arguments[1]],
-                                        indexing_maps=[identity, identity], iterator_types=[par, par])
+                                        indexing_maps=[identity, identity], iterator_types=[par] * rank)
             wide = ir.MemRefType(target_type).element_type
             with ir.InsertionPoint(generic.regions[0].blocks[0]):
                 x = generic.regions[0].blocks[0].arguments[0]
@@ -314,16 +393,15 @@ def _transpose(x):
 
 
 def _dynamic(t) -> ir.Type:
-    """memref<?x?xT, strided<[?, ?], offset: ?>>: the type the helper takes."""
+    """memref<?x?xT, strided<[?, ?], offset: ?>> (of t's rank): the type the helper takes."""
     m = ir.MemRefType(t)
     dyn = ir.ShapedType.get_dynamic_stride_or_offset()
-    return ir.MemRefType.get([ir.ShapedType.get_dynamic_size()] * 2, m.element_type,
-                             ir.StridedLayoutAttr.get(dyn, [dyn, dyn]), m.memory_space)
+    return ir.MemRefType.get([ir.ShapedType.get_dynamic_size()] * m.rank, m.element_type,
+                             ir.StridedLayoutAttr.get(dyn, [dyn] * m.rank), m.memory_space)
 
 
-def _plain(element) -> ir.Type:
-    size = ir.ShapedType.get_dynamic_size()
-    return ir.MemRefType.get([size, size], element)
+def _plain(element, rank: int = 2) -> ir.Type:
+    return ir.MemRefType.get([ir.ShapedType.get_dynamic_size()] * rank, element)
 
 
 def _index(v: int):

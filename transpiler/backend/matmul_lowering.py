@@ -1,6 +1,7 @@
 """Matrix products on buffers, after bufferization: OpenBLAS called from the kernel's threads (blas_lowering.py,
-float32/float64 2-D products), a call of NumPy's matmul (runtime/blas.py: float16 and batched products), or, for
-few rows, generated loops that read a narrow operand as it is.
+float32/float64 2-D products; batched_blas.py, the linalg.contract of stacks and of complex products), a call of
+NumPy's matmul (runtime/blas.py: float16 products), or, for few rows, generated loops that read a narrow operand as
+it is.
 
 NumPy 2 promotes `float64 @ float32` to float64 by converting the whole float32 operand first: for GPT-2's weights
 that is a full float64 copy of every weight matrix on every call (and for `x @ wte.T` a transposed, cache-hostile
@@ -20,18 +21,27 @@ import functools
 from mlir import ir
 from mlir.dialects import arith, func, linalg, memref, scf
 
-from . import blas_lowering
+from . import batched_blas, blas_lowering
 
 
 def matmuls_to_calls(module: ir.Module, direct_blas: bool = False) -> None:
-    """Replace each linalg.matmul / batch_matmul on buffers by BLAS: with `direct_blas`, float32 and float64 2-D
-    products call OpenBLAS from the kernel's threads (blas_lowering.py); the others call an external function
-    named after their operand types (as convert-linalg-to-std names them), which runtime/blas.py provides:
-    NumPy's matmul."""
+    """Replace each linalg.matmul / batch_matmul / contract on buffers by BLAS: with `direct_blas`, float32 and
+    float64 2-D products call OpenBLAS from the kernel's threads (blas_lowering.py), stacks and complex products
+    (linalg.contract) too, per matrix (batched_blas.py); other matmuls call an external function named after their
+    operand types (as convert-linalg-to-std names them), which runtime/blas.py provides: NumPy's matmul. A contract
+    left in place becomes loops."""
     ops = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
     declared = {op.attributes["sym_name"].value for op in ops if op.name == "func.func"}
     for op in ops:
+        if op.name == "linalg.contract":    # stacks and complex products (codegen/matmul._contract)
+            fill = _zero_fill_before(op)    # BLAS overwrites c
+            with ir.InsertionPoint(op), op.location:
+                if direct_blas and batched_blas.lower(module, op):
+                    if fill is not None:
+                        fill.erase()
+                    op.erase()
+            continue                        # (else it becomes loops)
         if op.name not in ("linalg.matmul", "linalg.batch_matmul"):
             continue
         with ir.InsertionPoint(op), op.location:

@@ -1,15 +1,17 @@
-"""Float16 and batched matrix products in the kernel call NumPy's own matmul (its BLAS): `convert-linalg-to-std`
-turns each such `linalg.matmul` / `linalg.batch_matmul` on buffers into a call of an external function named after
-its operand types, e.g. `linalg_batch_matmul_viewsxsxsxf32_viewsxsxsxf32_viewsxsxsxf32`; here each such function
-is a C callback that views the three memref descriptors as NumPy arrays (no copy) and runs `np.matmul(a, b, out=c)`.
+"""Float16 matrix products in the kernel (and batched ones of float16 results) call NumPy's own matmul:
+matmul_lowering.py turns each such `linalg.matmul` / `linalg.batch_matmul` on buffers into a call of an external
+function named after its operand types, e.g. `linalg_matmul_viewsxsxf16_viewsxsxf16_viewsxsxf16`; here each such
+function is a C callback that views the three memref descriptors as NumPy arrays (no copy) and runs
+`np.matmul(a, b, out=c)`.
 
 These products run at BLAS speed on all cores, and mixed ones convert the narrow operand exactly, as NumPy does
 (but keeping its memory layout, see `callback`), and call the same BLAS. (Products with few rows do not come here:
 see matmul_lowering.py.)
 
-Float32 and float64 2-D products call OpenBLAS directly instead, from the kernel's own threads
-(blas_lowering.py): `bind` gives the machine code the addresses of NumPy's OpenBLAS `cblas_sgemm`/`cblas_dgemm`,
-and `single_threaded` keeps OpenBLAS on one thread per call while such a kernel runs.
+Float32 and float64 products, 2-D or batched, and complex ones call OpenBLAS directly instead, from the kernel's
+own threads (blas_lowering.py, batched_blas.py): `bind` gives the machine code the addresses of NumPy's OpenBLAS
+`cblas_?gemm`/`cblas_?gemv` (s, d, c, z), and `single_threaded` keeps OpenBLAS on one thread per call while such a
+kernel runs.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Sharing two cores between OpenMP (our loops) and OpenBLAS's own thread pool, for the products that still call
-NumPy's matmul from a kernel (float16 and batched ones; float32/float64 2-D products call OpenBLAS from the
-kernel's own threads instead, see blas_lowering.py).
+NumPy's matmul from a kernel (float16 ones; float32/float64 products, 2-D or batched, and complex ones call OpenBLAS
+from the kernel's own threads instead, see blas_lowering.py and batched_blas.py).
 
 After a multi-threaded product OpenBLAS keeps its workers spinning for about 0.1 s. OpenMP loops that start in that
 window share the cores with them and run slower than on one thread (attention, one head: 0.55 ms threaded against
