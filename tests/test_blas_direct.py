@@ -120,8 +120,9 @@ def test_float64_products_are_numpys_bit_for_bit(transposed):
 
 @pytest.mark.parametrize("m, k, n", [(16, 300, 100), (17, 64, 2), (64, 64, 64), (40, 7, 16)])
 def test_the_bit_for_bit_rule_for_float64_products(m, k, n):
-    """The rule docs/guarantees.md states: a float64 product with at least 16 rows (BLAS, not the few-row loops:
-    16 itself included), at least 2 columns (NumPy calls gemv for one) and too few multiply-adds to be split into
+    """The rule docs/guarantees.md states: a float64 product with at least 16 rows (16 itself included; BLAS
+    below too, down to 2 rows, but OpenBLAS's kernels for fewer rows need not sum as NumPy's call does), at least 2
+    columns (NumPy calls gemv for one) and too few multiply-adds to be split into
     chunks (2 x CHUNK_MIN_MACS) is bit for bit NumPy's product as OpenBLAS computes it on one thread, threads or
     not. A split product is within 2 k eps (|a| @ |b|) of NumPy's, and the same with and without threads."""
     a, b = arr((m, k), "float64"), arr((k, n), "float64")
@@ -140,7 +141,8 @@ def test_split_float64_products_are_the_same_with_and_without_threads(m, k, n):
     assert_product_close(threaded, a, b)
 
 
-@pytest.mark.parametrize("m, k, n", [(15, 300, 300), (1, 16, 1), (300, 300, 1), (16, 64, 1)])
+@pytest.mark.parametrize("m, k, n", [(15, 300, 300), (1, 16, 1), (300, 300, 1), (16, 64, 1), (1, 300, 300),
+                                     (2, 300, 100), (4, 64, 2)])
 def test_float64_products_outside_the_rule_are_within_rounding(m, k, n):
     a, b = arr((m, k), "float64"), arr((k, n), "float64")
     for threads in (False, True):

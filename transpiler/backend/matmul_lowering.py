@@ -11,7 +11,7 @@ time by the row count, that widens each element as it multiplies:
 - `a @ w.T` with `w` row-major (GPT-2's tied output embedding): a parallel loop over the rows of `w`, each dotted
   with ROW_BLOCK rows of `a` at a time along the contiguous k axis (reassociable sums, so LLVM vectorizes them);
 - `a @ w`: for each row of `a`, the rows of `w` are scaled and accumulated into the contiguous output row.
-Same-type products with few rows take these loops too (see _small_rows_limit).
+Same-type products of one row take these loops too (see _small_rows_limit).
 The loops sum the same exact products as BLAS in another order: results match NumPy to rounding, not bit for bit.
 """
 from __future__ import annotations
@@ -114,16 +114,20 @@ def _is_zero(attr) -> bool:
     return isinstance(attr, (ir.FloatAttr, ir.IntegerAttr)) and attr.value == 0
 
 
-SMALL_M = 16              # a @ w: w is read once per row of a
+SMALL_M = 16              # mixed a @ w: w is read once per row of a
 SMALL_M_TRANSPOSED = 64   # mixed a @ w.T: w is read once, each of its rows against every row of a
+SMALL_M_SAME_TYPE = 2     # same-type products: one row
 
 
 def _small_rows_limit(op):
     """(row limit, whether b is read transposed) for a float matmul of canonical a and c; else (None, None).
-    Mixed-precision products avoid a converted copy below the limit. Same-type products need no conversion; below
-    SMALL_M rows the loops were measured faster than BLAS when it ran on its own thread pool (waking OpenBLAS's
-    threads left them spinning against the kernel's OpenMP threads). The limit was not measured again since
-    products call OpenBLAS from the kernel's own threads (blas_lowering.py)."""
+    Mixed-precision products avoid a converted copy below the limit. Same-type products need no conversion: since
+    they call OpenBLAS from the kernel's own threads (blas_lowering.py), BLAS beats the loops from two rows on
+    (one thread, minimums, Zen 4, 2026-12-01: float64 (4, 768) @ (768, 2304) loops 1.72 ms, BLAS 1.39 ms, NumPy
+    0.86-1.29 ms; (8, 768) @ (768, 3072) 12.5 / 2.15 / 1.8-2.0 ms; (15, 2000) @ (2000, 2000) 29.0 / 6.1 / 5.1-5.6 ms;
+    float32 (15, 2000) @ (2000, 2000) 4.67 / 3.35 / 2.5-3.2 ms; float32 at 4 and 8 rows of 768 about even). One
+    row stays on the loops, which beat a gemm of one row (float64 (1, 4000) @ (4000, 5000): 10.2 against 23.8 ms;
+    NumPy's gemv 8.0-12.3 ms)."""
     if op.name != "linalg.matmul":
         return None, None
     a, b, c = (ir.MemRefType(v.type).element_type for v in op.operands)
@@ -134,7 +138,9 @@ def _small_rows_limit(op):
     if maps[0] not in (None, _CANONICAL[0]) or maps[2] not in (None, _CANONICAL[2]):
         return None, None
     transposed = maps[1] == _CANONICAL[1][::-1]
-    return (SMALL_M_TRANSPOSED if transposed and a != b else SMALL_M), transposed
+    if a == b == c:
+        return SMALL_M_SAME_TYPE, transposed
+    return (SMALL_M_TRANSPOSED if transposed else SMALL_M), transposed
 
 
 def _widening_loops(a, b, c, transposed: bool) -> None:
