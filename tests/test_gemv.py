@@ -42,3 +42,28 @@ def test_other_layouts_are_within_rounding(make):
 def test_the_kernel_calls_gemv_for_one_column():
     text = emit(lambda a, x: a @ x, arr((300, 200), "float64", 5), arr(200, "float64", 6), stage="llvm")
     assert "transpiler_cblas_dgemv" in text
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("k, n", [(1, 5), (7, 300), (768, 2304), (3000, 700)])
+def test_one_row_times_a_matrix_is_gemv(dtype, k, n):
+    """A one-row matrix times a matrix (or its transpose) calls gemv, its columns in chunks: float64 results are
+    NumPy's bits (its matmul calls gemv for one row too), float32 ones within rounding (OpenBLAS's float32 kernel
+    sums a column in an order that depends on how many columns it is given); a vector times a matrix, which NumPy
+    calls gemv for in another form, is within rounding. With and without threads."""
+    a, w = arr((1, k), dtype, 5), arr((k, n), dtype, 6)
+    wt = np.ascontiguousarray(w.T)
+    with blas.single_threaded():
+        row, row_t = a @ w, a @ wt.T
+    same = np.testing.assert_array_equal if dtype == "float64" else (lambda got, _: within_rounding(got, a, w))
+    for threads in (True, False):
+        same(transpile(lambda a, w: a @ w, threads=threads)(a, w), row)
+        same(transpile(lambda a, w: a @ w.T, threads=threads)(a, wt), row_t)
+        within_rounding(transpile(lambda v, w: v @ w, threads=threads)(a[0], w)[None], a, w)
+    x = arr((k, 2), dtype, 7)       # a row whose elements are 2 apart in the kernel's buffer
+    within_rounding(transpile(lambda x, w: x[:, :1].T @ w)(x, w), x[:, :1].T, w)
+
+
+def test_the_kernel_calls_gemv_for_one_row():
+    text = emit(lambda a, w: a @ w, arr((1, 8), "float64", 1), arr((8, 6), "float64", 2), stage="llvm")
+    assert "llvm.call @transpiler_cblas_dgemv" in text

@@ -11,7 +11,7 @@ time by the row count, that widens each element as it multiplies:
 - `a @ w.T` with `w` row-major (GPT-2's tied output embedding): a parallel loop over the rows of `w`, each dotted
   with ROW_BLOCK rows of `a` at a time along the contiguous k axis (reassociable sums, so LLVM vectorizes them);
 - `a @ w`: for each row of `a`, the rows of `w` are scaled and accumulated into the contiguous output row.
-Same-type products of one row take these loops too (see _small_rows_limit).
+Same-type products call OpenBLAS at every row count (see _small_rows_limit).
 The loops sum the same exact products as BLAS in another order: results match NumPy to rounding, not bit for bit.
 """
 from __future__ import annotations
@@ -116,18 +116,17 @@ def _is_zero(attr) -> bool:
 
 SMALL_M = 16              # mixed a @ w: w is read once per row of a
 SMALL_M_TRANSPOSED = 64   # mixed a @ w.T: w is read once, each of its rows against every row of a
-SMALL_M_SAME_TYPE = 2     # same-type products: one row
+SMALL_M_SAME_TYPE = None  # same-type products: OpenBLAS at every row count (gemv for one row)
 
 
 def _small_rows_limit(op):
     """(row limit, whether b is read transposed) for a float matmul of canonical a and c; else (None, None).
     Mixed-precision products avoid a converted copy below the limit. Same-type products need no conversion: since
-    they call OpenBLAS from the kernel's own threads (blas_lowering.py), BLAS beats the loops from two rows on
-    (one thread, minimums, Zen 4, 2026-12-01: float64 (4, 768) @ (768, 2304) loops 1.72 ms, BLAS 1.39 ms, NumPy
-    0.86-1.29 ms; (8, 768) @ (768, 3072) 12.5 / 2.15 / 1.8-2.0 ms; (15, 2000) @ (2000, 2000) 29.0 / 6.1 / 5.1-5.6 ms;
-    float32 (15, 2000) @ (2000, 2000) 4.67 / 3.35 / 2.5-3.2 ms; float32 at 4 and 8 rows of 768 about even). One
-    row stays on the loops, which beat a gemm of one row (float64 (1, 4000) @ (4000, 5000): 10.2 against 23.8 ms;
-    NumPy's gemv 8.0-12.3 ms)."""
+    they call OpenBLAS from the kernel's own threads (blas_lowering.py), BLAS beats the loops at every row count
+    (one thread, minimums, Zen 4, 2026-12-01, loops / BLAS / NumPy: float64 (4, 768) @ (768, 2304) 1.72 / 1.39 /
+    0.86-1.29 ms; (8, 768) @ (768, 3072) 12.5 / 2.15 / 1.8-2.0 ms; (15, 2000) @ (2000, 2000) 29.0 / 6.1 / 5.1-5.6
+    ms; float32 (15, 2000) @ (2000, 2000) 4.67 / 3.35 / 2.5-3.2 ms; float32 at 4 and 8 rows of 768 about even; one
+    row, where BLAS is gemv as NumPy calls it: see blas_lowering._chunked_row_gemv)."""
     if op.name != "linalg.matmul":
         return None, None
     a, b, c = (ir.MemRefType(v.type).element_type for v in op.operands)
@@ -139,7 +138,7 @@ def _small_rows_limit(op):
         return None, None
     transposed = maps[1] == _CANONICAL[1][::-1]
     if a == b == c:
-        return SMALL_M_SAME_TYPE, transposed
+        return (None, None) if SMALL_M_SAME_TYPE is None else (SMALL_M_SAME_TYPE, transposed)
     return (SMALL_M_TRANSPOSED if transposed else SMALL_M), transposed
 
 
