@@ -116,7 +116,6 @@ def _is_zero(attr) -> bool:
 
 SMALL_M = 16              # mixed a @ w: w is read once per row of a
 SMALL_M_TRANSPOSED = 64   # mixed a @ w.T: w is read once, each of its rows against every row of a
-SMALL_M_SAME_TYPE = None  # same-type products: OpenBLAS at every row count (gemv for one row)
 
 
 def _small_rows_limit(op):
@@ -136,9 +135,9 @@ def _small_rows_limit(op):
     maps = _operand_maps(op)
     if maps[0] not in (None, _CANONICAL[0]) or maps[2] not in (None, _CANONICAL[2]):
         return None, None
-    transposed = maps[1] == _CANONICAL[1][::-1]
     if a == b == c:
-        return (None, None) if SMALL_M_SAME_TYPE is None else (SMALL_M_SAME_TYPE, transposed)
+        return None, None   # no conversion to avoid: OpenBLAS (docstring)
+    transposed = maps[1] == _CANONICAL[1][::-1]
     return (SMALL_M_TRANSPOSED if transposed else SMALL_M), transposed
 
 
