@@ -155,3 +155,21 @@ def test_float16_products_sum_in_float32_as_numpy_does(shapes):
     got = transpile(lambda x, y: x @ y)(a, b)
     assert np.asarray(got).dtype == np.float16 and np.shape(got) == np.shape(expected)
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("m, k, n", [(3, 4, 5), (40, 30, 20), (100, 70, 1), (0, 3, 4), (5, 0, 4), (70, 1100, 9)])
+@pytest.mark.parametrize("pair, dtype", [((np.float32, np.float32), np.float64), ((np.float16, np.float16), np.float32),
+                                         ((np.float16, np.float32), np.float64)], ids=str)
+@pytest.mark.parametrize("transposed", [False, True])
+def test_matmul_into_a_dtype_wider_than_both_operands(m, k, n, pair, dtype, transposed):
+    """np.matmul(a32, b32, dtype=np.float64): both operands widened (an internal compiler error before: the BLAS
+    path widened one narrow operand only)."""
+    a = arr((m, k), pair[0])
+    b = arr((n, k), pair[1]).T if transposed else arr((k, n), pair[1])
+    fn = (lambda a, b: np.matmul(a, b.T, dtype=dtype)) if transposed else (lambda a, b: np.matmul(a, b, dtype=dtype))
+    args = (a, np.ascontiguousarray(b.T)) if transposed else (a, b)
+    expected = fn(*args)
+    got = transpile(fn)(*args)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
+    assert np.all(np.abs(got - expected) <= 2 * max(k, 1) * np.finfo(dtype).eps * scale)

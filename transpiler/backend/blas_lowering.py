@@ -50,14 +50,20 @@ def supported(element_type) -> bool:
 
 
 def product(module: ir.Module, a, b, c) -> None:
-    """c = a @ b (a, b, c 2-D buffers, c's type f32 or f64; a or b may be of a narrower float type), at the
-    current insertion point."""
+    """c = a @ b (a, b, c 2-D buffers, c's type f32 or f64; a or b or both may be of a narrower float type), at
+    the current insertion point."""
     wide = ir.MemRefType(c.type).element_type
     helper = _helper(module, wide)
     a, b, c = (memref.cast(_dynamic(v.type), v) for v in (a, b, c))
     narrow = [i for i, v in enumerate((a, b)) if ir.MemRefType(v.type).element_type != wide]
     if not narrow:
         func.CallOp([], ir.FlatSymbolRefAttr.get(helper), [a, b, c])
+        return
+    if len(narrow) == 2:     # both narrower than the result (np.matmul(a32, b32, dtype=np.float64)): a widened whole
+        widened = memref.alloc(_plain(wide), [memref.dim(a, _index(0)), memref.dim(a, _index(1))], [])
+        _copy(module, a, widened)
+        _tiled_widening_product(module, helper, memref.cast(_dynamic(widened.type), widened), b, c, 1, wide)
+        memref.dealloc(widened)
         return
     _tiled_widening_product(module, helper, a, b, c, narrow[0], wide)
 
