@@ -394,3 +394,31 @@ def test_positions_of_one_mask_are_new_arrays_each_time():
         rows, = np.nonzero(m)
         return a, c, rows, x[m] + x[m]
     check(twice, np.array([-1.0, 2.0, 3.0, -4.0, 5.0]))
+
+
+def rows_flattened(x, c):
+    selected = x[x[..., 0] > c]
+    return selected.reshape(selected.shape[0], -1)
+
+
+def rows_kept(x, c):
+    selected = x[x[..., 0] > c]
+    return selected.reshape(-1, selected.shape[1])
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (5, 3), (4, 1), (6, 2, 3)])
+@pytest.mark.parametrize("c", [-np.inf, 0.0, np.inf])
+def test_reshape_with_minus_one_of_a_data_sized_array(shape, c):
+    """`x[mask].reshape(x[mask].shape[0], -1)` (found by the fuzzer: refused with 'cannot check that the run-time
+    sizes are equal'): the count of selected rows is known only in the kernel, and so is NumPy's ValueError when it
+    is 0 (-1 cannot be inferred next to a zero dim), a check in the kernel."""
+    x = np.random.default_rng(9).standard_normal(shape)
+    for fn in (rows_flattened, rows_kept):
+        try:
+            expected = fn(x, c)
+        except ValueError:
+            with pytest.raises(ValueError, match="cannot reshape"):
+                transpile(fn)(x, c)
+            continue
+        got = transpile(fn)(x, c)
+        assert got.dtype == expected.dtype and got.shape == expected.shape and np.array_equal(got, expected)

@@ -167,7 +167,10 @@ def reshape(b: Builder, a, shape, order="C") -> Var:
     total = product(x.shape, b)
     known = product([d for d in dims if d is not None], b)
     if unknown is not None:
-        if isinstance(known, Sym):    # NumPy cannot infer -1 when the other dims multiply to 0
+        if isinstance(known, Sym) and not is_checkable(known):    # sizes the kernel computes: a check in it
+            _check_nonzero_product(b, [s for i, s in enumerate(shape) if i != unknown],
+                                   f"cannot reshape array of size {total} into shape with -1 and a zero dim")
+        elif isinstance(known, Sym):    # NumPy cannot infer -1 when the other dims multiply to 0
             b.env.require_nonzero(known, f"cannot reshape array of size {total} into shape with -1 and a zero dim")
         elif known == 0:              # known while compiling (static shapes, a literal 0)
             raise UserError(f"cannot reshape array of size {total} into shape with -1 and a zero dim", ValueError)
@@ -178,6 +181,21 @@ def reshape(b: Builder, a, shape, order="C") -> Var:
     if tuple(b.env.find(d) for d in dims) == tuple(b.env.find(d) for d in x.shape):
         return same_view(b, x)
     return b.emit1("reshape", [x], x.dtype, dims)
+
+
+def _check_nonzero_product(b: Builder, sizes: list, message: str) -> None:
+    """NumPy's ValueError when the run-time `sizes` (ints and run-time ints) multiply to 0, checked in the kernel."""
+    from . import elementwise as ew
+    zero = None
+    for size in sizes:
+        if isinstance(size, (int, np.integer)):
+            if int(size) == 0:
+                raise UserError(message, ValueError)
+            continue
+        flag = ew.apply_ufunc(b, np.equal, [size, 0])
+        zero = flag if zero is None else ew.apply_ufunc(b, np.logical_or, [zero, flag])
+    if zero is not None:
+        b.check(zero, ValueError, message)
 
 
 def reshape_method(b: Builder, x, *shape, order="C"):

@@ -56,6 +56,10 @@ def derived(op: str, *operands) -> Dim:
         return operands[0]
     if op == "floordiv" and operands[0] is operands[1]:
         return 1                                 # d // d: callers guard d != 0 where NumPy would fail
+    if op == "floordiv" and isinstance(operands[0], Sym) and operands[0].origin[0] == "mul" \
+            and any(o is operands[1] for o in operands[0].origin[1:]):
+        x, y = operands[0].origin[1:]            # (x * y) // x (reshape(n, -1) of an (n, m) array): y, guarded
+        return y if x is operands[1] else x      # as d // d is
     if op == "max" and 0 in operands and all(o == 0 or nonnegative(o) for o in operands):
         return next((o for o in operands if o != 0), 0)
     if op in ("add", "sub") and isinstance(operands[1], int):    # (x + a) + b is x + (a + b)
