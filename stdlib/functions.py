@@ -194,6 +194,14 @@ def _pairs(values, ndim, name):
     return pairs
 
 
+def _edge(padded, axis, i):
+    """padded's element `i` along `axis`, as a slab one element thick. An empty axis has no edge (indexing it is an
+    IndexError): it has no width either (the ValueError of np.pad otherwise), and reads a slab of zeros that fills
+    nothing; read through a slice, with the zeros after it."""
+    spare = np.zeros(padded.shape[:axis] + (1,) + padded.shape[axis + 1:], dtype=padded.dtype)
+    return np.expand_dims(np.concatenate([padded[_at(axis, slice(i, i + 1))], spare], axis=axis)[_at(axis, 0)], axis)
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
     if mode not in ("constant", "edge"):
         known = ("empty", "linear_ramp", "maximum", "mean", "median", "minimum", "reflect", "symmetric", "wrap")
@@ -224,8 +232,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         if mode == "constant":
             left, right = values[axis]
         else:     # (copies: the edges are read before the writes, as NumPy's views are, with run-time widths too)
-            left = np.expand_dims(padded[_at(axis, before)], axis).copy()
-            right = np.expand_dims(padded[_at(axis, end - 1)], axis).copy()
+            left, right = _edge(padded, axis, before), _edge(padded, axis, end - 1)
         padded[_at(axis, slice(None, before))] = left
         padded[_at(axis, slice(end, None))] = right
     return padded

@@ -123,6 +123,27 @@ def test_edge_pad_of_an_empty_axis_raises_as_numpy():
     assert_same(g(x, 2), np.pad(x, ((1, 1), (0, 2)), mode="edge"), rtol=0, atol=0)
 
 
+def test_edge_pad_of_an_empty_array_without_width_on_its_empty_axes_is_numpys():
+    """An empty axis with no width is no error in NumPy: np.pad of an empty array returns it padded (still empty).
+    The compiled edge copies read index 0 of every axis, so np.pad(np.zeros((0, 3)), 0, mode="edge") and
+    np.pad(np.zeros((3, 0)), ((1, 0), (0, 0)), mode="edge") raised IndexError: an axis without width copies nothing."""
+    f = transpile(lambda x, k: np.pad(x, k, mode="edge"))
+    g = transpile(lambda x, k: np.pad(x, ((k, 0),) + ((0, 0),) * (x.ndim - 1), mode="edge"))
+    h = transpile(lambda x, k: np.pad(x, ((0, 0),) * (x.ndim - 1) + ((1, k),), mode="edge"))
+    for shape in [(0,), (0, 3), (3, 0), (1, 0), (0, 0), (2, 0, 1), (3, 4), (1,), (2, 1)]:
+        x = sample("float32", shape)
+        assert_same(transpile(lambda x: np.pad(x, 0, mode="edge"))(x), np.pad(x, 0, mode="edge"), rtol=0, atol=0)
+        for k in (0, 2):
+            for fn in (f, g, h):
+                try:
+                    expected = fn.py_func(x, k)
+                except ValueError as e:
+                    with pytest.raises(ValueError, match=str(e)):
+                        fn(x, k)
+                    continue
+                assert_same(fn(x, k), expected, rtol=0, atol=0)
+
+
 def test_diff_of_an_int_argument_order():
     """n shapes diff's result: an int argument specializes by value (a run-time loop of n raised after the call)."""
     f = transpile(lambda x, k: np.diff(x, n=k, axis=0))
