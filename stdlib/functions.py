@@ -145,6 +145,13 @@ def _interleave(x, counts, before):
     shape, expanded = (), ()
     for i in range(x.ndim):
         n, r = x.shape[i], counts[i]
+        # NumPy's size along the axis is n * r: a negative count is an error only where the axis has elements. (A
+        # run-time count stays the argument's own size, which np.empty checks: clamped, it would be a size computed
+        # in the kernel, which the reshape below cannot match; so a negative one is a ValueError even there.)
+        if _known(r) and r < 0:
+            if n != 0:
+                raise ValueError("negative dimensions are not allowed")
+            r = 0
         shape = shape + ((r, n) if before else (n, r))
         expanded = expanded + ((None, slice(None)) if before else (slice(None), None))
     result = np.empty(shape, dtype=x.dtype)

@@ -144,6 +144,48 @@ def test_edge_pad_of_an_empty_array_without_width_on_its_empty_axes_is_numpys():
                 assert_same(fn(x, k), expected, rtol=0, atol=0)
 
 
+def test_a_negative_count_repeats_an_empty_axis_as_numpy():
+    """NumPy's size along the axis is n * count: np.repeat(x, -1) of an empty axis is that empty axis (a ValueError
+    only where the axis has elements), np.tile likewise; the compiler raised ValueError for every negative count.
+    A run-time count that is negative is still a ValueError on an empty axis (docs/semantics.md)."""
+    run_time = [transpile(lambda x, k: np.repeat(x, k)), transpile(lambda x, k: np.repeat(x, k, axis=-1)),
+                transpile(lambda x, k: x.repeat(k, axis=0)), transpile(lambda x, k: np.tile(x, (1, k))),
+                transpile(lambda x, k: np.tile(x, (k, 2)))]
+    for shape in [(0, 3), (3, 0), (0, 0), (2, 3)]:
+        x = sample("int32", shape)
+        for k in (-2, -1, 0, 2):
+            constant = [lambda x: np.repeat(x, k), lambda x: np.repeat(x, k, axis=-1), lambda x: x.repeat(k, axis=0),
+                        lambda x: np.tile(x, (1, k)), lambda x: np.tile(x, (k, 2))]
+            for fn, compiled in zip(constant, run_time):
+                try:
+                    expected = fn(x)
+                except ValueError:
+                    with pytest.raises(ValueError):
+                        transpile(fn)(x)
+                    with pytest.raises(ValueError):
+                        compiled(x, k)
+                    continue
+                assert_same(transpile(fn)(x), expected, rtol=0, atol=0)
+                if k >= 0:
+                    assert_same(compiled(x, k), expected, rtol=0, atol=0)
+                else:
+                    with pytest.raises(ValueError, match="negative dimensions"):
+                        compiled(x, k)
+
+
+def test_a_count_per_element_is_refused_where_repeat_is_called():
+    """np.repeat with a list or an array of counts is refused (the result's size is the counts' sum): a TypeError
+    located at the user's call, saying what to do instead (it pointed into stdlib/functions.py)."""
+    for fn, args in [(lambda x, c: np.repeat(x, c), (np.arange(3), np.array([1, 0, 2]))),
+                     (lambda x, c: x.repeat(c, axis=0), (np.ones((3, 2)), np.array([1, 0, 2]))),
+                     (lambda x: np.repeat(x, [1, 0, 2]), (np.arange(3),))]:
+        fn(*args)    # NumPy's run is fine
+        with pytest.raises(CompileError, match="count per element") as info:
+            transpile(fn)(*args)
+        assert isinstance(info.value, TypeError)
+        assert info.value.filename == __file__ and "outside the compiled function" in str(info.value)
+
+
 def test_diff_of_an_int_argument_order():
     """n shapes diff's result: an int argument specializes by value (a run-time loop of n raised after the call)."""
     f = transpile(lambda x, k: np.diff(x, n=k, axis=0))
