@@ -59,11 +59,14 @@ def _roll_axes(a, shifts, axes):
         given = [sh for sh, axis in zip(shifts, axes) if axis == ax]
         if not given:
             continue
-        total = given[0]
-        for sh in given[1:]:
-            total = total + sh
         n = a.shape[ax]
-        result = np.take(result, (np.arange(n) - total) % max(n, 1), axis=ax)
+        m = max(n, 1)
+        # NumPy sums the shifts and takes them modulo n as Python ints: each reduced first, so that an int64 shift
+        # near its limits never overflows (np.arange(n) + 2**63 wrapped: np.roll(x, -2**63) was wrong)
+        total = given[0] % m
+        for sh in given[1:]:
+            total = (total + sh % m) % m
+        result = np.take(result, (np.arange(n) - total) % m, axis=ax)
     if result is a:
         result = a.copy()
     return result

@@ -186,6 +186,20 @@ def test_a_count_per_element_is_refused_where_repeat_is_called():
         assert info.value.filename == __file__ and "outside the compiled function" in str(info.value)
 
 
+def test_a_roll_near_the_int64_limits_is_numpys():
+    """NumPy sums roll's shifts and reduces them modulo n as Python ints; the kernel computed np.arange(n) - shift in
+    int64 first, which wrapped for a shift near -2**63 (np.roll(x, -2**63) moved the elements wrongly)."""
+    f = transpile(lambda x, k: np.roll(x, k))
+    g = transpile(lambda x, k: np.roll(x, (k, k, 1), axis=(-1, -1, 0)))
+    for k in (-2**63, -2**63 + 1, -2**63 + 2, 2**63 - 1, 2**63 - 2, -7, 5):
+        for shape in [(0,), (3,), (2, 5), (1, 1), (0, 3), (4, 7)]:
+            x = sample("int16", shape)
+            for shift in (k, np.int64(k)):
+                assert_same(f(x, shift), np.roll(x, shift), rtol=0, atol=0)
+                assert_same(g(x, shift), np.roll(x, (shift, shift, 1), axis=(-1, -1, 0)), rtol=0, atol=0)
+            assert_same(transpile(lambda x: np.roll(x, k, axis=-1))(x), np.roll(x, k, axis=-1), rtol=0, atol=0)
+
+
 def test_diff_of_an_int_argument_order():
     """n shapes diff's result: an int argument specializes by value (a run-time loop of n raised after the call)."""
     f = transpile(lambda x, k: np.diff(x, n=k, axis=0))
