@@ -151,6 +151,8 @@ def _interleave(x, counts, before):
         # NumPy's size along the axis is n * r: a negative count is an error only where the axis has elements. (A
         # run-time count stays the argument's own size, which np.empty checks: clamped, it would be a size computed
         # in the kernel, which the reshape below cannot match; so a negative one is a ValueError even there.)
+        if _known(r) and not -2**63 <= r < 2**63:     # NumPy converts a count to intp
+            raise OverflowError("Python int too large to convert to C long")
         if _known(r) and r < 0:
             if n != 0:
                 raise ValueError("negative dimensions are not allowed")

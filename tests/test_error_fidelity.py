@@ -46,3 +46,25 @@ def test_a_zero_trip_loop_returns_its_initial_python_scalar_in_the_carried_dtype
     assert type(g(x, 0)) is carried.type and g(x, 0) == carried.type(0.1)
     for n in (0, 3):
         assert_same(h(x, n), running_sum_typed(x, n))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.zeros((2**62, 4)),                 # MLIR's strided layout overflowed: the process aborted
+    lambda x: np.empty((2**31, 2**31, 4)),
+    lambda x: np.ones((2**61, 2), dtype=np.float32) + 1,
+    lambda x: np.zeros(2**63),                      # an internal compiler error (the MLIR type)
+    lambda x: np.full((2, 2**64), 1.0),
+    lambda x: x.reshape(2**63, -1),
+    lambda x: np.tile(x, 2**63),                    # an internal compiler error (a slice past ssize_t)
+    lambda x: np.repeat(x, 2**63),
+    lambda x: np.tile(x, -2**63 - 1),
+])
+def test_static_sizes_past_intp_are_numpys_errors(fn):
+    """A shape known while compiling that no address space holds is NumPy's error (ValueError "Maximum allowed
+    dimension exceeded" or "array is too big ...", OverflowError for a count past int64), raised while compiling;
+    it aborted the whole process (an MLIR assertion) or was an internal compiler error."""
+    x = np.ones(3)
+    with pytest.raises(Exception) as expected:
+        fn(x)
+    with pytest.raises(type(expected.value), match=str(expected.value)[:30].replace("(", r"\(").replace("*", r"\*")):
+        transpile(fn)(x)
