@@ -402,6 +402,16 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     axis1, axis2 = _axis(axis1, a.ndim), _axis(axis2, a.ndim)
     if axis1 == axis2:
         raise ValueError("axis1 and axis2 cannot be the same")
+    # NumPy takes the offset as a C int (at -2**31 its negation wraps, and the diagonal it returns means nothing)
+    if _known(offset) and offset > 2**31 - 1:
+        raise OverflowError("signed integer is greater than maximum")
+    if _known(offset) and offset < -2**31 + 1:
+        raise OverflowError("signed integer is less than minimum" if offset < -2**31 else
+                            "an offset of -2**31 is not supported (NumPy's C int negation of it wraps)")
+    if not _known(offset):
+        raise_if(offset > 2**31 - 1, OverflowError, "signed integer is greater than maximum")
+        raise_if(offset < -2**31 + 1, OverflowError, "signed integer is less than minimum (or -2**31, whose "
+                                                     "negation in NumPy's C int wraps: not supported)")
     rest = tuple(k for k in range(a.ndim) if k != axis1 and k != axis2)
     x = a.transpose(rest + (axis1, axis2))
     n1, n2 = a.shape[axis1], a.shape[axis2]
@@ -420,8 +430,12 @@ def diag(v, k=0):
         # v along the k-th diagonal, zeros elsewhere: v padded to n and read by row (k >= 0) or column (k < 0)
         n = v.shape[0] + abs(k)
         padded = np.concatenate((v, np.zeros(abs(k), dtype=v.dtype)))
-        values = padded[:, None] if k >= 0 else padded[None, :]
-        return np.where(np.eye(n, k=k, dtype=np.bool_), values, np.zeros((1, 1), dtype=v.dtype))
+        mask, zero = np.eye(n, k=k, dtype=np.bool_), np.zeros((1, 1), dtype=v.dtype)
+        if _known(k):
+            return np.where(mask, padded[:, None] if k >= 0 else padded[None, :], zero)
+        # a run-time k: both readings, chosen by k's sign (one value of shape (n, 1) or (1, n) by a run-time
+        # condition would be a shape the compiler cannot join)
+        return np.where(k >= 0, np.where(mask, padded[:, None], zero), np.where(mask, padded[None, :], zero))
     if v.ndim == 2:
         return diagonal(v, k)
     raise ValueError("Input must be 1- or 2-d.")
@@ -568,6 +582,8 @@ def _float_dtype(start, stop):
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
     if _known(num) and num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    if not _known(num):    # (a run-time num: NumPy's message names its value, which the check cannot)
+        raise_if(num < 0, ValueError, "Number of samples, a negative run-time value, must be non-negative.")
     div = (num - 1) if endpoint else num
     dt = _float_dtype(start, stop)
     if _weak(start) and _weak(stop):               # no array among them: Python scalars become arrays

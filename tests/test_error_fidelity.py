@@ -68,3 +68,64 @@ def test_static_sizes_past_intp_are_numpys_errors(fn):
         fn(x)
     with pytest.raises(type(expected.value), match=str(expected.value)[:30].replace("(", r"\(").replace("*", r"\*")):
         transpile(fn)(x)
+
+
+def test_diag_of_a_vector_with_a_run_time_offset():
+    """np.diag(v, k) of a 1-D v with k an int argument: an internal compiler error (its reading by row or by column
+    was one value of shape (n, 1) or (1, n) chosen by k's sign at run time, a shape the compiler cannot join)."""
+    f = transpile(lambda v, k: np.diag(v, k))
+    for v in (np.arange(1.0, 4.0), np.arange(5, dtype=np.int8), np.zeros(0), np.ones(1, dtype=bool)):
+        for k in (-4, -1, 0, 2, 5):
+            assert_same(f(v, k), np.diag(v, k))
+    assert f.compilations <= 4
+
+
+def test_a_negative_run_time_linspace_count_is_numpys_value_error():
+    """np.linspace(a, b, num) with a negative run-time num is NumPy's ValueError; it returned an empty array."""
+    f = transpile(lambda x, num: np.linspace(0.0, x[0], num))
+    x = np.array([2.0])
+    for num in (0, 1, 4):
+        assert_same(f(x, num), np.linspace(0.0, x[0], num))
+    with pytest.raises(ValueError, match="must be non-negative"):
+        np.linspace(0.0, x[0], -1)
+    with pytest.raises(ValueError, match="must be non-negative"):
+        f(x, -1)
+
+
+def _offset_calls(name):
+    """(the call with a run-time offset, a maker of the call with a constant one)."""
+    def constant(k):
+        def call(x):
+            return np.diagonal(x, k) if name == "diagonal" else np.trace(x, k) if name == "trace" else np.diag(x, k)
+        return call
+
+    def fn(x, k):
+        return np.diagonal(x, k) if name == "diagonal" else np.trace(x, k) if name == "trace" else np.diag(x, k)
+    return fn, constant
+
+
+_OFFSET_CALLS = {name: _offset_calls(name) for name in ("diagonal", "trace", "diag")}
+
+
+@pytest.mark.parametrize("name", list(_OFFSET_CALLS))
+def test_a_diagonal_offset_past_a_c_int_is_numpys_overflow_error(name):
+    """NumPy takes np.diagonal's (and np.trace's, np.diag's of a matrix) offset as a C int: past it an
+    OverflowError; the compiled function returned an empty diagonal (or failed inside the compiler past int64). At
+    -2**31 NumPy's negation wraps and its diagonal means nothing: refused with an OverflowError too."""
+    x = np.arange(6.0).reshape(2, 3)
+    fn, constant = _OFFSET_CALLS[name]
+    compiled = transpile(fn)
+    for k in (2**31 - 1, -2**31 + 1, 3, -1, 0):
+        assert_same(compiled(x, k), fn(x, k))
+        assert_same(transpile(constant(k))(x), fn(x, k))
+    for k in (2**31, -2**31 - 1, 2**40, -2**63, 2**63 - 1, 2**63, -2**63 - 1):
+        with pytest.raises(OverflowError):
+            fn(x, k)
+        with pytest.raises(OverflowError):
+            transpile(constant(k))(x)
+        if -2**63 <= k < 2**63:
+            with pytest.raises(OverflowError):
+                compiled(x, k)
+    for call in (lambda: transpile(constant(-2**31))(x), lambda: compiled(x, -2**31)):
+        with pytest.raises(OverflowError, match="not supported"):
+            call()
