@@ -644,6 +644,11 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_NOVALUE):
         for ax in range(a.ndim) if axis is None else axis:
             count = count * a.shape[ax]
         scl = np.asarray(avg).dtype.type(count)
+        size = 1
+        for n in np.shape(avg):
+            size = size * n
+        if size == 0:     # NumPy's scale is a.size / avg.size, a Python division
+            raise ZeroDivisionError("division by zero")
     else:
         wgt = np.asarray(weights)
         if a.dtype.kind in "biu":

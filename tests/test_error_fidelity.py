@@ -129,3 +129,22 @@ def test_a_diagonal_offset_past_a_c_int_is_numpys_overflow_error(name):
     for call in (lambda: transpile(constant(-2**31))(x), lambda: compiled(x, -2**31)):
         with pytest.raises(OverflowError, match="not supported"):
             call()
+
+
+def test_an_average_without_weights_to_an_empty_result_is_numpys_zero_division():
+    """np.average without weights scales by a.size / avg.size, a Python division: an empty result (np.average of
+    a (3, 0) array along axis 0) is NumPy's ZeroDivisionError; it returned the empty array."""
+    f = transpile(lambda x: np.average(x, axis=0))
+    g = transpile(lambda x: np.average(x, axis=-1, keepdims=True, returned=True))
+    for shape in [(3, 0), (0, 0), (0, 3), (2, 3), (1, 1)]:
+        x = np.ones(shape)
+        for fn, compiled in ((lambda x: np.average(x, axis=0), f),
+                             (lambda x: np.average(x, axis=-1, keepdims=True, returned=True), g)):
+            with np.errstate(all="ignore"):
+                try:
+                    expected = fn(x)
+                except ZeroDivisionError:
+                    with pytest.raises(ZeroDivisionError, match="division by zero"):
+                        compiled(x)
+                    continue
+            assert_same(compiled(x), expected)
