@@ -374,8 +374,7 @@ def tensordot(a, b, axes=2):
         if not 0 <= ax < nd:
             raise IndexError("tuple index out of range")
     for ax_a, ax_b in zip(axes_a, axes_b):
-        da, db = a.shape[ax_a], b.shape[ax_b]
-        if _known(da) and _known(db) and da != db:
+        if a.shape[ax_a] != b.shape[ax_b]:     # (run-time sizes: a check; the product below would not raise)
             raise ValueError("shape-mismatch for sum")
     free_a = tuple(k for k in range(nda) if k not in axes_a)
     free_b = tuple(k for k in range(ndb) if k not in axes_b)

@@ -148,3 +148,22 @@ def test_an_average_without_weights_to_an_empty_result_is_numpys_zero_division()
                         compiled(x)
                     continue
             assert_same(compiled(x), expected)
+
+
+def test_tensordot_of_run_time_sizes_that_differ_is_numpys_value_error():
+    """np.tensordot checks that the summed axes have one length; with run-time sizes the compiled function skipped
+    the check, and a (3, 0) array with itself along axes=1 (0 against 3) returned an empty array. (Where the
+    reshape that follows does not fit either, its size check comes first: a ValueError that says so.)"""
+    f = transpile(lambda a, b: np.tensordot(a, b, axes=1))
+    g = transpile(lambda a: np.tensordot(a, a, axes=1))
+    for sa, sb in [((3, 0), (3, 0)), ((2, 3), (4, 3)), ((2, 3), (3, 4)), ((0, 2), (2, 0))]:
+        a, b = np.ones(sa), np.arange(np.prod(sb), dtype=float).reshape(sb)
+        for fn, compiled, args in ((lambda a, b: np.tensordot(a, b, axes=1), f, (a, b)),
+                                   (lambda a: np.tensordot(a, a, axes=1), g, (a,))):
+            try:
+                expected = fn(*args)
+            except ValueError:
+                with pytest.raises(ValueError, match="shape-mismatch for sum|cannot reshape"):
+                    compiled(*args)
+                continue
+            assert_same(compiled(*args), expected)
