@@ -230,6 +230,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
     for w in widths:
         if _known(w[0]) and _known(w[1]) and (w[0] < 0 or w[1] < 0):
             raise ValueError("index can't contain negative values")
+        for v in w:     # a run-time width: a check (np.pad(x, ((k, 0), (0, 0))) with k = -1 returned an empty array)
+            if not _known(v) and v < 0:
+                raise ValueError("index can't contain negative values")
     if mode == "edge":    # an empty axis has no edge to copy (the copies read uninitialized memory)
         for axis in range(a.ndim):
             if a.shape[axis] == 0 and (widths[axis][0] != 0 or widths[axis][1] != 0):
@@ -243,7 +246,14 @@ def pad(array, pad_width, mode="constant", **kwargs):
         end = padded.shape[axis] - after
         if mode == "constant":
             left, right = values[axis]
-        else:     # (copies: the edges are read before the writes, as NumPy's views are, with run-time widths too)
+        elif _known(before) and _known(after):
+            if before == 0 and after == 0:      # nothing to copy (an empty axis has no edge to read)
+                continue
+            # (copies: the edges are read before the writes, as NumPy's views are; an empty axis with a width is
+            # the ValueError above)
+            left = np.expand_dims(padded[_at(axis, before)], axis).copy()
+            right = np.expand_dims(padded[_at(axis, end - 1)], axis).copy()
+        else:     # run-time widths, which may be 0 on an empty axis: read safely (slower: a slab and a concatenation)
             left, right = _edge(padded, axis, before), _edge(padded, axis, end - 1)
         padded[_at(axis, slice(None, before))] = left
         padded[_at(axis, slice(end, None))] = right

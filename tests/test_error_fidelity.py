@@ -186,3 +186,17 @@ def test_round_to_many_decimals_is_numpys_bit_for_bit():
             np.round(x, d)
         with pytest.raises(OverflowError):
             transpile(lambda x: np.round(x, d))(x)
+
+
+def test_a_negative_run_time_pad_width_is_numpys_value_error():
+    """np.pad checks its widths are not negative; a run-time width was not checked, and np.pad(x, ((k, 0), (0, 0)))
+    of a (1, 1) array with k = -1 returned an empty array (constant and edge modes)."""
+    for mode in ("constant", "edge"):
+        f = transpile(lambda x, k: np.pad(x, ((k, 0), (0, 0)), mode=mode))
+        x = np.ones((1, 1), np.int16)
+        assert_same(f(x, 2), np.pad(x, ((2, 0), (0, 0)), mode=mode))
+        for k in (-1, -3):
+            with pytest.raises(ValueError, match="negative values"):
+                np.pad(x, ((k, 0), (0, 0)), mode=mode)
+            with pytest.raises(ValueError, match="negative values"):
+                f(x, k)
