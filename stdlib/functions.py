@@ -59,11 +59,14 @@ def _roll_axes(a, shifts, axes):
         given = [sh for sh, axis in zip(shifts, axes) if axis == ax]
         if not given:
             continue
-        total = given[0]
-        for sh in given[1:]:
-            total = total + sh
         n = a.shape[ax]
-        result = np.take(result, (np.arange(n) - total) % max(n, 1), axis=ax)
+        m = max(n, 1)
+        # NumPy sums the shifts and takes them modulo n as Python ints: each reduced first, so that an int64 shift
+        # near its limits never overflows (np.arange(n) + 2**63 wrapped: np.roll(x, -2**63) was wrong)
+        total = given[0] % m
+        for sh in given[1:]:
+            total = (total + sh % m) % m
+        result = np.take(result, (np.arange(n) - total) % m, axis=ax)
     if result is a:
         result = a.copy()
     return result
@@ -145,6 +148,15 @@ def _interleave(x, counts, before):
     shape, expanded = (), ()
     for i in range(x.ndim):
         n, r = x.shape[i], counts[i]
+        # NumPy's size along the axis is n * r: a negative count is an error only where the axis has elements. (A
+        # run-time count stays the argument's own size, which np.empty checks: clamped, it would be a size computed
+        # in the kernel, which the reshape below cannot match; so a negative one is a ValueError even there.)
+        if _known(r) and not -2**63 <= r < 2**63:     # NumPy converts a count to intp
+            raise OverflowError("Python int too large to convert to C long")
+        if _known(r) and r < 0:
+            if n != 0:
+                raise ValueError("negative dimensions are not allowed")
+            r = 0
         shape = shape + ((r, n) if before else (n, r))
         expanded = expanded + ((None, slice(None)) if before else (slice(None), None))
     result = np.empty(shape, dtype=x.dtype)
@@ -194,6 +206,14 @@ def _pairs(values, ndim, name):
     return pairs
 
 
+def _edge(padded, axis, i):
+    """padded's element `i` along `axis`, as a slab one element thick. An empty axis has no edge (indexing it is an
+    IndexError): it has no width either (the ValueError of np.pad otherwise), and reads a slab of zeros that fills
+    nothing; read through a slice, with the zeros after it."""
+    spare = np.zeros(padded.shape[:axis] + (1,) + padded.shape[axis + 1:], dtype=padded.dtype)
+    return np.expand_dims(np.concatenate([padded[_at(axis, slice(i, i + 1))], spare], axis=axis)[_at(axis, 0)], axis)
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
     if mode not in ("constant", "edge"):
         known = ("empty", "linear_ramp", "maximum", "mean", "median", "minimum", "reflect", "symmetric", "wrap")
@@ -210,6 +230,9 @@ def pad(array, pad_width, mode="constant", **kwargs):
     for w in widths:
         if _known(w[0]) and _known(w[1]) and (w[0] < 0 or w[1] < 0):
             raise ValueError("index can't contain negative values")
+        for v in w:     # a run-time width: a check (np.pad(x, ((k, 0), (0, 0))) with k = -1 returned an empty array)
+            if not _known(v) and v < 0:
+                raise ValueError("index can't contain negative values")
     if mode == "edge":    # an empty axis has no edge to copy (the copies read uninitialized memory)
         for axis in range(a.ndim):
             if a.shape[axis] == 0 and (widths[axis][0] != 0 or widths[axis][1] != 0):
@@ -223,9 +246,15 @@ def pad(array, pad_width, mode="constant", **kwargs):
         end = padded.shape[axis] - after
         if mode == "constant":
             left, right = values[axis]
-        else:     # (copies: the edges are read before the writes, as NumPy's views are, with run-time widths too)
+        elif _known(before) and _known(after):
+            if before == 0 and after == 0:      # nothing to copy (an empty axis has no edge to read)
+                continue
+            # (copies: the edges are read before the writes, as NumPy's views are; an empty axis with a width is
+            # the ValueError above)
             left = np.expand_dims(padded[_at(axis, before)], axis).copy()
             right = np.expand_dims(padded[_at(axis, end - 1)], axis).copy()
+        else:     # run-time widths, which may be 0 on an empty axis: read safely (slower: a slab and a concatenation)
+            left, right = _edge(padded, axis, before), _edge(padded, axis, end - 1)
         padded[_at(axis, slice(None, before))] = left
         padded[_at(axis, slice(end, None))] = right
     return padded
@@ -355,8 +384,7 @@ def tensordot(a, b, axes=2):
         if not 0 <= ax < nd:
             raise IndexError("tuple index out of range")
     for ax_a, ax_b in zip(axes_a, axes_b):
-        da, db = a.shape[ax_a], b.shape[ax_b]
-        if _known(da) and _known(db) and da != db:
+        if a.shape[ax_a] != b.shape[ax_b]:     # (run-time sizes: a check; the product below would not raise)
             raise ValueError("shape-mismatch for sum")
     free_a = tuple(k for k in range(nda) if k not in axes_a)
     free_b = tuple(k for k in range(ndb) if k not in axes_b)
@@ -383,6 +411,16 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     axis1, axis2 = _axis(axis1, a.ndim), _axis(axis2, a.ndim)
     if axis1 == axis2:
         raise ValueError("axis1 and axis2 cannot be the same")
+    # NumPy takes the offset as a C int (at -2**31 its negation wraps, and the diagonal it returns means nothing)
+    if _known(offset) and offset > 2**31 - 1:
+        raise OverflowError("signed integer is greater than maximum")
+    if _known(offset) and offset < -2**31 + 1:
+        raise OverflowError("signed integer is less than minimum" if offset < -2**31 else
+                            "an offset of -2**31 is not supported (NumPy's C int negation of it wraps)")
+    if not _known(offset):
+        raise_if(offset > 2**31 - 1, OverflowError, "signed integer is greater than maximum")
+        raise_if(offset < -2**31 + 1, OverflowError, "signed integer is less than minimum (or -2**31, whose "
+                                                     "negation in NumPy's C int wraps: not supported)")
     rest = tuple(k for k in range(a.ndim) if k != axis1 and k != axis2)
     x = a.transpose(rest + (axis1, axis2))
     n1, n2 = a.shape[axis1], a.shape[axis2]
@@ -401,8 +439,12 @@ def diag(v, k=0):
         # v along the k-th diagonal, zeros elsewhere: v padded to n and read by row (k >= 0) or column (k < 0)
         n = v.shape[0] + abs(k)
         padded = np.concatenate((v, np.zeros(abs(k), dtype=v.dtype)))
-        values = padded[:, None] if k >= 0 else padded[None, :]
-        return np.where(np.eye(n, k=k, dtype=np.bool_), values, np.zeros((1, 1), dtype=v.dtype))
+        mask, zero = np.eye(n, k=k, dtype=np.bool_), np.zeros((1, 1), dtype=v.dtype)
+        if _known(k):
+            return np.where(mask, padded[:, None] if k >= 0 else padded[None, :], zero)
+        # a run-time k: both readings, chosen by k's sign (one value of shape (n, 1) or (1, n) by a run-time
+        # condition would be a shape the compiler cannot join)
+        return np.where(k >= 0, np.where(mask, padded[:, None], zero), np.where(mask, padded[None, :], zero))
     if v.ndim == 2:
         return diagonal(v, k)
     raise ValueError("Input must be 1- or 2-d.")
@@ -436,19 +478,37 @@ def round(a, decimals=0, out=None):
     return _round_real(a, decimals)
 
 
+def _power_of_ten(n):
+    """NumPy's power_of_ten (multiarray/calculation.c): 1e9 times 10, n - 9 times, each product rounded, which is
+    not always 10.0 ** n (1e23 differs in its last bit), and inf past the doubles where Python's pow raises."""
+    if n < 9:
+        return (1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8)[n]
+    result, power = 1e9, 9
+    while power < n and result <= 1.7976931348623157e308:     # (inf stays inf)
+        result, power = result * 10.0, power + 1
+    return result
+
+
 def _round_real(a, decimals):
     integer = a.dtype.kind in "iu"
+    if _known(decimals):      # NumPy takes decimals as a C int (at -2**31 its negation wraps)
+        if decimals > 2**31 - 1:
+            raise OverflowError("signed integer is greater than maximum")
+        if decimals < -2**31:
+            raise OverflowError("signed integer is less than minimum")
+        if decimals == -2**31:
+            raise OverflowError("decimals=-2**31 is not supported (NumPy's C int negation of it wraps)")
     if decimals >= 0:
         if integer:
             return a.copy()
         if decimals == 0:
             return np.rint(a)
-        f = 10.0 ** decimals
+        f = _power_of_ten(decimals) if _known(decimals) else 10.0 ** decimals
         if a.dtype == np.bool_:
             raise TypeError("Cannot cast ufunc 'multiply' output from dtype('float64') to dtype('bool') with "
                             "casting rule 'same_kind'")
         return np.true_divide(np.rint(np.multiply(a, f)), f)
-    f = 10.0 ** -decimals
+    f = _power_of_ten(-decimals) if _known(decimals) else 10.0 ** -decimals
     if a.dtype == np.bool_:
         raise TypeError("Cannot cast ufunc 'divide' output from dtype('float64') to dtype('bool') with casting "
                         "rule 'same_kind'")
@@ -549,6 +609,8 @@ def _float_dtype(start, stop):
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
     if _known(num) and num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    if not _known(num):    # (a run-time num: NumPy's message names its value, which the check cannot)
+        raise_if(num < 0, ValueError, "Number of samples, a negative run-time value, must be non-negative.")
     div = (num - 1) if endpoint else num
     dt = _float_dtype(start, stop)
     if _weak(start) and _weak(stop):               # no array among them: Python scalars become arrays
@@ -609,6 +671,11 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_NOVALUE):
         for ax in range(a.ndim) if axis is None else axis:
             count = count * a.shape[ax]
         scl = np.asarray(avg).dtype.type(count)
+        size = 1
+        for n in np.shape(avg):
+            size = size * n
+        if size == 0:     # NumPy's scale is a.size / avg.size, a Python division
+            raise ZeroDivisionError("division by zero")
     else:
         wgt = np.asarray(weights)
         if a.dtype.kind in "biu":

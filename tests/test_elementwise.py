@@ -121,6 +121,20 @@ def test_division_edge_cases(dtype):
         check(lambda a, b: a / b, a, b)
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"])
+def test_integer_reciprocal_of_zero_is_numpys(dtype):
+    """NumPy's integer reciprocal is (type)(1.0 / x): 1 / 0 is inf, which converts to INT_MIN for int32 and int64
+    (0 for the narrower and the unsigned types); the kernel divided as integers and gave 0 for every type. Scalars,
+    arrays long enough to vectorize, and the other values (1, -1, the extremes) too."""
+    info = np.iinfo(dtype) if dtype != "bool" else None
+    values = [0, 1, 2, 3] + ([] if info is None else [info.max, info.max - 1])
+    if info is not None and info.min < 0:
+        values += [-1, -2, info.min, info.min + 1]
+    x = np.array(values * 9, dtype=dtype) if dtype != "bool" else np.array([0, 1] * 20, dtype=bool)
+    check(lambda x: np.reciprocal(x), x)
+    check(lambda x: (np.reciprocal(x[0]), np.reciprocal(x[1:5])), x)
+
+
 UNARY_FLOAT = ["exp", "log", "log1p", "expm1", "tanh", "sinh", "cosh", "sin", "cos", "tan", "arctan", "sqrt",
                "square", "negative", "absolute", "reciprocal", "sign", "floor", "ceil", "isnan", "isinf",
                "isfinite", "exp2", "log2", "log10", "trunc", "rint", "arcsinh", "cbrt"]

@@ -123,6 +123,83 @@ def test_edge_pad_of_an_empty_axis_raises_as_numpy():
     assert_same(g(x, 2), np.pad(x, ((1, 1), (0, 2)), mode="edge"), rtol=0, atol=0)
 
 
+def test_edge_pad_of_an_empty_array_without_width_on_its_empty_axes_is_numpys():
+    """An empty axis with no width is no error in NumPy: np.pad of an empty array returns it padded (still empty).
+    The compiled edge copies read index 0 of every axis, so np.pad(np.zeros((0, 3)), 0, mode="edge") and
+    np.pad(np.zeros((3, 0)), ((1, 0), (0, 0)), mode="edge") raised IndexError: an axis without width copies nothing."""
+    f = transpile(lambda x, k: np.pad(x, k, mode="edge"))
+    g = transpile(lambda x, k: np.pad(x, ((k, 0),) + ((0, 0),) * (x.ndim - 1), mode="edge"))
+    h = transpile(lambda x, k: np.pad(x, ((0, 0),) * (x.ndim - 1) + ((1, k),), mode="edge"))
+    for shape in [(0,), (0, 3), (3, 0), (1, 0), (0, 0), (2, 0, 1), (3, 4), (1,), (2, 1)]:
+        x = sample("float32", shape)
+        assert_same(transpile(lambda x: np.pad(x, 0, mode="edge"))(x), np.pad(x, 0, mode="edge"), rtol=0, atol=0)
+        for k in (0, 2):
+            for fn in (f, g, h):
+                try:
+                    expected = fn.py_func(x, k)
+                except ValueError as e:
+                    with pytest.raises(ValueError, match=str(e)):
+                        fn(x, k)
+                    continue
+                assert_same(fn(x, k), expected, rtol=0, atol=0)
+
+
+def test_a_negative_count_repeats_an_empty_axis_as_numpy():
+    """NumPy's size along the axis is n * count: np.repeat(x, -1) of an empty axis is that empty axis (a ValueError
+    only where the axis has elements), np.tile likewise; the compiler raised ValueError for every negative count.
+    A run-time count that is negative is still a ValueError on an empty axis (docs/semantics.md)."""
+    run_time = [transpile(lambda x, k: np.repeat(x, k)), transpile(lambda x, k: np.repeat(x, k, axis=-1)),
+                transpile(lambda x, k: x.repeat(k, axis=0)), transpile(lambda x, k: np.tile(x, (1, k))),
+                transpile(lambda x, k: np.tile(x, (k, 2)))]
+    for shape in [(0, 3), (3, 0), (0, 0), (2, 3)]:
+        x = sample("int32", shape)
+        for k in (-2, -1, 0, 2):
+            constant = [lambda x: np.repeat(x, k), lambda x: np.repeat(x, k, axis=-1), lambda x: x.repeat(k, axis=0),
+                        lambda x: np.tile(x, (1, k)), lambda x: np.tile(x, (k, 2))]
+            for fn, compiled in zip(constant, run_time):
+                try:
+                    expected = fn(x)
+                except ValueError:
+                    with pytest.raises(ValueError):
+                        transpile(fn)(x)
+                    with pytest.raises(ValueError):
+                        compiled(x, k)
+                    continue
+                assert_same(transpile(fn)(x), expected, rtol=0, atol=0)
+                if k >= 0:
+                    assert_same(compiled(x, k), expected, rtol=0, atol=0)
+                else:
+                    with pytest.raises(ValueError, match="negative dimensions"):
+                        compiled(x, k)
+
+
+def test_a_count_per_element_is_refused_where_repeat_is_called():
+    """np.repeat with a list or an array of counts is refused (the result's size is the counts' sum): a TypeError
+    located at the user's call, saying what to do instead (it pointed into stdlib/functions.py)."""
+    for fn, args in [(lambda x, c: np.repeat(x, c), (np.arange(3), np.array([1, 0, 2]))),
+                     (lambda x, c: x.repeat(c, axis=0), (np.ones((3, 2)), np.array([1, 0, 2]))),
+                     (lambda x: np.repeat(x, [1, 0, 2]), (np.arange(3),))]:
+        fn(*args)    # NumPy's run is fine
+        with pytest.raises(CompileError, match="count per element") as info:
+            transpile(fn)(*args)
+        assert isinstance(info.value, TypeError)
+        assert info.value.filename == __file__ and "outside the compiled function" in str(info.value)
+
+
+def test_a_roll_near_the_int64_limits_is_numpys():
+    """NumPy sums roll's shifts and reduces them modulo n as Python ints; the kernel computed np.arange(n) - shift in
+    int64 first, which wrapped for a shift near -2**63 (np.roll(x, -2**63) moved the elements wrongly)."""
+    f = transpile(lambda x, k: np.roll(x, k))
+    g = transpile(lambda x, k: np.roll(x, (k, k, 1), axis=(-1, -1, 0)))
+    for k in (-2**63, -2**63 + 1, -2**63 + 2, 2**63 - 1, 2**63 - 2, -7, 5):
+        for shape in [(0,), (3,), (2, 5), (1, 1), (0, 3), (4, 7)]:
+            x = sample("int16", shape)
+            for shift in (k, np.int64(k)):
+                assert_same(f(x, shift), np.roll(x, shift), rtol=0, atol=0)
+                assert_same(g(x, shift), np.roll(x, (shift, shift, 1), axis=(-1, -1, 0)), rtol=0, atol=0)
+            assert_same(transpile(lambda x: np.roll(x, k, axis=-1))(x), np.roll(x, k, axis=-1), rtol=0, atol=0)
+
+
 def test_diff_of_an_int_argument_order():
     """n shapes diff's result: an int argument specializes by value (a run-time loop of n raised after the call)."""
     f = transpile(lambda x, k: np.diff(x, n=k, axis=0))

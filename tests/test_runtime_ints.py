@@ -153,3 +153,74 @@ def test_a_diagonal_offset_of_a_narrow_numpy_dtype_is_refused():
     f = transpile(diagonals)
     for k in (np.int64(-2), np.int64(3), 2):
         assert_same(f(x, k), diagonals(x, k))
+
+
+_NEAR_INT64_LIMITS = [-2**64, -2**63 - 1, -2**63, -2**63 + 1, -2**63 + 2, -2**63 + 3, -2**63 + 6, -2**63 + 9,
+                      2**62, 2**63 - 1, 2**63, 2**63 + 1, 2**63 + 2, 2**64]
+
+
+def _numpy_mask_is_exact(k, columns):
+    """Whether NumPy's np.tri(N, columns, k) mask, np.arange(-k, columns - k) in int64, neither raises nor wraps."""
+    return columns == 0 or -2**63 <= -k and -k + columns - 1 <= 2**63 - 1
+
+
+def _outcome(fn, *args):
+    with np.errstate(all="ignore"):
+        try:
+            return fn(*args)
+        except OverflowError as e:
+            return e
+
+
+def _same_or_refused(fn, compiled, *args, columns, k):
+    """The compiled call gives NumPy's result or NumPy's OverflowError; where NumPy's mask wraps around int64 (a mask
+    of no meaning), an OverflowError that says it is not supported."""
+    expected = _outcome(fn, *args)
+    try:
+        got = compiled(*args)
+    except OverflowError as e:
+        if isinstance(expected, OverflowError):
+            assert str(expected) in str(e), (str(e), str(expected))
+        else:
+            assert not _numpy_mask_is_exact(k, columns) and "not supported" in str(e), (k, columns, str(e))
+        return
+    assert not isinstance(expected, OverflowError), (k, columns, "NumPy raised", expected)
+    assert_same(got, expected)
+
+
+@pytest.mark.parametrize("columns", [0, 1, 2, 5])
+def test_a_diagonal_offset_near_the_int64_limits_is_numpys(columns):
+    """NumPy's tri (and triu, tril through it) builds its mask from np.arange(-k, M - k) in int64: for a Python int k
+    past the limits, np.triu(x, -2**63) and np.tri(3, 4, 2**63 + 1) are OverflowErrors, while np.eye takes any int
+    (all zeros past the corners). The compiler emitted k as an i64 attribute (an internal error past int64) or
+    compared a run-time k without NumPy's overflow (np.triu(x, -2**63) was x). Where NumPy's mask wraps around int64
+    without raising (np.tril(x, -2**63 + 2) with 4 columns), the compiler refuses the call."""
+    x = np.arange(3.0 * columns).reshape(3, columns) + 1
+    runtime = {"triu": lambda x, k: np.triu(x, k), "tril": lambda x, k: np.tril(x, k),
+               "tri": lambda x, k: np.tri(3, x.shape[1], k, dtype=np.int8)}
+    compiled = {name: transpile(fn) for name, fn in runtime.items()}
+    for k in _NEAR_INT64_LIMITS:
+        constant = {"triu": lambda x: np.triu(x, k), "tril": lambda x: np.tril(x, k),
+                    "tri": lambda x: np.tri(3, columns, k)}
+        for name in runtime:
+            shifted = k - 1 if name == "triu" else k
+            _same_or_refused(constant[name], transpile(constant[name]), x, columns=columns, k=shifted)
+            if -2**63 <= k < 2**63:
+                _same_or_refused(runtime[name], compiled[name], x, k, columns=columns, k=shifted)
+        assert_same(transpile(lambda: np.eye(3, columns, k))(), np.eye(3, columns, k))
+        if -2**63 <= k < 2**63:
+            assert_same(transpile(lambda n, k: np.eye(3, n, k))(columns, k), np.eye(3, columns, k))
+    assert all(f.compilations <= 2 for f in compiled.values())
+
+
+def test_an_int64_diagonal_offset_near_the_lower_limit_is_refused():
+    """NumPy computes -k and M - k of an np.int64 k in int64, where they wrap (with a RuntimeWarning) and the mask
+    means nothing (np.tri(3, 4, np.int64(-2**63)) is all ones): refused with an OverflowError; an np.int64 k whose
+    arithmetic does not wrap gives NumPy's result."""
+    x = np.arange(12.0).reshape(3, 4)
+    f = transpile(lambda x, k: np.tril(x, k))
+    for k in (np.int64(-2**63), np.int64(-2**63 + 4)):
+        with pytest.raises(OverflowError, match="np.int64 k this close"):
+            f(x, k)
+    for k in (np.int64(-2**63 + 5), np.int64(-5), np.int64(2**63 - 1)):
+        assert_same(f(x, k), np.tril(x, k))

@@ -267,7 +267,12 @@ def _reciprocal(dts, x):
     dt = dts[0]
     if dt.kind == "f":
         return arith.divf(const(dt, 1.0), x)
-    return _int_floordiv(dts, const(dt, 1), x) if dt.kind == "u" else _int_trunc_div(dts, const(dt, 1), x)
+    q = _int_floordiv(dts, const(dt, 1), x) if dt.kind == "u" else _int_trunc_div(dts, const(dt, 1), x)
+    if dt.kind == "i" and dt.itemsize >= 4:
+        # NumPy's integer loop is (type)(1.0 / x): 1 / 0 is inf, which x86 converts to the "integer indefinite",
+        # INT_MIN of int32 / int64 (int8, int16 and the unsigned types keep its low bits: 0, as the division gives)
+        q = arith.select(_is_zero(dt, x), const(dt, np.iinfo(dt).min), q)
+    return q
 
 
 def _int_trunc_div(dts, a, b):

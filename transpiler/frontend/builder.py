@@ -90,6 +90,8 @@ class Builder:
         """Add `prim` with result types `outs` [(dtype, shape)]; returns the result Vars."""
         if self.memory is not None:
             self.memory.check_current(inputs)   # never compute with a version of an array that was overwritten
+        for dt, shape in outs:
+            _check_static_size(dt, shape)
         results = [Var(np.dtype(dt), tuple(shape), weak=weak, scalar=scalar and len(shape) == 0) for dt, shape in outs]
         if any(getattr(v, "int_argument", False) for v in inputs if isinstance(v, Var)):
             _follow_int_argument(prim, inputs, results)
@@ -144,6 +146,25 @@ class Builder:
         if v.dtype == dtype:
             return v
         return self.emit1("convert", [v], dtype, v.shape, weak=False, scalar=v.scalar, dtype=dtype)
+
+
+_MAX_INTP = 2**63 - 1
+
+
+def _check_static_size(dtype, shape) -> None:
+    """NumPy's errors for an array that no address space holds, raised while compiling (the MLIR types of such
+    shapes overflow, and MLIR aborts the process): a dim past intp, and a product of the static dims (with the item
+    size) past it. Run-time dims count as 1: an array with a run-time 0 among them is refused too, where NumPy may
+    make it (its check multiplies in order)."""
+    nbytes = np.dtype(dtype).itemsize
+    for d in shape:
+        if isinstance(d, (int, np.integer)):
+            if d > _MAX_INTP:
+                raise UserError("Maximum allowed dimension exceeded", ValueError)
+            nbytes *= int(d)
+    if nbytes > _MAX_INTP:
+        raise UserError("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.",
+                        ValueError)
 
 
 def is_weak(value) -> bool:

@@ -324,6 +324,22 @@ def _view_like(fn, name):
     return handler
 
 
+def _one_count_repeat(fn):
+    """np.repeat / x.repeat, refusing a count per element where the user called it (not inside stdlib's source)."""
+    entry = _library_entry(fn)
+
+    def handler(b, a, repeats, *args, **kwargs):
+        if isinstance(repeats, (list, tuple)) or isinstance(repeats, Var) and repeats.ndim != 0 \
+                or isinstance(repeats, np.ndarray) and repeats.ndim != 0:
+            raise UserError("np.repeat in compiled code: repeats must be one int (the same count for every "
+                            "element); a count per element (a list or an array of counts) is not supported: the "
+                            "result's size is the counts' sum, known only from the data. Call np.repeat outside the "
+                            "compiled function, or write the loop that copies each element its count of times",
+                            TypeError)
+        return entry(b, a, repeats, *args, **kwargs)
+    return handler
+
+
 def _raise_if(b, flag, kind, message):
     """stdlib's raise_if on a run-time flag: a check the kernel makes, raised as kind(message) after the call."""
     if flag.ndim:
@@ -355,6 +371,7 @@ def _register_stdlib():
     FUNCTIONS[fn.raise_if] = _raise_if
     FUNCTIONS[np.diagonal] = METHODS["diagonal"] = _view_like(fn.diagonal, "np.diagonal")
     FUNCTIONS[np.diag] = _view_like(fn.diag, "np.diag")
+    FUNCTIONS[np.repeat] = METHODS["repeat"] = _one_count_repeat(fn.repeat)
 
 
 _register_stdlib()

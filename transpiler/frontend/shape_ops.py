@@ -527,9 +527,13 @@ def _check_int_fits(b: Builder, value, out_dt: np.dtype, stored) -> None:
                 OverflowError, message)
 
 
-def _diagonal(b: Builder, k, what: str) -> tuple:
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
+
+
+def _diagonal(b: Builder, k, what: str, columns=None, shift: int = 0) -> tuple:
     """k of np.tri / eye / triu / tril: (the int, no operand), or for a run-time int (None, [it as int64]), so that a
-    k argument does not compile again for each value."""
+    k argument does not compile again for each value. With `columns` (M: an int or a run-time int), NumPy's range
+    rule for np.tri(N, M, k - shift) is checked first (`_check_tri_range`)."""
     narrow = k.dtype if isinstance(k, Var) and k.ndim == 0 and not k.weak and k.dtype.kind in "iub" else \
         np.asarray(k).dtype if isinstance(k, (np.integer, np.bool_)) else None
     if narrow is not None and narrow != np.dtype(np.int64):
@@ -538,18 +542,70 @@ def _diagonal(b: Builder, k, what: str) -> tuple:
         raise UserError(f"{what}: a k of dtype {narrow} is not supported (NumPy's arithmetic on it wraps): "
                         "give a Python int or an np.int64", TypeError)
     if isinstance(k, Var) and k.ndim == 0 and k.dtype.kind in "iub":
+        if columns is not None:
+            _check_tri_range(b, k, what, columns, shift)
         return None, [b.convert(k, dtypes.INT64)]
     if isinstance(k, (int, np.integer)):
-        return int(k), []
+        if columns is not None:
+            _check_tri_range(b, k, what, columns, shift)
+        # the kernel compares j - i (never near the int64 limits) with k: a k past them compares as the limit does
+        return min(max(int(k), _INT64_MIN), _INT64_MAX), []
     # NumPy's tri builds its mask from np.arange(-k, M - k, dtype=int): a float k gives a mask of no meaning
     raise UserError(f"{what}: k must be an integer, got {type(k).__name__}", TypeError)
+
+
+def _check_tri_range(b: Builder, k, what: str, columns, shift: int) -> None:
+    """NumPy's tri masks with np.arange(-k, M - k) in int64 (triu with k - 1 for k): for a Python int k, -k past
+    int64 (or -k + 1 when M >= 2) is NumPy's OverflowError; -k + M - 1 past it wraps around (the mask means nothing):
+    refused, with an OverflowError that says so. An np.int64 k wraps already in -k and M - k: refused likewise."""
+    from . import elementwise as ew
+
+    def ufunc(f, *args):
+        return ew.apply_ufunc(b, f, list(args)) if any(isinstance(a, Var) for a in args) else f(*args)
+
+    def raise_if(flag, message):
+        if isinstance(flag, Var):
+            b.check(flag, OverflowError, message)
+        elif flag:
+            raise UserError(message, OverflowError)
+
+    numpy_message = "Python int too large to convert to C long"
+    wrap_message = (f"{what}: a k this close to the int64 limits is not supported (NumPy's mask, "
+                    "np.arange(-k, M - k), wraps around int64 there)")
+    weak = isinstance(k, Var) and k.weak or not isinstance(k, (Var, np.integer))
+    if not weak:
+        wrap_message = f"{what}: an np.int64 k this close to the int64 limits is not supported (NumPy's -k wraps)"
+    some = ufunc(np.greater_equal, columns, 1)    # M == 0: an empty arange, whatever k is
+    two = ufunc(np.greater_equal, columns, 2)
+    if isinstance(k, Var):       # an int64 k (k - shift compared as k with shifted bounds: k - 1 may overflow)
+        if weak:
+            raise_if(ufunc(np.logical_or, ufunc(np.logical_and, some, ufunc(np.less, k, shift + 1 - 2**63)),
+                           ufunc(np.logical_and, two, ufunc(np.less, k, shift + 2 - 2**63))), numpy_message)
+            lowest = ufunc(np.add, columns, shift - 2**63)                 # no wrap: k - shift >= M - 2**63
+        else:
+            lowest = ufunc(np.add, columns, shift + 1 - 2**63)             # no wrap: k - shift >= M - 2**63 + 1
+        raise_if(ufunc(np.logical_and, some, ufunc(np.less, k, lowest)), wrap_message)
+        return
+    kp = int(k) - shift
+    if weak:
+        if kp > 2**63 or kp < 1 - 2**63:
+            raise_if(some, numpy_message)
+            return
+        if kp < 2 - 2**63:
+            raise_if(two, numpy_message)
+        reach = kp + 2**63           # M past it wraps
+    else:
+        reach = max(kp + 2**63 - 1, 0)
+    if reach < 2**63 - 1:
+        raise_if(ufunc(np.greater, columns, reach), wrap_message)
 
 
 def tri(b: Builder, N, M=None, k=0, dtype=float):
     n = as_size(N, "N", b)
     m = n if M is None else as_size(M, "M", b)
     dt = dtypes.check_supported(dtype)
-    k, extra = _diagonal(b, k, "np.tri")
+    columns = as_operand(N if M is None else M)
+    k, extra = _diagonal(b, k, "np.tri", columns if isinstance(columns, (int, np.integer, Var)) else None)
     return b.emit1("tri", extra, dt, fitting(b, (n, m), dt), k=k, mode="tri")
 
 
@@ -557,15 +613,17 @@ def eye(b: Builder, N, M=None, k=0, dtype=float):
     n = as_size(N, "N", b)
     m = n if M is None else as_size(M, "M", b)
     dt = dtypes.check_supported(dtype)
-    k, extra = _diagonal(b, k, "np.eye")
+    k, extra = _diagonal(b, k, "np.eye")     # NumPy's eye takes any int k (past the corners: all zeros)
     return b.emit1("tri", extra, dt, fitting(b, (n, m), dt), k=k, mode="eye")
 
 
 def triangle(mode):
     def handler(b: Builder, m, k=0):
+        from .numpy_api import dim_value
         x = as_var(b, m)
         if x.ndim < 2:
             raise UserError(f"{mode}: input must be at least 2-d", ValueError)
-        k, extra = _diagonal(b, k, f"np.{mode}")
+        # NumPy masks with np.tri(*m.shape[-2:], k=k - 1) for triu, k=k for tril
+        k, extra = _diagonal(b, k, f"np.{mode}", dim_value(b, x, x.ndim - 1), shift=int(mode == "triu"))
         return b.emit1("triangle", [x] + extra, x.dtype, x.shape, k=k, mode=mode)
     return handler
