@@ -251,6 +251,11 @@ class Control:
         then never used."""
         from .infer import _Raise, _Return
         b = self.b
+        if b.failed:
+            # the failures so far as one flag, at this level: the guards of the writes inside OR only the statement's
+            # own checks into it. (Made inside the statement's region, the flag was dropped with it, and each
+            # statement ORed every check before it again: N^2 / 2 primitives for N guarded statements.)
+            b.failed_flag()
         snapshot, memory = dict(frame.locals) if frame else {}, self.memory.snapshot()
         exits = []
 
