@@ -61,15 +61,15 @@ def test_writes_past_the_guard_limit_stop_at_a_failed_check(tmp_path):
 
 
 def test_a_failed_check_in_the_last_statements_of_a_long_function(tmp_path):
-    """The write's own index out of range past the limit (x[j] with j from the data) writes nothing, nor does any
-    statement after it."""
-    kinds = ["x[{a}] = y[i + {k}] + {k}.0"] * 6 + ["x[j - {k}] = 1.0"]
+    """The write's own index out of range past the limit (x[j + 1] from statement 70 on) writes nothing, nor does
+    any statement after it."""
+    kinds = ["x[{a}] = y[i + {k}] + {k}.0"] * 6 + ["x[j + {k} // 70] = {k}.0"]
     f = _module(tmp_path, "long_own_index", 84, kinds)
     compiled = transpile(f)
     y = np.arange(100.0)
-    # x[j - k] with k = 6, 13, ..., 83: j = 76 fails at k = 83 (index -7: in range), j = 90 at k = 6 (84: out of
-    # range) ... checked by NumPy's own run
-    _compare(f, compiled, y, [(0, 80), (0, 76), (0, 90), (0, 83), (10, 70), (0, 5)])
+    # j = 6: x[7] at statement 76 fails (past the limit, 7 statements after it); j = 7 or -8: statement 6;
+    # j = 5, -7: never; i = 25: y[i + k] at statement 75
+    _compare(f, compiled, y, [(0, 6), (0, 7), (0, -8), (0, 5), (0, -7), (25, 5), (25, 6)])
 
 
 @pytest.mark.slow
