@@ -72,13 +72,18 @@ def _slice(em: Emitter, e):
 @emitter("update_slice")
 def _update_slice(em: Emitter, e):
     """x with x[specs] replaced by `value` (the inverse of `slice`): tensor.insert_slice, or tensor.insert for one
-    element, which bufferization turns into stores into x's memory."""
+    element, which bufferization turns into stores into x's memory. With `unless_failed`, the last input is a flag
+    (a check before the write failed: frontend/kept_writes.py) under which the region keeps its contents."""
     x, value = e.inputs[0], e.inputs[1]
     if any(em.program.env.find(d) == 0 for d in value.shape):
         return [em[x]]
-    operands = [x] + list(e.inputs[2:])    # index_var positions count from x, as in `slice`
+    indices = e.inputs[2:-1] if e.params.get("unless_failed") else e.inputs[2:]
+    operands = [x] + list(indices)    # index_var positions count from x, as in `slice`
     offsets, sizes, strides, reversed_axes, kept = _geometry(em, x, e.params["specs"], operands)
     valid = _indices_valid(em, x, e.params["specs"], operands)
+    if e.params.get("unless_failed"):
+        not_failed = arith.xori(condition(em, e.inputs[-1]), arith.constant(ir.IntegerType.get_signless(1), 1))
+        valid = not_failed if valid is None else arith.andi(valid, not_failed)
     dyn_off, st_off = mixed(offsets)
     dyn_sz, st_sz = sizes_mixed(sizes)
     dyn_st, st_st = mixed(strides)

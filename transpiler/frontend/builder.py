@@ -9,6 +9,7 @@ from ..errors import UserError
 from ..program import Eqn, Loc, Program, Var
 from ..types import dtypes
 from ..types.shapes import ShapeEnv, data_sized, required_by
+from .kept_writes import unless_failed
 from .memory import VIEW_PRIMS
 
 
@@ -70,9 +71,13 @@ class Builder:
     def write(self, target: Var, compute) -> None:
         """Store `compute()` (target's new contents) into target's memory; after a check that may have failed, in
         the same statement (`x[0] = y[i]`) or before it, only if none did (control.guarded): the statement's own
-        computations run as they are, its writes under one `scf.if` each."""
-        def store():
-            self.memory.write(self, target, compute())
+        computations run as they are, its writes under one `scf.if` each; past control.MAX_GUARDS, with `keep`, each
+        write stores the old contents where a check failed instead (frontend/kept_writes.py)."""
+        def store(keep: bool = False):
+            new = compute()
+            if keep:
+                new = unless_failed(self, target, new)
+            self.memory.write(self, target, new)
         if self.failed and self.guard is not None:
             self.guard(store)
         else:

@@ -31,9 +31,11 @@ _RETURN_IN_LOOP = ("`return` of a tuple, list or dict of run-time values inside 
                    "tuple or list display only (`return i, x[i]`), of the same length at every return of the loop: "
                    "return a display, or set variables, `break`, and return after the loop")
 _MAX_ROUNDS = 4
-# statements guarded per function: past this many, later ones run as they are (writes after a failed check then
-# happen). Each guard is an scf.if that yields the arrays it writes; in long unrolled code one-shot bufferization's
-# analysis grows much faster than the code with them (150 guarded statements: 78 s; 64: 3-10 s, docs/semantics.md)
+# statements guarded per function by an scf.if that yields the arrays they write: in long unrolled code one-shot
+# bufferization's analysis grows much faster than the code with them (150 guarded statements: 78 s; 64: 3-10 s,
+# docs/semantics.md). Past this many, later statements run as they are (but loops, and arrays sized by the data),
+# each of their writes storing the old contents where a check failed (kept_writes.py): no write after a failed check
+# changes an array, at any length.
 MAX_GUARDS = 64
 
 
@@ -251,12 +253,19 @@ class Control:
         then never used."""
         from .infer import _Raise, _Return
         b = self.b
+        if b.failed:
+            # the failures so far as one flag, at this level: the guards of the writes inside OR only the statement's
+            # own checks into it. (Made inside the statement's region, the flag was dropped with it, and each
+            # statement ORed every check before it again: N^2 / 2 primitives for N guarded statements.)
+            b.failed_flag()
         snapshot, memory = dict(frame.locals) if frame else {}, self.memory.snapshot()
         exits = []
+        # past MAX_GUARDS a write keeps the old contents where a check failed by itself (kept_writes.py), no scf.if
+        keep = frame is None and b.guards >= MAX_GUARDS
 
         def body():
             try:
-                run()
+                run(keep) if frame is None else run()
             except (_Return, _Raise) as exit_:
                 exits.append(exit_)
         # the failures before the statement are inherited: each write in it runs under `if not failed` by itself
@@ -271,7 +280,8 @@ class Control:
         # only the caller's arrays are seen after a call that raised: writes into the function's own arrays after
         # a failed check change nothing NumPy's run would show
         # (past MAX_GUARDS only loops and arrays sized by the data are guarded: a loop on values NumPy never
-        # computed may not end, and an array that does not fit must never be allocated)
+        # computed may not end, and an array that does not fit must never be allocated; each write keeps the old
+        # contents where a check failed by itself: `keep`)
         must = _may_run_long(eqns) or _makes_data_sized(eqns, b.env)
         if not b.failed or not writes_argument and not must or b.guards >= MAX_GUARDS and not must \
                 or frame is not None and not must and not exits and _writes_guarded(eqns):
