@@ -44,6 +44,8 @@ _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "
 _MAX_UNROLL = 100_000
 _RUNTIME_LOOP_MIN = 8     # iterations of a compile-time range loop that writes arrays, above which it is tried as a
                           # run-time loop
+_RUNTIME_LOOP_MIN_ANY = 64   # the same for any other loop body: unrolled, 1000 iterations of `s += x[i % 3]` took
+                             # 10 s to compile and 3000 took 104 s (each iteration's code is typed and lowered anew)
 
 
 def py(fn, *args, **kwargs):
@@ -306,8 +308,9 @@ class Interpreter:
             if not (isinstance(n, int) and n <= _RUNTIME_LOOP_MIN):
                 return self._for_rows(s, frame, iterable)
             iterable = self.iterate_array(iterable)     # a few rows: unrolled
-        if isinstance(iterable, range) and len(iterable) > _RUNTIME_LOOP_MIN and writes_arrays(s.body) \
-                and not s.orelse and self._speculate_runtime_loop(s, frame, iterable):
+        if isinstance(iterable, range) and not s.orelse \
+                and len(iterable) > (_RUNTIME_LOOP_MIN if writes_arrays(s.body) else _RUNTIME_LOOP_MIN_ANY) \
+                and self._speculate_runtime_loop(s, frame, iterable):
             return
         for count, item in enumerate(py(list, self.module_items(iterable))):
             if count > _MAX_UNROLL:
@@ -368,8 +371,8 @@ class Interpreter:
             self.b, self.memory.rederive(self.b, x) if isinstance(x.ref, Ref) else x, i))
 
     def _speculate_runtime_loop(self, s, frame, rng: range) -> bool:
-        """A long loop over a compile-time range whose body writes arrays, compiled as a run-time loop (one body,
-        not one per iteration: unrolled, its writes make bufferization's analysis quadratic). If the body needs the
+        """A long loop over a compile-time range, compiled as a run-time loop (one body, not one per iteration:
+        unrolled, its writes make bufferization's analysis quadratic, and any body costs compile time per iteration). If the body needs the
         loop variable at compile time (to index a list, as an axis ...) it fails, everything it did is undone, and
         the loop is unrolled instead. A compile-time container mutated in the body also stops it (it would run
         once, not once per iteration)."""
