@@ -222,3 +222,32 @@ def test_dask_map_blocks_on_worker_processes():
         got_norms, got_shifted = da.compute(norms, shifted)
     np.testing.assert_allclose(got_norms, np.sqrt((x * x).sum(axis=-1)), rtol=1e-12)
     np.testing.assert_array_equal(got_shifted, x * scale - 1.0)
+
+
+FORKED_CONTEXT = '''
+import gc, os, sys
+from mlir import ir, passmanager
+from transpiler import driver
+ctx = driver.new_context()
+with ctx, ir.Location.unknown():
+    source = "\\n".join(f"func.func @f{i}(%a: i32) -> i32 {{ %c = arith.constant 0 : i32\\n"
+                       f" %b = arith.addi %a, %c : i32\\n return %b : i32 }}" for i in range(16))
+    module = ir.Module.parse(source)
+    passmanager.PassManager.parse("builtin.module(func.func(canonicalize, cse))").run(module.operation)
+pid = os.fork()
+if pid == 0:      # a pool worker collecting the parent's garbage: the context is destroyed in the child
+    del module, ctx
+    gc.collect()
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+print(os.WIFEXITED(status) and os.WEXITSTATUS(status))
+'''
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+def test_a_forked_child_can_destroy_the_parents_mlir_context():
+    """The compiler's MLIR contexts have no thread pool: one that ran passes on pool threads hung (or crashed, in
+    a ProcessPoolExecutor worker collecting garbage) when a forked child destroyed it, joining threads that only
+    the parent has."""
+    out = subprocess.run([sys.executable, "-c", FORKED_CONTEXT], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.split() == ["0"], out.stderr

@@ -102,6 +102,17 @@ def _internal_errors(typed: Typed):
     return guard()
 
 
+def new_context() -> ir.Context:
+    """An MLIR context without its own thread pool. With one, the pass manager runs function passes on pool threads,
+    and a context inherited by a forked child (a ProcessPoolExecutor worker: garbage not yet collected when the
+    parent forked) joins threads that do not exist there when it is destroyed: a worker crashed with a segmentation
+    fault while collecting garbage. Our passes are a small part of compile time (LLVM's code generation, on the
+    calling thread, is most of it)."""
+    ctx = ir.Context()
+    ctx.enable_multithreading(False)
+    return ctx
+
+
 def stage_text(typed: Typed, stage: str) -> str:
     with _internal_errors(typed):
         return _stage_text(typed, stage)
@@ -110,7 +121,7 @@ def stage_text(typed: Typed, stage: str) -> str:
 def _stage_text(typed: Typed, stage: str) -> str:
     if stage == "typed":
         return typed.program.text()
-    with ir.Context() as ctx:
+    with new_context() as ctx:
         module = to_mlir(typed, ctx)
         if stage in ("optimized", "llvm"):
             pipeline.optimize(module)
@@ -145,7 +156,7 @@ def may_raise(mlir_text: str) -> bool:
 def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads: bool, stages) -> Kernel:
     outs = typed.program.outputs
     name, dtypes, ranks = typed.program.name, [np.dtype(v.dtype) for v in outs], [v.ndim for v in outs]
-    ctx = ir.Context()
+    ctx = new_context()
     with ctx:
         with stages.stage("mlir"):
             module = to_mlir(typed, ctx)

@@ -179,7 +179,9 @@ def enabled() -> bool:
 
 def compile_callback():
     """(engine, address of transpiler_blas_jobs); the address is valid while the engine lives."""
-    with ir.Context(), ir.Location.unknown():
+    context = ir.Context()
+    context.enable_multithreading(False)    # no pool threads (driver.new_context)
+    with context, ir.Location.unknown():
         module = ir.Module.parse(SOURCE)
         passmanager.PassManager.parse("builtin.module(convert-openmp-to-llvm)").run(module.operation)
         engine = ExecutionEngine(module, opt_level=2)
