@@ -537,12 +537,31 @@ def test_a_ravel_or_flat_reshape_of_a_non_contiguous_argument_is_a_view_or_copy_
     assert [np.shares_memory(g, y) for g in got] == [np.shares_memory(e, x) for e in expected]
 
 
+def write_through_two_rows(x):
+    y = x.reshape(2, -1)
+    y[-1] *= 2
+    return y
+
+
+def write_through_the_same_shape(x):
+    y = x.reshape(x.shape[0], -1)     # the shape x has: NumPy's view, whatever the strides
+    y[-1] *= 2
+    return y
+
+
 def test_a_reshape_of_a_non_contiguous_argument_into_several_dims_is_refused_for_writes():
-    """NumPy copies or views depending on the strides and the new shape, which the key does not hold."""
+    """NumPy copies or views depending on the strides and the new shape, which the key does not hold; a reshape
+    into the shape the array has is a view whatever the strides, and written through as NumPy does."""
     x = rng().random((4, 6))[:, :4]
     with pytest.raises(CompileError, match="share memory"):
-        transpile(write_through_reshape)(x, np.zeros(2))
+        transpile(write_through_two_rows)(x)
     np.testing.assert_array_equal(transpile(lambda x: x.reshape(2, -1) * 2)(x), x.reshape(2, -1) * 2)
+    base = rng().random((4, 6))
+    expected_base = base.copy()
+    expected = write_through_the_same_shape(expected_base[:, :4])
+    got = transpile(write_through_the_same_shape)(base[:, :4])
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(base, expected_base)
 
 
 def test_an_alias_the_compiler_cannot_follow_is_refused():
