@@ -149,6 +149,7 @@ module {
     %next = llvm.add %j, %c1 : i32
     llvm.br ^spawn(%next : i32)
   ^own:
+    // job 0 on this thread (first 0, step numjobs, below 1)
     llvm.call @run_jobs(%dojob, %c0, %numjobs, %c1, %elsize, %jobdata, %data) : (!llvm.ptr, i32, i32, i32, i64, !llvm.ptr, i32) -> ()
     llvm.br ^join(%c1 : i32)
   ^join(%k: i32):
