@@ -270,10 +270,11 @@ def output(address, s0, n) -> tuple:
 
 
 def gemm_calls(gemm, gemv, wide, a, b, c, m, n, k, item, chunks, scalars=None) -> None:
-    """c = a @ b (matrix() and output() tuples), gemm or, with one column, gemv (as NumPy calls it for a matrix
-    times a column: its results then are NumPy's, and a matrix-vector product runs at gemv's speed); in `chunks`
+    """c = a @ b (matrix() and output() tuples), gemm or, with one column or one row, gemv (as NumPy calls it for a
+    matrix times a column or a row times a matrix: its results then are NumPy's, and a matrix-vector product runs
+    at gemv's speed; complex products always gemm); in `chunks`
     pieces over the threads, or one call where chunks is None. `scalars`: alpha and beta (pointers, for complex)."""
-    pa, ta, lda, sa0, _ = a
+    pa, ta, lda, sa0, sa1 = a
     pb, tb, ldb, _, sb1 = b
     if scalars is None:
         scalars = complex_scalars(wide) if is_complex(wide) else \
@@ -288,7 +289,7 @@ def gemm_calls(gemm, gemv, wide, a, b, c, m, n, k, item, chunks, scalars=None) -
     with ir.InsertionPoint(column.else_block):
         row = scf.IfOp(_eq(m, _index(1)), [], has_else=True)
         with ir.InsertionPoint(row.then_block):
-            _chunked_row_gemv(gemv, chunks, n, k, item, scalars, (pa, a[4]), (pb, tb, ldb), c)
+            _chunked_row_gemv(gemv, chunks, n, k, item, scalars, (pa, sa1), (pb, tb, ldb), c)
             scf.YieldOp([])
         with ir.InsertionPoint(row.else_block):
             _chunked_gemm_loop(gemm, chunks, m, n, k, item, scalars, (pa, ta, lda, sa0), (pb, tb, ldb, sb1), c)
