@@ -22,6 +22,7 @@ import tempfile
 import numpy as np
 
 from transpiler import transpile
+from transpiler.backend.target import target_cpu
 
 from . import calls, decode, peers, report, timing, workloads
 from .workloads import CALLS, DECODE, FIRST_CALL, FIRST_CALL_REF, FIRST_CALL_T, WORKLOADS
@@ -246,7 +247,9 @@ def cpu_model() -> str:
     except OSError:
         pass
     vector = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else ""
-    return f"{model}, {vector}" if vector else model
+    described = f"{model}, {vector}" if vector else model
+    target = target_cpu()
+    return f"{described}; kernels compiled for {target} (TRANSPILER_TARGET_CPU)" if target else described
 
 
 def git_revision() -> str | None:

@@ -10,7 +10,7 @@ from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
 from . import check_versioning, destinations, huge_pages, loops, matmul_lowering, vector_reductions, written_arguments
-from . import fp_status, vector_math
+from . import fp_status, target, vector_math
 from ..runtime import blas
 
 # Still on tensors. Named ops become linalg.generic (GENERALIZE, below) so that elementwise producers fuse into
@@ -199,6 +199,7 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
     run(module, pipeline_text((THREADS if threads else []) + TO_LLVM))
     with module.context, ir.Location.unknown():
         huge_pages.use_huge_pages(module)   # on the LLVM dialect: malloc of large buffers asks for huge pages
+        target.apply(module)                # TRANSPILER_TARGET_CPU: code for another x86-64 CPU than this one
     return module
 
 

@@ -73,9 +73,11 @@ def _version(package: str) -> str:
 
 @functools.cache
 def _host() -> str:
-    """LLVM's name and feature list of this CPU: the ExecutionEngine compiles for exactly these."""
+    """LLVM's name and feature list of this CPU: the ExecutionEngine compiles for exactly these (and for the CPU
+    TRANSPILER_TARGET_CPU names, if set: backend/target.py)."""
+    from ..backend.target import target_cpu
     from .objects import host_cpu
-    return host_cpu()
+    return host_cpu() + (f" target {target_cpu()}" if target_cpu() else "")
 
 
 class Entry:
