@@ -107,6 +107,7 @@ def test_kernels_and_numpy_interleaved_agree():
 
 
 CHILD = """
+import os
 import numpy as np
 from transpiler.runtime import blas_pool, jit
 jit.load_runtime_libraries()     # what the first compilation in a process does
@@ -116,32 +117,50 @@ a, b = rng.standard_normal((400, 300)), rng.standard_normal((300, 500))
 pooled = (a @ b, a @ b[:, 0], np.linalg.solve(a[:300] @ a[:300].T + 300 * np.eye(300), b[:, :5]))
 blas_pool.uninstall()
 own = (a @ b, a @ b[:, 0], np.linalg.solve(a[:300] @ a[:300].T + 300 * np.eye(300), b[:, :5]))
-print(pooled_here, all(np.array_equal(x, y) for x, y in zip(pooled, own)))
+print(pooled_here, all(np.array_equal(x, y) for x, y in zip(pooled, own)), os.environ.get("KMP_USE_YIELD"))
 """
 
 
+def child_env(**settings):
+    env = {k: v for k, v in os.environ.items() if k not in ("TRANSPILER_BLAS_POOL", "KMP_USE_YIELD")}
+    return {**env, "TRANSPILER_CACHE_DIR": "", **settings}
+
+
 def test_installed_with_the_runtime_when_asked():
-    env = {**os.environ, "TRANSPILER_BLAS_POOL": "1", "TRANSPILER_CACHE_DIR": ""}
-    out = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=300)
+    """With the OpenMP runtime's workers yielding as they spin (blas_pool.OPENMP_USE_YIELD), as OpenBLAS's do."""
+    out = subprocess.run([sys.executable, "-c", CHILD], env=child_env(TRANSPILER_BLAS_POOL="1"), capture_output=True,
+                         text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["True", "True"]
+    assert out.stdout.split() == ["True", "True", blas_pool.OPENMP_USE_YIELD]
 
 
 def test_where_openmp_cannot_give_a_team_the_jobs_get_threads_of_their_own():
     """OMP_THREAD_LIMIT below OpenBLAS's 64 threads: the callback starts a thread per job (a gemm's jobs wait for
     each other, so they cannot run one after the other on a smaller team: with a team of one, a gemm hangs)."""
-    env = {**os.environ, "TRANSPILER_BLAS_POOL": "1", "OMP_THREAD_LIMIT": "1", "TRANSPILER_CACHE_DIR": ""}
-    out = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", CHILD], env=child_env(TRANSPILER_BLAS_POOL="1", OMP_THREAD_LIMIT="1"),
+                         capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["True", "True"]
+    assert out.stdout.split()[:2] == ["True", "True"]
 
 
 def test_off_by_default():
-    env = {k: v for k, v in os.environ.items() if k != "TRANSPILER_BLAS_POOL"}
-    env["TRANSPILER_CACHE_DIR"] = ""
-    out = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", CHILD], env=child_env(), capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["False", "True"]
+    assert out.stdout.split() == ["False", "True", "None"]
+
+
+def test_the_kernels_block_time_is_kept_across_numpy_products():
+    """After a call's jobs the team spins as long as OpenBLAS's own workers would (SPIN_MS), and the kernels'
+    loops keep their own block time (runtime/jit.py's KMP_BLOCKTIME): the callback restores it."""
+    import ctypes
+    omp = ctypes.CDLL(jit.openmp_library())
+    before = omp.kmp_get_blocktime()
+    rng = np.random.default_rng(17)
+    a = rng.standard_normal((400, 400))
+    for _ in range(3):
+        a @ a
+    assert omp.kmp_get_blocktime() == before
+    assert before != blas_pool.SPIN_MS
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="fork")

@@ -373,13 +373,17 @@ def test_attention_scores_and_a_float64_softmax_are_one_row_loop(threaded):
     np.testing.assert_allclose(threaded, scaled_softmax(s, mask), rtol=1e-13, atol=1e-15)
 
 
-def test_loops_after_a_blas_call_run_on_the_calling_thread(monkeypatch):
+def test_loops_after_a_blas_call_run_on_the_calling_thread(monkeypatch, request):
     """runtime/openmp.py: OpenBLAS's workers spin for a while after a product made by NumPy's matmul (a float16
     product), so the calling thread's OpenMP loops run single-threaded until a kernel starts BLAS_SPIN_S later;
-    results are the same either way."""
-    from transpiler.runtime import jit, openmp
+    results are the same either way. Only on OpenBLAS's own pool (the default): on the kernels' pool
+    (runtime/blas_pool.py, TRANSPILER_BLAS_POOL=1) there are no other workers to make room for."""
+    from transpiler.runtime import blas, blas_pool, jit, openmp
 
     jit.load_runtime_libraries()
+    if blas_pool.installed():
+        blas_pool.uninstall()
+        request.addfinalizer(lambda: blas_pool.install(blas.openblas_path()))
     library = openmp._library
     assert library is not None
     full = library.omp_get_max_threads()

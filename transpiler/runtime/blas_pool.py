@@ -16,14 +16,21 @@ The callback keeps OpenBLAS's rules:
 The same jobs run with the same arguments as on OpenBLAS's pool, so every result is bit for bit the same
 (tests/test_blas_pool.py).
 
-Opt-in, TRANSPILER_BLAS_POOL=1: on a loaded 2-vCPU Zen 4 (2026-12-01, load average 4-5) NumPy's own attention
-head took 8-10 ms (medians) on this pool against 1.3 ms on OpenBLAS's. The likely cause: the kernels' OpenMP
-workers sleep 1 ms after a loop (KMP_BLOCKTIME, runtime/jit.py, so as not to hold a core another pool or process
-wants) where OpenBLAS's spin for 0.1 s, so each of NumPy's products that comes more than 1 ms after the last wakes
-a worker first, and a threaded gemm's first job waits for it. With KMP_BLOCKTIME=200 the same head took 3.9 ms, and
-OpenBLAS's pool then suffered instead (36 ms) from our spinning workers. A longer block time, or a pool that spins
-as long as OpenBLAS's does, has to be weighed against the loaded-machine figures of docs/performance.md, on a quiet
-machine, before this can be the default.
+After a call's jobs the team spins as long as OpenBLAS's own workers would (SPIN_MS, through kmp_set_blocktime
+around the call's parallel region), and the kernels' loops keep their own block time (1 ms, runtime/jit.py). With
+the kernels' 1 ms for NumPy's products too, NumPy's own attention head (two products with a softmax between) took
+6.6-7.3 ms on the pool against 0.6-1.1 ms on OpenBLAS's (Zen 4, 2 vCPUs, 2026-12-01, load 1-1.4, A/B in one
+process): each product waited for a worker to wake. Spinning 100 ms: 0.61-1.25 ms against 0.63-1.11 ms, and the
+compiled head right after NumPy's 0.50-0.63 ms against 0.56-0.80 ms (`tests/test_blas_pool.py` checks that the
+kernels' block time is restored).
+
+On a loaded machine (two test processes beside it on 2 vCPUs, load 2.7) a lone 256x64x256 product run back to
+back took 12.0 ms on the pool against 0.29 ms on OpenBLAS's (medians): OpenBLAS's workers yield the core while
+they spin, the OpenMP runtime's only when it counts more of its own threads than cores, so a job and the one it
+waits for held each other out for a time slice. With KMP_USE_YIELD=2 (OPENMP_USE_YIELD): 0.30 ms against 0.33 ms;
+the kernels' own loops were no slower with it there (softmax, attention).
+
+Opt-in (TRANSPILER_BLAS_POOL=1) until it is measured on a quiet machine against the tables of docs/performance.md.
 """
 from __future__ import annotations
 
@@ -38,6 +45,13 @@ from mlir.execution_engine import ExecutionEngine
 # The callback, in the LLVM dialect. Its name starts with `_mlir_` because the engine's raw_lookup(name) finds the
 # symbol `_mlir_<name>` (where the engine puts its packed wrappers): this way it returns the function itself.
 CALLBACK_NAME = "transpiler_blas_jobs"
+SPIN_SETTER_NAME = "transpiler_blas_spin"
+# OpenBLAS's own workers spin 2^28 cycles (its THREAD_TIMEOUT) after a call before they sleep: about 0.1 s.
+SPIN_MS = 100
+# Spinning OpenMP workers yield the core at every turn (KMP_USE_YIELD=2; the runtime's default, 1, yields only when
+# it counts more of its own threads than cores): as OpenBLAS's own workers do, so that on a loaded machine a job
+# that waits for another does not hold its core for a time slice. Set when the runtime loads, unless the user set it.
+OPENMP_USE_YIELD = "2"
 SOURCE = r"""
 module {
   llvm.mlir.global internal @pool_lock() {alignment = 64 : i64} : !llvm.array<64 x i8> {
@@ -55,6 +69,15 @@ module {
   llvm.func @omp_set_dynamic(i32)
   llvm.func @omp_get_thread_num() -> i32
   llvm.func @omp_get_num_threads() -> i32
+  llvm.func @kmp_get_blocktime() -> i32
+  llvm.func @kmp_set_blocktime(i32)
+  // how long (ms) the workers spin after a call's jobs before they sleep; 0: the runtime's block time
+  llvm.mlir.global internal @blas_spin_ms(0 : i32) {alignment = 4 : i64} : i32
+  llvm.func @_mlir_transpiler_blas_spin(%ms: i32) {
+    %g = llvm.mlir.addressof @blas_spin_ms : !llvm.ptr
+    llvm.store %ms, %g : i32, !llvm.ptr
+    llvm.return
+  }
 
   // jobs first, first + step, ... below numjobs, each dojob(job, jobdata + job * elsize, data)
   llvm.func @run_jobs(%dojob: !llvm.ptr, %first: i32, %step: i32, %numjobs: i32, %elsize: i64, %jobdata: !llvm.ptr, %data: i32) {
@@ -108,6 +131,13 @@ module {
   ^pool:
     %dyn = llvm.call @omp_get_dynamic() : () -> i32
     llvm.call @omp_set_dynamic(%c0) : (i32) -> ()
+    // the team spins after the jobs as long as OpenBLAS's own workers would; the kernels' loops keep theirs
+    %bt = llvm.call @kmp_get_blocktime() : () -> i32
+    %spinp = llvm.mlir.addressof @blas_spin_ms : !llvm.ptr
+    %spin = llvm.load %spinp : !llvm.ptr -> i32
+    %setspin = llvm.icmp "sgt" %spin, %c0 : i32
+    %newbt = llvm.select %setspin, %spin, %bt : i1, i32
+    llvm.call @kmp_set_blocktime(%newbt) : (i32) -> ()
     omp.parallel num_threads(%numjobs : i32) {
       %t = llvm.call @omp_get_thread_num() : () -> i32
       %n = llvm.call @omp_get_num_threads() : () -> i32
@@ -115,6 +145,11 @@ module {
       omp.terminator
     }
     llvm.call @omp_set_dynamic(%dyn) : (i32) -> ()
+    %restore = llvm.load %spinp : !llvm.ptr -> i32
+    %dorestore = llvm.icmp "sgt" %restore, %c0 : i32
+    llvm.cond_br %dorestore, ^restorebt, ^out
+  ^restorebt:
+    llvm.call @kmp_set_blocktime(%bt) : (i32) -> ()
     llvm.br ^out
   ^pthreads:
     %recs = llvm.alloca %numjobs x !llvm.struct<(ptr, i32, ptr, i32)> : (i32) -> !llvm.ptr
@@ -168,18 +203,19 @@ module {
 }
 """
 
-_compiled = None           # (engine, set_callback, address): the engine lives as long as the process
+_compiled = None           # (engine, set_callback, address, set_spin): the engine lives as long as the process
 _active = False
 _install_lock = threading.Lock()
 
 
 def enabled() -> bool:
-    """Opt-in (TRANSPILER_BLAS_POOL=1) until its wake-ups are tuned: see the module's doc."""
+    """Opt-in (TRANSPILER_BLAS_POOL=1) until it holds on a loaded machine: see the module's doc."""
     return os.environ.get("TRANSPILER_BLAS_POOL", "0") == "1"
 
 
 def compile_callback():
-    """(engine, address of transpiler_blas_jobs); the address is valid while the engine lives."""
+    """(engine, address of transpiler_blas_jobs, address of transpiler_blas_spin); the addresses are valid while
+    the engine lives."""
     context = ir.Context()
     context.enable_multithreading(False)    # no pool threads (driver.new_context)
     with context, ir.Location.unknown():
@@ -187,7 +223,7 @@ def compile_callback():
         passmanager.PassManager.parse("builtin.module(convert-openmp-to-llvm)").run(module.operation)
         engine = ExecutionEngine(module, opt_level=2)
         engine.initialize()
-        return engine, engine.raw_lookup(CALLBACK_NAME)
+        return engine, engine.raw_lookup(CALLBACK_NAME), engine.raw_lookup(SPIN_SETTER_NAME)
 
 
 def install(openblas_path: str) -> bool:
@@ -201,12 +237,21 @@ def install(openblas_path: str) -> bool:
             if set_callback is None:
                 return False
             set_callback.argtypes = [ctypes.c_void_p]
-            engine, address = compile_callback()
-            _compiled = (engine, set_callback, address)
+            engine, address, spin_address = compile_callback()
+            set_spin = ctypes.CFUNCTYPE(None, ctypes.c_int32)(spin_address)
+            set_spin(SPIN_MS)
+            _compiled = (engine, set_callback, address, set_spin)
             atexit.register(uninstall)   # before the engine's memory goes at exit: NumPy calls in atexit handlers
         _compiled[1](_compiled[2])
         _active = True
         return True
+
+
+def set_spin_ms(ms: int) -> None:
+    """How long the workers spin after a call's jobs (0: the runtime's KMP_BLOCKTIME); for measurements."""
+    if _compiled is None:
+        raise RuntimeError("the pool is not compiled yet: install it first")
+    _compiled[3](ms)
 
 
 def uninstall() -> None:

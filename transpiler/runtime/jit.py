@@ -60,6 +60,8 @@ def load_runtime_libraries() -> None:
         if _loaded:
             return
         os.environ.setdefault("KMP_BLOCKTIME", OPENMP_BLOCKTIME_MS)
+        if blas_pool.enabled():
+            os.environ.setdefault("KMP_USE_YIELD", blas_pool.OPENMP_USE_YIELD)
         for name, value in OPENMP_DYNAMIC.items():
             os.environ.setdefault(name, value)
         for path in runtime_libraries():
@@ -67,7 +69,7 @@ def load_runtime_libraries() -> None:
         if openmp_library():
             openmp.use(openmp_library())
             if blas_pool.enabled() and blas.openblas_path():
-                blas_pool.install(blas.openblas_path())   # NumPy's products on the kernels' pool (opt-in)
+                blas_pool.install(blas.openblas_path())   # NumPy's products on the kernels' pool
         objects.set_llvm_options(llvm_options())
         _loaded = True
 
