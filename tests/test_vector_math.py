@@ -489,6 +489,23 @@ def test_ulp_error_power(dtype):
     assert ulps(on_scalar, expected_scalar).max() <= 1
 
 
+def test_power_parity_of_huge_exponents():
+    """A negative base's sign follows the exponent's parity, found without a float-to-int conversion (vector_math
+    .power): below 2**52 from |y| + 2**52, from 2**52 to 2**53 from y's own last bit, beyond even; non-integers
+    near those bounds give NaN."""
+    big = [2.0 ** 51 + 0.5, 2.0 ** 51 + 1, 2.0 ** 52 - 1.5, 2.0 ** 52 - 1, 2.0 ** 52 - 0.5, 2.0 ** 52, 2.0 ** 52 + 1,
+           2.0 ** 52 + 2, 2.0 ** 53 - 1, 2.0 ** 53, 2.0 ** 53 + 2, 2.0 ** 62, 2.0 ** 62 + 2048, 2.0 ** 64, 1e300,
+           3.0, 4.0, 0.5, 2.0 ** 30 + 1]
+    y = np.array(big + [-v for v in big])
+    for base in (-1.0, -0.5, -2.0, -1.0000000000000002, -0.0, -np.inf):
+        x = np.full_like(y, base)
+        with np.errstate(all="ignore"):
+            expected, actual = np.power(x, y), transpile(power_of)(x, y)
+        assert np.array_equal(np.isnan(actual), np.isnan(expected)) and ulps(actual, expected).max() <= 1, base
+        numbers = ~np.isnan(expected)
+        assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers])), base
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("fn, name", [(log_of, "log"), (log1p_of, "log1p")])
 def test_log_loop_versioned_on_normal_arguments(fn, name, dtype):

@@ -925,12 +925,16 @@ def power(x: ir.Value, y: ir.Value, dt: np.dtype) -> ir.Value:
         magnitude = exp_f64(product, arith.select(ordinary, error, _f64(0.0)))
     else:
         magnitude = exp_f64(arith.mulf(yd, _log_special(ax, _log_core(ax, F64), divide_raised=True)))
-    # y's parity from y as an integer while |y| < 2**62 (beyond, and +-inf, y is an even integer; NaN converts
-    # as 0, not an integer: the conversion never sees an out-of-range value)
-    huge = arith.cmpf(F.OGE, ay, _f64(2.0 ** 62))
-    as_int = arith.fptosi(i64, arith.select(arith.cmpf(F.OLT, ay, _f64(2.0 ** 62)), yd, _f64(0.0)))
-    integer = arith.ori(arith.cmpf(F.OEQ, arith.sitofp(f64, as_int), yd), huge)
-    odd = arith.andi(integer, arith.cmpi(arith.CmpIPredicate.ne, arith.andi(as_int, _i64(1)), _i64(0)))
+    # y's parity without a float-to-int conversion (AVX2 converts float64 to int64 one element at a time, see
+    # _to_int): below 2**52, |y| + 2**52 rounds |y| to an integer whose parity is the last bit; from 2**52 every
+    # float64 is an integer, odd only below 2**53 with its own last bit set. NaN is no integer.
+    two52 = _f64(2.0 ** 52)
+    small = arith.cmpf(F.OLT, ay, two52)
+    shifted = arith.addf(ay, two52)
+    integer = arith.ori(arith.cmpf(F.OEQ, arith.subf(shifted, two52), ay), arith.cmpf(F.OGE, ay, two52))
+    last_bit = arith.andi(arith.bitcast(i64, arith.select(small, shifted, ay)), _i64(1))
+    odd = arith.andi(arith.andi(integer, arith.cmpf(F.OLT, ay, _f64(2.0 ** 53))),
+                     arith.cmpi(arith.CmpIPredicate.ne, last_bit, _i64(0)))
     negative = arith.cmpi(arith.CmpIPredicate.ne, x_sign, _i64(0))
     flip = arith.shli(arith.extui(i64, arith.andi(negative, odd)), _i64(63))
     result = arith.bitcast(f64, arith.xori(arith.bitcast(i64, magnitude), flip))
