@@ -267,17 +267,29 @@ def _expm1_small(y: ir.Value) -> ir.Value:
     return arith.addf(arith.mulf(scale, q), arith.subf(scale, _f64(1.0)))
 
 
+# float64 tanh below _TANH_SMALL: x + x z P(z) / Q(z), z = x**2, Q monic (Cephes' tanh, S. Moshier): within 1 ulp,
+# where u / (u + 2) reached 3 ulp there (expm1's error, the sum's and the quotient's add up while tanh(x) ~ x)
+_TANH_SMALL = 0.625
+_TANH_P = (-1.61468768441708447952e3, -9.92877231001918586564e1, -9.64399179425052238628e-1)
+_TANH_Q = (4.84406305325125486048e3, 2.23548839060100448583e3, 1.12811678491632931402e2, 1.0)
+
+
 def tanh(x: ir.Value, dt: np.dtype) -> ir.Value:
-    """tanh(x) = sign(x) * u / (u + 2) with u = expm1(2|x|); |x| >= 20 gives +-1 exactly (as tanh rounds to 1
-    there). float32 in float32 arithmetic (_tanh_f32)."""
+    """tanh(x) = sign(x) * u / (u + 2) with u = expm1(2|x|) from _TANH_SMALL on (|x| >= 20 gives +-1 exactly, as
+    tanh rounds to 1 there), the rational function of _TANH_P and _TANH_Q below it: one division for both, its
+    operands chosen first. float32 in float32 arithmetic (_tanh_f32)."""
     if dt != F64:
         return _tanh_f32(x)
-    i64 = ir.IntegerType.get_signless(64)
+    i64, f64 = ir.IntegerType.get_signless(64), ir.F64Type.get()
     bits = arith.bitcast(i64, x)
     sign = arith.andi(bits, _i64(-(1 << 63)))
-    a = arith.bitcast(ir.F64Type.get(), arith.xori(bits, sign))            # |x|
+    a = arith.bitcast(f64, arith.xori(bits, sign))            # |x|
     u = _expm1_small(arith.mulf(arith.minimumf(a, _f64(20.0)), _f64(2.0)))
-    t = arith.divf(u, arith.addf(u, _f64(2.0)))
+    z = arith.mulf(a, a)
+    small = arith.cmpf(F.OLT, a, _f64(_TANH_SMALL))
+    quotient = arith.divf(arith.select(small, _horner(f64, z, _TANH_P), u),
+                          arith.select(small, _horner(f64, z, _TANH_Q), arith.addf(u, _f64(2.0))))
+    t = arith.select(small, _fma(arith.mulf(a, z), quotient, a), quotient)
     signed = arith.bitcast(ir.F64Type.get(), arith.ori(arith.bitcast(i64, t), sign))
     return arith.select(arith.cmpf(F.UNO, x, x), x, signed)
 
