@@ -422,3 +422,50 @@ def test_reshape_with_minus_one_of_a_data_sized_array(shape, c):
             continue
         got = transpile(fn)(x, c)
         assert got.dtype == expected.dtype and got.shape == expected.shape and np.array_equal(got, expected)
+
+
+def _zeros_after_a_check(k):
+    if k < 0:
+        raise ValueError("k must not be negative")
+    out = np.zeros((k + 1, k + 2))     # sized by the data, made in a statement guarded by the check
+    if k == 0:
+        return out
+    out[1:, :] = 3.0
+    return out
+
+
+def arrays_sized_in_guarded_statements(x, idx):
+    k = int(idx[0])
+    return _zeros_after_a_check(k) + _zeros_after_a_check(k + 1)[1:, 1:]
+
+
+def arrays_sized_in_a_conditional_expression(x, idx):
+    k = int(idx[0])      # (a check: idx may be empty)
+    out = np.zeros((k + 1, k + 2)) if k > 0 else np.ones((k + 1, k + 2))
+    return out[1:].sum() + out.shape[0]
+
+
+def arrays_sized_in_branches_after_a_check(x, idx):
+    k = int(idx[0])
+    if k > 5:
+        k = k - 1
+        out = np.zeros((k + 1, k + 2))
+    else:
+        out = np.ones((k + 1, k + 2))
+    return out[1:, 1:] + 1
+
+
+def test_arrays_sized_by_the_data_inside_a_branch_are_sized_after_it():
+    """An array whose size and memory limit are computed inside a branch or a guarded statement (a run-time `if` or
+    early `return` after np.zeros of a size read from the data, as np.pad with such widths has) keeps a size after
+    the join that the code there can compute (it named values of the branch: an internal KeyError in codegen)."""
+    x = np.ones((3, 2))
+    for v in (0, 1, 2, 7):
+        idx = np.array([v, 3])
+        check(arrays_sized_in_guarded_statements, x, idx)
+        check(arrays_sized_in_a_conditional_expression, x, idx)
+        check(arrays_sized_in_branches_after_a_check, x, idx)
+    with pytest.raises(ValueError, match="k must not be negative"):
+        transpile(arrays_sized_in_guarded_statements)(x, np.array([-1]))
+    with pytest.raises(IndexError):
+        transpile(arrays_sized_in_a_conditional_expression)(x, np.array([], dtype=np.int64))

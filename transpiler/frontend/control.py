@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Block, Eqn, Var
 from ..types import dtypes
-from ..types.shapes import Sym, data_sized
+from ..types.shapes import DIM_OPS, Sym, data_sized
 from .builder import is_weak
 from .elementwise import small_int
 from .loop_exits import UNSET
@@ -463,6 +463,7 @@ class Control:
     def emit_if(self, cond, t_eqns, e_eqns, joined, t_checks, e_checks, guards_write: bool = False):
         """Append the scf.if primitive; its results are the joined values' leaves, then one flag per check."""
         t_res, e_res, types = _flatten_joined(joined)
+        types = _sized_outside(self.b, types)
         t_flags, e_flags, kinds = self._check_results(t_checks, e_checks, t_eqns, e_eqns)
         outs = [Var(dt, shape, weak=weak, scalar=scalar) for dt, shape, weak, scalar in types]
         flags = [Var(dtypes.BOOL, ()) for _ in kinds]
@@ -507,7 +508,7 @@ class Control:
             if not isinstance(known, Var):
                 return _Shared(known)
             stand_in = self._zeros(_type_of(known), eqns)
-            return _Joined(stand_in, known) if t is UNSET else _Joined(known, stand_in)
+            return _Joined(stand_in, known, known.shape) if t is UNSET else _Joined(known, stand_in, known.shape)
         if not isinstance(t, Var) and not isinstance(e, Var):
             if _same_constant(t, e):
                 return _Shared(t)
@@ -783,6 +784,9 @@ class Control:
         """A value of this type (zeros), for a path that never reads it."""
         dt, shape, weak, scalar = carried_type
         env = self.b.env
+        # (a size this path cannot compute, made on the other path or inside a region: any size serves here)
+        computable = None if all(_of_arguments(env, d) for d in shape) else _computable_here(self.b, eqns)
+        shape = tuple(0 if computable and not computable(d) else d for d in shape)
         with self.b.recording() as made:
             zero = self.b.emit1("const", [], dt, (), value=np.zeros((), dt), weak=weak, scalar=scalar)
             # one sized by the data may be one that does not fit (the reason the path does not read it): empty
@@ -914,6 +918,59 @@ def _flatten_joined(joined):
     else:
         walk(joined)
     return t, e, types
+
+
+def _sized_outside(b, types: list) -> list:
+    """The scf.if results' types with sizes the code after it can compute: a size made of values computed inside a
+    branch (`np.zeros((k + 1, 2))` in a statement guarded by a check, with `k + 1` and the array's memory limit
+    computed there) gets a size of its own, read off the result (codegen), since those values are not visible after
+    the if (it was a KeyError in codegen)."""
+    computable = None
+    out = []
+    for dt, shape, weak, scalar in types:
+        dims = []
+        for i, d in enumerate(shape):
+            d = b.env.find(d)
+            if not _of_arguments(b.env, d):
+                computable = computable or _computable_here(b, [])
+                if not computable(d):
+                    d = Sym(f"joined.shape[{i}]", ("joined",))
+            dims.append(d)
+        out.append((dt, tuple(dims), weak, scalar))
+    return out
+
+
+def _of_arguments(env, d) -> bool:
+    """A static size, or one made of argument dims only: computable anywhere in the kernel."""
+    d = env.find(d)
+    if not isinstance(d, Sym) or d.origin[0] == "arg":
+        return True
+    return d.origin[0] in DIM_OPS and all(_of_arguments(env, o) for o in d.origin[1:])
+
+
+def _computable_here(b, region: list):
+    """Whether the code being emitted (in `region`, a block not yet attached, inside b's current one) can compute a
+    size: one made of argument dims, of run-time ints it can see, and of sizes read off arrays it can see."""
+    values = {id(v) for v in b.program.inputs}
+    read_off = set()
+    for e in [*region, *b.visible()]:
+        for v in e.outputs:
+            values.add(id(v))
+            read_off.update(id(b.env.find(d)) for d in v.shape if isinstance(d, Sym))
+    for v in b.program.inputs:
+        read_off.update(id(b.env.find(d)) for d in v.shape if isinstance(d, Sym))
+
+    def computable(d) -> bool:
+        d = b.env.find(d)
+        if not isinstance(d, Sym) or d.origin[0] == "arg":
+            return True
+        kind = d.origin[0]
+        if kind in ("var", "input"):
+            return id(d.origin[-1]) in values
+        if kind in DIM_OPS:
+            return all(computable(o) for o in d.origin[1:])
+        return id(d) in read_off    # ("joined", "result"): read off a value
+    return computable
 
 
 def _rebuild(j, outs):
