@@ -4,7 +4,7 @@ and their composition with reductions, loops and outlined functions. NumPy is th
 import numpy as np
 import pytest
 
-from helpers import check
+from helpers import assert_same, check
 from transpiler import CompileError, transpile
 
 RNG = np.random.default_rng(7)
@@ -469,3 +469,28 @@ def test_arrays_sized_by_the_data_inside_a_branch_are_sized_after_it():
         transpile(arrays_sized_in_guarded_statements)(x, np.array([-1]))
     with pytest.raises(IndexError):
         transpile(arrays_sized_in_a_conditional_expression)(x, np.array([], dtype=np.int64))
+
+
+def _flattened_rows_total(a):
+    r = a.reshape(a.shape[0], -1)       # NumPy: ValueError when a has no rows
+    return ((r * 2 + 1) * 3 - r / 4 + np.sqrt(np.abs(r)) * 0.5 - np.exp(r)).sum()
+
+
+def rows_of_an_argument_then_of_a_selection(x, c):
+    return _flattened_rows_total(x) + _flattened_rows_total(x[x[:, 0] > c])   # the second call is outlined
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (5, 1), (1, 6)])
+def test_outlined_reshape_with_minus_one_of_a_selection_checks_its_rows_in_the_kernel(shape):
+    """An outlined function's requirement that a size be nonzero (reshape(n, -1)) instantiated with a caller's size
+    only the kernel knows (a selection's length) is checked in the kernel; it was skipped (no ValueError where NumPy
+    raises one)."""
+    x = np.random.default_rng(3).standard_normal(shape)
+    for c in (-np.inf, 0.0, np.inf):
+        try:
+            expected = rows_of_an_argument_then_of_a_selection(x, c)
+        except ValueError:
+            with pytest.raises(ValueError, match="cannot reshape"):
+                transpile(rows_of_an_argument_then_of_a_selection)(x, c)
+            continue
+        assert_same(transpile(rows_of_an_argument_then_of_a_selection)(x, c), expected)

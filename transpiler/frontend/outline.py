@@ -19,6 +19,7 @@ from ..runtime.signature import build_result, is_structure_object, result_templa
 from ..types.shapes import DIM_OPS, Sym, derived
 from .builder import Builder
 from .memory import var_leaves
+from .shape_ops import require_nonzero
 from .values import contains_var
 
 
@@ -186,8 +187,8 @@ class Outliner:
             b.env.unify(dim(a), dim(c), what, getattr(what, "kind", ValueError))
         for d, message in env.nonzero:
             target = b.env.find(dim(d))
-            if isinstance(target, Sym):
-                b.env.require_nonzero(target, message)
+            if isinstance(target, Sym):      # (a caller's size only the kernel knows: checked in it, before the call)
+                require_nonzero(b, target, message)
         outs = [Var(v.dtype, tuple(dim(d) for d in v.shape), weak=v.weak, scalar=v.scalar) for v in callee.outputs]
         b.eqns.append(_call_eqn(b, callee, leaves, outs))
         for (flag, kind, message), out in zip(callee.checks, outs[entry.n_results:]):

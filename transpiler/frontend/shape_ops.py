@@ -198,6 +198,17 @@ def _check_nonzero_product(b: Builder, sizes: list, message: str) -> None:
         b.check(zero, ValueError, message)
 
 
+def require_nonzero(b: Builder, d, message: str) -> None:
+    """NumPy's ValueError when the size `d` is 0: before the call where the arguments' sizes give it, otherwise
+    checked in the kernel (a size computed from the data, such as a selection's length passed to an outlined
+    function that reshapes it with -1)."""
+    if is_checkable(d):
+        b.env.require_nonzero(d, message)
+        return
+    size = b.emit1("size_value", [], dtypes.INT64, (), dim=d)
+    b.check(b.emit1("eq", [size, b.const(np.int64(0))], dtypes.BOOL, ()), ValueError, message)
+
+
 def reshape_method(b: Builder, x, *shape, order="C"):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
