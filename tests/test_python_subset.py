@@ -1,4 +1,6 @@
 """Whole-function compilation of ordinary Python around NumPy: calls, compile-time values, control flow."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -236,3 +238,36 @@ def test_long_constant_range_loops_are_run_time_loops(fn):
     text = emit(fn, x, stage="mlir")
     assert ("scf.for" in text) == (fn is not loop_that_needs_its_index_at_compile_time)
     assert len(text) < 20_000 or fn is loop_that_needs_its_index_at_compile_time
+
+
+DIAGONAL = np.diagonal        # a NumPy function held by a module-level name, a closure, a default, a class, a partial
+
+
+class _Ops:
+    diagonal = np.diagonal
+    trace = staticmethod(np.trace)
+
+
+def _with_numpy_functions_in_a_closure():
+    diagonal, trace, tanh, total = np.diagonal, np.trace, np.tanh, np.add.reduce
+
+    def f(x, offset):
+        return diagonal(x, offset), trace(x), tanh(total(x)), np.sort(x, axis=0)
+    return f
+
+
+def _numpy_functions_held_elsewhere(x, diag=np.diagonal):
+    shifted = functools.partial(np.diagonal, offset=1)
+    table = {"trace": np.trace, "sorts": [np.sort]}
+    return (DIAGONAL(x), diag(x, -1), _Ops.diagonal(x), _Ops.trace(x), shifted(x), table["trace"](x, 1),
+            table["sorts"][0](x, axis=1))
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4), (4, 2)])
+def test_numpy_functions_held_by_variables(shape):
+    """A NumPy function (stdlib's np.diagonal, np.trace; a ufunc method; a NumPy call) called through a name that
+    holds it, as the same name of the module would be."""
+    x = RNG.standard_normal(shape)
+    check(_with_numpy_functions_in_a_closure(), x, 0)
+    check(_with_numpy_functions_in_a_closure(), x, 1)
+    check(_numpy_functions_held_elsewhere, x)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import importlib
 import inspect
 import itertools
@@ -842,6 +843,8 @@ class Interpreter:
             return _call_handler(fn.handler, fn.name, self.b, [fn.target, *args], kwargs)
         if isinstance(fn, Interpreted):
             return self.call(fn.fn, args, kwargs)
+        if type(fn) is functools.partial:    # `functools.partial(np.diagonal, offset=1)(x)`: the call it stands for
+            return self.call(fn.func, [*fn.args, *args], {**fn.keywords, **kwargs})
         py_func = getattr(fn, "py_func", None)  # a @transpile'd helper: compile its source in place
         if py_func is not None and callable(py_func):
             return self.call(py_func, args, kwargs)
