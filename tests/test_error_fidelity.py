@@ -200,3 +200,23 @@ def test_a_negative_run_time_pad_width_is_numpys_value_error():
                 np.pad(x, ((k, 0), (0, 0)), mode=mode)
             with pytest.raises(ValueError, match="negative values"):
                 f(x, k)
+
+
+REDUCTIONS_WITH_BAD_AXES = [lambda x: np.sum(x, axis=(0, 0)), lambda x: x.max(axis=(1, -1)),
+                            lambda x: np.any(x, axis=(0, -2), keepdims=True), lambda x: np.mean(x, axis=(1, 1)),
+                            lambda x: np.argmax(x, axis=(0, 1)), lambda x: np.argmin(x, axis=(0,)),
+                            lambda x: x.argmax(axis=(1,)), lambda x: np.argmax(x, axis=1.0)]
+
+
+@pytest.mark.parametrize("index", range(len(REDUCTIONS_WITH_BAD_AXES)))
+def test_reductions_with_repeated_or_tuple_axes_raise_as_numpy(index):
+    """A repeated axis of a reduction is NumPy's "duplicate value in 'axis'" (it was "repeated axis", the message of
+    np.expand_dims); a tuple axis of argmax/argmin is NumPy's TypeError (argmin(axis=(0,)) returned a result, and
+    argmax(axis=(0, 1)) was an internal error)."""
+    fn = REDUCTIONS_WITH_BAD_AXES[index]
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(Exception) as expected:
+        fn(x)
+    with pytest.raises(type(expected.value)) as got:
+        transpile(fn)(x)
+    assert got.value.message == str(expected.value)
