@@ -16,7 +16,7 @@ import types
 
 import numpy as np
 
-from ..errors import CompileError, UserError, compile_error
+from ..errors import CompileError, UserError, compile_error, in_library, relocated_to_call
 from ..program import Loc, Var
 from ..types import dtypes
 from . import indexing, loop_exits, numpy_api, numpy_calls, python_math  # noqa: F401  (they register handlers)
@@ -169,20 +169,30 @@ class Interpreter:
         return compile_error(message, frame.filename, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), kind)
 
     def _located(self, node, frame, thunk):
-        outer = self.b.loc
-        self.b.loc = Loc(frame.filename, node.lineno, node.col_offset)
+        b = self.b
+        outer, outer_user = b.loc, b.user_loc
+        user = not in_library(frame.filename)
+        loc = Loc(frame.filename, node.lineno, node.col_offset)
+        if user:
+            b.user_loc = loc     # (set first: the loc's setter gives it to the shape guards' messages)
+        b.loc = loc
         try:
             return thunk()
         except UserError as e:
             raise self.error_at(node, frame, str(e), e.kind) from None
-        except (CompileError, _Return, _Raise, _Break, _Continue):
+        except CompileError as e:
+            if user and in_library(e.filename):    # the user's call of a library function, not the library's line
+                raise relocated_to_call(e, frame.filename, node.lineno, node.col_offset) from None
+            raise
+        except (_Return, _Raise, _Break, _Continue):
             raise
         except Exception as e:   # a compiler bug: remember the innermost place it happened
             if not hasattr(e, "transpiler_loc"):
                 e.transpiler_loc = self.b.loc
             raise
         finally:
-            self.b.loc = outer
+            b.user_loc = outer_user
+            b.loc = outer
 
     # ---- statements ---------------------------------------------------------------------------------------------
     def exec_block(self, stmts: list, frame: Frame, top: bool = False) -> None:
