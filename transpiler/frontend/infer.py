@@ -566,7 +566,7 @@ class Interpreter:
         """value[index] (evaluated operands)."""
         if isinstance(value, Var):
             return self.call(BoundMethod("__getitem__", value, self._getitem_handler()), [index], {})
-        if contains_var(index) and isinstance(value, (np.ndarray, list, tuple)):
+        if _index_holds_var(index) and isinstance(value, (np.ndarray, list, tuple)):
             if isinstance(value, np.ndarray):
                 return self.call(BoundMethod("__getitem__", self.b.const(value), self._getitem_handler()),
                                  [index], {})
@@ -1064,6 +1064,13 @@ def _hashable(obj) -> bool:
         return True
     except TypeError:
         return False
+
+
+def _index_holds_var(index) -> bool:
+    """Whether an index holds a run-time value, also as a slice bound (`r[:k]` of a compile-time array `r` with a
+    run-time `k`: NumPy's own indexing asked the run-time value for its int, a confusing truth-value error)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return contains_var(index) or any(isinstance(p, slice) and contains_var([p.start, p.stop, p.step]) for p in parts)
 
 
 def _is_library(fn) -> bool:
