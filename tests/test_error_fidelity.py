@@ -277,3 +277,18 @@ def test_reductions_with_repeated_or_tuple_axes_raise_as_numpy(index):
     with pytest.raises(type(expected.value)) as got:
         transpile(fn)(x)
     assert got.value.message == str(expected.value)
+
+
+def _rolls(x, s):
+    return np.roll(x, s), np.roll(x, s, axis=-1), np.roll(x, (s, 3), axis=(0, 0)), np.roll(x, (s, -s), axis=(0, 1))
+
+
+@pytest.mark.parametrize("s", [2**70, -2**80, 2**63, -(10**40) - 7])
+def test_roll_by_a_python_int_past_int64_is_numpys(s):
+    """NumPy's roll reduces its shifts as Python ints: one past int64 (a constant, or an int argument, which then
+    specializes by value) rolls by its remainder; it was an OverflowError whenever the size was a run-time one."""
+    rolls, along_rows = transpile(_rolls), transpile(lambda x: np.roll(x, s, axis=0))
+    for shape in [(5, 3), (0, 3), (2, 2)]:    # (one kernel for all: sizes known only at run time)
+        x = np.arange(float(np.prod(shape))).reshape(shape)
+        assert_same(rolls(x, s), _rolls(x, s))
+        assert_same(along_rows(x), np.roll(x, s, axis=0))
