@@ -494,3 +494,27 @@ def test_outlined_reshape_with_minus_one_of_a_selection_checks_its_rows_in_the_k
                 transpile(rows_of_an_argument_then_of_a_selection)(x, c)
             continue
         assert_same(transpile(rows_of_an_argument_then_of_a_selection)(x, c), expected)
+
+
+def squeeze_a_selection(x, m):
+    return x[x > m].squeeze(), np.squeeze(x[:, None][x > m]), x.squeeze()
+
+
+def squeeze_a_joined_length(x, k):
+    r = x[1:] if k > 0 else x[2:]
+    return r.squeeze()
+
+
+def test_squeeze_of_a_size_only_the_kernel_knows():
+    """squeeze() keeps a size known only at run time (a selection's length, a length joined after a branch); where
+    it is 1 NumPy removes it, a rank the compiled function cannot have: a ValueError then (it returned shape (1,)
+    where NumPy returns ()), NumPy's result otherwise."""
+    x = np.array([0.5, 2.5, 1.0, 3.5])
+    for m in (0.0, 2.0, 9.0):
+        check(squeeze_a_selection, x, m)
+    check(squeeze_a_joined_length, x, 1)
+    check(squeeze_a_joined_length, x, 0)
+    for fn, args in ((squeeze_a_selection, (x, 3.0)), (squeeze_a_joined_length, (x[:3], 0))):
+        assert fn(*args)[0].shape == () if fn is squeeze_a_selection else fn(*args).shape == ()
+        with pytest.raises(ValueError, match="squeeze\\(\\): axis 0 has a size known only at run time, here 1"):
+            transpile(fn)(*args)
