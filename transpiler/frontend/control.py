@@ -538,7 +538,7 @@ class Control:
             raise UserError(f"{what} is {a.type_text()} on one path of a run-time branch and {c.type_text()} on the "
                             f"other; make both the same dtype and rank (e.g. with .astype)", TypeError)
         return join_shapes(self.b.env, a.shape, c.shape, what,
-                           f"{what} has different shapes on the two paths of a run-time branch")
+                           f"{what} has different shapes on the two paths of a run-time branch", branches=True)
 
     def rebuild(self, joined, outs: list):
         it = iter(outs)
@@ -871,19 +871,22 @@ class _Joined:
     shape: tuple = None     # the joined value's (None: then's)
 
 
-def join_shapes(env, first: tuple, second: tuple, name: str, message: str) -> tuple:
+def join_shapes(env, first: tuple, second: tuple, name: str, message: str, branches: bool = False) -> tuple:
     """The shape of a value that is one of two values (an if's branches; a loop's value before and after its body,
     `first` being the carried one). Sizes of the same expression (or two equal ints) stay that size; sizes only the
     kernel knows (a selection's length), or whose expressions differ (`a[1:]` and `a[2:]`, `x` and `x[1:]` in a
     loop), make the joined value have a size of its own, read off it by codegen, which a loop keeps once it has one.
-    (A guard that the two are equal made every call with different sizes a ValueError NumPy does not raise.)"""
+    (A guard that the two are equal made every call with different sizes a ValueError NumPy does not raise.) The
+    branches of an `if` (`branches`) may also have a static size on one side (`a[:, None] if k >= 0 else
+    a[None, :]`): a loop carries its first value's type, static there, but an if's value has a type of its own."""
     out = []
     for i, (a, c) in enumerate(zip(first, second)):
-        found = env.find(a)
+        found, other = env.find(a), env.find(c)
         if isinstance(found, Sym) and found.origin[0] == "joined":
             out.append(found)
-        elif env.needs_kernel_check(a, c) or not isinstance(found, int) and not isinstance(env.find(c), int) \
-                and not env.same_expression(a, c):
+        elif env.needs_kernel_check(a, c) or not isinstance(found, int) and not isinstance(other, int) \
+                and not env.same_expression(a, c) \
+                or branches and (isinstance(found, int) or isinstance(other, int)) and found != other:
             # (not with a static size on either side: a loop carries its first value's type, static there)
             out.append(Sym(f"{name}.shape[{i}]", ("joined",)))
         else:
