@@ -518,3 +518,29 @@ def test_squeeze_of_a_size_only_the_kernel_knows():
         assert fn(*args)[0].shape == () if fn is squeeze_a_selection else fn(*args).shape == ()
         with pytest.raises(ValueError, match="squeeze\\(\\): axis 0 has a size known only at run time, here 1"):
             transpile(fn)(*args)
+
+
+def select_in_a_loop_from_a_constant(k, t):
+    x = np.arange(6.0)
+    for i in range(k):
+        x = x[x > t + i]
+    return x
+
+
+def shorten_in_a_loop_from_a_constant(k, t):
+    x = np.arange(6.0)
+    for i in range(k):
+        if x[0] > t:
+            x = x[1:]
+        y = x[1:] if x.sum() > t * 10 else x[:]
+    return x, y
+
+
+def test_a_loop_that_changes_the_size_of_an_array_made_with_a_static_size():
+    """A run-time loop carrying an array whose size before it is static (np.arange(6.0)) and which its body changes:
+    scf.for with a static initial value had canonicalization fold the size back to the static one, and the result
+    had six elements, the last uninitialized (a silently wrong answer); such loops are scf.while loops."""
+    for k, t in ((0, 1.0), (2, -1.0), (2, 0.5), (3, 10.0), (5, -5.0)):
+        check(select_in_a_loop_from_a_constant, k, t)
+        if k:
+            check(shorten_in_a_loop_from_a_constant, k, t)
