@@ -250,13 +250,22 @@ def _weighted(x, w):
     return np.average(x, weights=w)
 
 
+def _weighted_twice(x, v, w):
+    a = np.average(x, weights=v)
+    return a + np.average(x, weights=w)       # the same signature again: np.average compiled once and called
+
+
 def test_a_library_functions_run_time_error_names_the_users_line():
     """A check the kernel makes inside a library function (np.average's weights summing to zero) names the user's
-    line that called it, not the library's."""
+    line that called it, not the library's, also where the library function is compiled once and called."""
     x, w = np.ones(3), np.array([1.0, -1.0, 0.0])
     with pytest.raises(ZeroDivisionError, match="Weights sum to zero") as got:
         transpile(_weighted)(x, w)
     assert f"required by {__file__}:{_weighted.__code__.co_firstlineno + 1}:" in str(got.value)
+    for v, w, line in ((w, x, 1), (x, w, 2)):
+        with pytest.raises(ZeroDivisionError, match="Weights sum to zero") as got:
+            transpile(_weighted_twice)(x, v, w)
+        assert f"required by {__file__}:{_weighted_twice.__code__.co_firstlineno + line}:" in str(got.value)
 
 
 REDUCTIONS_WITH_BAD_AXES = [lambda x: np.sum(x, axis=(0, 0)), lambda x: x.max(axis=(1, -1)),
