@@ -544,3 +544,16 @@ def test_a_loop_that_changes_the_size_of_an_array_made_with_a_static_size():
         check(select_in_a_loop_from_a_constant, k, t)
         if k:
             check(shorten_in_a_loop_from_a_constant, k, t)
+
+
+def complex_grid(w, h):
+    x, y = np.meshgrid(np.linspace(-2.0, 0.5, w), np.linspace(-1.25, 1.25, h))
+    return x + 1j * y
+
+
+def test_a_size_read_off_a_guarded_statements_array_is_computed_after_it():
+    """np.meshgrid of linspaces of int arguments: each grid is made in a statement guarded by linspace's checks, its
+    size read off the if that joins it; the memory check of the sum was moved before that if (an internal
+    AssertionError: 'size used before the value that defines it'; mandelbrot's grid)."""
+    for w, h in ((4, 3), (1, 5), (0, 2)):
+        check(complex_grid, w, h)

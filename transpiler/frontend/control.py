@@ -344,6 +344,12 @@ class Control:
         if not sized:
             return checks
         made = {v.id: i for i, e in enumerate(eqns) for v in e.outputs}
+        read_off: dict = {}     # sizes read off a value the statement makes (an if's joined size): where
+        for i, e in enumerate(eqns):
+            for v in e.outputs:
+                for d in v.shape:
+                    if isinstance(b.env.find(d), Sym):
+                        read_off.setdefault(id(b.env.find(d)), i)
         groups, split = [], 0
         for flag, _, _ in sized:
             group, dims = b.size_checks[flag.id]
@@ -351,7 +357,8 @@ class Control:
             if not ids <= {id(e) for e in eqns}:
                 return checks          # computed inside a nested region: that region's statements guard it
             groups.append(ids)
-            split = max([split] + [made[v.id] + 1 for d in dims for v in _dim_vars(d) if v.id in made])
+            split = max([split] + [made[v.id] + 1 for d in dims for v in _dim_vars(d) if v.id in made]
+                        + [read_off[id(x)] + 1 for d in dims for x in _read_off_sizes(b.env, d) if id(x) in read_off])
         if split and b.failed and (writes_argument or _may_run_long(eqns[:split])):
             raise UserError("this statement computes an array size from the data, makes an array of that size and "
                             "writes into an argument: compute the size in a statement of its own",
@@ -1044,6 +1051,17 @@ def _dim_vars(d):
                 yield o
             else:
                 yield from _dim_vars(o)
+
+
+def _read_off_sizes(env, d):
+    """The sizes a dim expression reads off values (an if's joined size, an outlined call's result size)."""
+    d = env.find(d)
+    if isinstance(d, Sym):
+        if d.origin[0] in DIM_OPS:
+            for o in d.origin[1:]:
+                yield from _read_off_sizes(env, o)
+        elif d.origin[0] not in ("arg", "input", "var"):
+            yield d
 
 
 def _rebound(name: str) -> str:
