@@ -51,6 +51,20 @@ def _accumulation_dtype(dtype):
 
 
 # ---- data movement ---------------------------------------------------------------------------------------------
+def _mod(shift, m):
+    """shift % m as NumPy's roll takes it, of Python ints. A Python int past int64 with a size m known only at run
+    time (which cannot meet it in int64: OverflowError) is reduced by Horner's rule over its bits, in uint64: the
+    remainder stays below m < 2**63, so 2 * r + 1 fits."""
+    if type(shift) is not int or -2**63 <= shift < 2**63 or _known(m):
+        return shift % m
+    mu = np.uint64(m)
+    r = np.uint64(0)
+    for bit in bin(abs(shift))[2:]:
+        r = (r * np.uint64(2) + np.uint64(int(bit))) % mu
+    r = np.int64(r)
+    return (m - r) % m if shift < 0 else r
+
+
 def _roll_axes(a, shifts, axes):
     """Each element moved forward by its axis's total shift (wrapping): result[i] = a[(i - shift) % n], a gather
     (NumPy copies two slices; the values are the same)."""
@@ -63,9 +77,9 @@ def _roll_axes(a, shifts, axes):
         m = max(n, 1)
         # NumPy sums the shifts and takes them modulo n as Python ints: each reduced first, so that an int64 shift
         # near its limits never overflows (np.arange(n) + 2**63 wrapped: np.roll(x, -2**63) was wrong)
-        total = given[0] % m
+        total = _mod(given[0], m)
         for sh in given[1:]:
-            total = (total + sh % m) % m
+            total = (total + _mod(sh, m)) % m
         result = np.take(result, (np.arange(n) - total) % m, axis=ax)
     if result is a:
         result = a.copy()

@@ -1,4 +1,6 @@
 """The public API: decorator forms, argument binding, caching, thread safety, emit stages."""
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -151,3 +153,63 @@ def test_numpy_aliases_resolve():
         return xp.exp(x) + numpy.sqrt(x)
     x = np.arange(1.0, 5.0)
     assert_same(transpile(f)(x), f(x))
+
+
+# several lambdas on one line: each compiles its own source (told apart by its instructions' source positions)
+plus_one = lambda x: x + 1; times_two = lambda x: x * 2   # noqa: E702, E731
+as_pair = (transpile(lambda x: x - 1), transpile(lambda x: x * 3))
+in_a_list = [lambda x: x / 2, lambda x: x ** 2, lambda y, z=4: y + z]
+make_scaler = lambda k: lambda x: x * k   # noqa: E731  (the outer's code only makes the inner function)
+called_inside = lambda x: (lambda y: y * 5)(x) + 1   # noqa: E731
+inner_of_the_same_name = (lambda x: (lambda x: x * 7))(None)
+
+
+@transpile
+def apply(fn, x):
+    return fn(x)
+
+
+def test_lambdas_on_one_line_compile_their_own_source():
+    """Two lambdas on one line, a tuple or list of them, a lambda returning a lambda (the inner one compiled the
+    outer's source: 'cannot return a value of type Closure'), each compiled directly and passed to a compiled
+    helper, against NumPy."""
+    x = np.arange(-3.0, 4.0)
+    functions = [plus_one, times_two, *(f.py_func for f in as_pair), *in_a_list, make_scaler(3), make_scaler(-2),
+                 called_inside, inner_of_the_same_name]
+    for fn in functions:
+        assert_same(transpile(fn)(x), fn(x))
+        assert_same(apply(fn, x), fn(x))
+    for f in as_pair:
+        assert_same(f(x), f.py_func(x))
+    assert_same(apply(lambda x: x + 10, x), x + 10); assert_same(apply(lambda x: x * 10, x), x * 10)  # noqa: E702
+
+
+LAMBDAS_ON_ONE_LINE = """
+import numpy as np
+from transpiler import CompileError, transpile
+first = lambda x: x + 1; second = lambda x: x * 2
+alone = lambda x: x - 1
+x = np.arange(3.0)
+print(transpile(alone)(x).tolist())
+for fn in (first, second):
+    try:
+        print(transpile(fn)(x).tolist())
+    except CompileError as e:
+        print(type(e).__name__, str(e).splitlines()[0])
+"""
+
+
+def test_lambdas_on_one_line_without_source_positions_are_refused(tmp_path):
+    """Without source positions (python -X no_debug_ranges) two lambdas on one line cannot be told apart: a
+    CompileError naming the line, never the other one's source (the second one compiled `x + 1`); a lambda on a line
+    of its own still compiles."""
+    script = tmp_path / "two_lambdas.py"
+    script.write_text(LAMBDAS_ON_ONE_LINE)
+    out = subprocess.run([sys.executable, "-X", "no_debug_ranges", str(script)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "[-1.0, 0.0, 1.0]"
+    for line in lines[1:]:
+        assert line.startswith("CompileTypeError") and "cannot tell which of the 2 definitions on line 4" in line, line
+    assert len(lines) == 3

@@ -200,3 +200,104 @@ def test_a_negative_run_time_pad_width_is_numpys_value_error():
                 np.pad(x, ((k, 0), (0, 0)), mode=mode)
             with pytest.raises(ValueError, match="negative values"):
                 f(x, k)
+
+
+def _diagonal_of(x):
+    return np.diagonal(x)
+
+
+def _roll_along(x, s):
+    return np.roll(x, s, axis=5)
+
+
+def _trace_on_one_axis(x):
+    return np.trace(x, axis1=0, axis2=0)
+
+
+def _pad_mode(x):
+    return np.pad(x, 1, mode="nope")
+
+
+def _mean_axis(x):
+    return np.mean(x, axis=(0, 0))
+
+
+def _diff_n(x):
+    return np.diff(x, n=-1)
+
+
+LIBRARY_MISUSES = [(_diagonal_of, (np.ones(3),)), (_roll_along, (np.ones(3), 1)),
+                   (_trace_on_one_axis, (np.ones((2, 2)),)), (_pad_mode, (np.ones(3),)), (_mean_axis, (np.ones((2, 3)),)),
+                   (_diff_n, (np.ones(4),))]
+
+
+@pytest.mark.parametrize("fn, args", LIBRARY_MISUSES, ids=[f.__name__ for f, _ in LIBRARY_MISUSES])
+def test_a_library_functions_error_points_at_the_users_call(fn, args):
+    """NumPy's error for a bad argument of a library function written in stdlib/ names the user's call (file, line,
+    column, source line), with the library's line as context after it; it named the library's line (only np.repeat's
+    count per element was checked before entering its source)."""
+    with pytest.raises(Exception) as expected:
+        fn(*args)
+    with pytest.raises(type(expected.value)) as got:
+        transpile(fn)(*args)
+    error = got.value
+    assert error.message == str(expected.value)
+    assert error.filename == __file__ and error.lineno == fn.__code__.co_firstlineno + 1, (error.filename, error.lineno)
+    assert "raised in the library's code at" in str(error) and "stdlib" in error.context
+
+
+def _weighted(x, w):
+    return np.average(x, weights=w)
+
+
+def _weighted_twice(x, v, w):
+    a = np.average(x, weights=v)
+    return a + np.average(x, weights=w)       # the same signature again: np.average compiled once and called
+
+
+def test_a_library_functions_run_time_error_names_the_users_line():
+    """A check the kernel makes inside a library function (np.average's weights summing to zero) names the user's
+    line that called it, not the library's, also where the library function is compiled once and called."""
+    x, w = np.ones(3), np.array([1.0, -1.0, 0.0])
+    with pytest.raises(ZeroDivisionError, match="Weights sum to zero") as got:
+        transpile(_weighted)(x, w)
+    assert f"required by {__file__}:{_weighted.__code__.co_firstlineno + 1}:" in str(got.value)
+    for v, w, line in ((w, x, 1), (x, w, 2)):
+        with pytest.raises(ZeroDivisionError, match="Weights sum to zero") as got:
+            transpile(_weighted_twice)(x, v, w)
+        assert f"required by {__file__}:{_weighted_twice.__code__.co_firstlineno + line}:" in str(got.value)
+
+
+REDUCTIONS_WITH_BAD_AXES = [lambda x: np.sum(x, axis=(0, 0)), lambda x: x.max(axis=(1, -1)),
+                            lambda x: np.any(x, axis=(0, -2), keepdims=True), lambda x: np.mean(x, axis=(1, 1)),
+                            lambda x: np.argmax(x, axis=(0, 1)), lambda x: np.argmin(x, axis=(0,)),
+                            lambda x: x.argmax(axis=(1,)), lambda x: np.argmax(x, axis=1.0)]
+
+
+@pytest.mark.parametrize("index", range(len(REDUCTIONS_WITH_BAD_AXES)))
+def test_reductions_with_repeated_or_tuple_axes_raise_as_numpy(index):
+    """A repeated axis of a reduction is NumPy's "duplicate value in 'axis'" (it was "repeated axis", the message of
+    np.expand_dims); a tuple axis of argmax/argmin is NumPy's TypeError (argmin(axis=(0,)) returned a result, and
+    argmax(axis=(0, 1)) was an internal error)."""
+    fn = REDUCTIONS_WITH_BAD_AXES[index]
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(Exception) as expected:
+        fn(x)
+    with pytest.raises(type(expected.value)) as got:
+        transpile(fn)(x)
+    assert got.value.message == str(expected.value)
+
+
+def _rolls(x, s):
+    return np.roll(x, s), np.roll(x, s, axis=-1), np.roll(x, (s, 3), axis=(0, 0)), np.roll(x, (s, -s), axis=(0, 1))
+
+
+@pytest.mark.parametrize("s", [2**70, -2**80, 2**63, -(10**40) - 7])
+def test_roll_by_a_python_int_past_int64_is_numpys(s):
+    """NumPy's roll reduces its shifts as Python ints: one past int64 (a constant, or an int argument, which then
+    specializes by value) rolls by its remainder; it was an OverflowError whenever the size was a run-time one."""
+    rolls, along_rows = transpile(_rolls), transpile(lambda x: np.roll(x, s, axis=0))
+    for shape in [(5, 3), (0, 3), (2, 2)]:    # (one kernel for all: sizes known only at run time)
+        x = np.arange(float(np.prod(shape))).reshape(shape)
+        assert_same(rolls(x, s), _rolls(x, s))
+        assert_same(along_rows(x), np.roll(x, s, axis=0))

@@ -447,3 +447,38 @@ def test_ndindex_and_ndenumerate_loops(fn, shape):
     assert_same(got, expected)
     if fn is _scaled_in_place:
         assert got is a      # written in place, the caller's own array returned
+
+
+def _trace_of_rows(x, n):
+    return np.trace(x.reshape(n, -1)), x.reshape(n, -1).diagonal(), np.trace(x.reshape(-1, n), 1)
+
+
+def _constant_sliced_at_run_time(x, ks):
+    k = int(ks[0])     # read from the data: never a compile-time value
+    r = np.arange(7.0)
+    empty = np.zeros(0) + x[0]     # a run-time array of static size 0 (its slice was an MLIR verifier error)
+    return r[:k] * 2, r[k:], r[1:k:2], r[::k] + x[0], empty[:k], empty[k:], np.arange(0)[:k]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 6, 12])
+def test_trace_of_a_reshape_by_a_run_time_int(n):
+    """np.trace(x.reshape(n, -1)) with an int argument n: the diagonal's rows, a compile-time arange, are sliced at
+    a length known only at run time (it was a confusing 'truth value of a run-time array' error from inside
+    np.diagonal's source)."""
+    x = np.arange(12.0)
+    assert_same(transpile(_trace_of_rows)(x, n), _trace_of_rows(x, n))
+
+
+@pytest.mark.parametrize("k", [0, 1, 3, 7, 9, -2])
+def test_a_compile_time_array_sliced_by_a_run_time_bound(k):
+    """Slices with run-time bounds of a compile-time array (it became NumPy's own indexing, which asked the run-time
+    value for its int: a truth-value error) and of a statically empty array, against NumPy."""
+    x = np.ones(2)
+    ks = np.array([k])
+    if k == 0:      # a zero step is NumPy's ValueError
+        with pytest.raises(ValueError, match="slice step cannot be zero"):
+            transpile(_constant_sliced_at_run_time)(x, ks)
+        return
+    assert_same(transpile(_constant_sliced_at_run_time)(x, ks), _constant_sliced_at_run_time(x, ks))
+    first = lambda x, k: [1.0, 2.0, 3.0][:k]   # noqa: E731  (an int argument a list's slice needs: by value)
+    assert_same(transpile(first)(x, k), first(x, k))

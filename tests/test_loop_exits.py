@@ -602,3 +602,33 @@ def test_a_name_whose_size_differs_between_paths_has_a_size_of_its_own():
         check(_halves_while_long, np.arange(float(n)))
     for k in (0, 2, 7):         # a static first size: the loop carries a static type (a joined size there gave
         check(_shrinks_a_constant_sized_array, k)          # [2, 3, 4, 5, 0, 0] for k = 2 while this was built)
+
+
+def _column_or_row(a, k):
+    return a[:, None] if k >= 0 else a[None, :]
+
+
+def _column_or_row_statement(a, k):
+    if k >= 0:
+        r = a[:, None] * 2
+    else:
+        r = a[None, :] + 1
+    return r, r.sum(axis=0), r.T
+
+
+def _constant_lengths(a, k):
+    r = np.zeros(3) if k > 0 else np.ones(5)
+    s = a if k > 1 else np.full(4, 7.0)
+    return r * 3, s.sum(), r.shape[0] + s.shape[0]
+
+
+def test_branches_whose_sizes_differ_with_a_static_one_join_to_a_size_of_their_own():
+    """`a[:, None] if k >= 0 else a[None, :]` (sizes (n, 1) and (1, n)), and branches making arrays of different
+    static sizes or a static size against an argument's: the value after the if has sizes of its own, as NumPy's
+    result does on each path (a static size against a run-time one was unified with a guard: ValueError at the call
+    where NumPy returns; two different static sizes a CompileError)."""
+    for a in (np.arange(3.0), np.arange(1.0), np.arange(4.0)):
+        for k in (-2, 0, 1, 2):
+            check(_column_or_row, a, k)
+            check(_column_or_row_statement, a, k)
+            check(_constant_lengths, a, k)

@@ -1,4 +1,6 @@
 """Whole-function compilation of ordinary Python around NumPy: calls, compile-time values, control flow."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -236,3 +238,83 @@ def test_long_constant_range_loops_are_run_time_loops(fn):
     text = emit(fn, x, stage="mlir")
     assert ("scf.for" in text) == (fn is not loop_that_needs_its_index_at_compile_time)
     assert len(text) < 20_000 or fn is loop_that_needs_its_index_at_compile_time
+
+
+DIAGONAL = np.diagonal        # a NumPy function held by a module-level name, a closure, a default, a class, a partial
+
+
+class _Ops:
+    diagonal = np.diagonal
+    trace = staticmethod(np.trace)
+
+
+def _with_numpy_functions_in_a_closure():
+    diagonal, trace, tanh, total = np.diagonal, np.trace, np.tanh, np.add.reduce
+
+    def f(x, offset):
+        return diagonal(x, offset), trace(x), tanh(total(x)), np.sort(x, axis=0)
+    return f
+
+
+def _numpy_functions_held_elsewhere(x, diag=np.diagonal):
+    shifted = functools.partial(np.diagonal, offset=1)
+    table = {"trace": np.trace, "sorts": [np.sort]}
+    return (DIAGONAL(x), diag(x, -1), _Ops.diagonal(x), _Ops.trace(x), shifted(x), table["trace"](x, 1),
+            table["sorts"][0](x, axis=1))
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4), (4, 2)])
+def test_numpy_functions_held_by_variables(shape):
+    """A NumPy function (stdlib's np.diagonal, np.trace; a ufunc method; a NumPy call) called through a name that
+    holds it, as the same name of the module would be."""
+    x = RNG.standard_normal(shape)
+    check(_with_numpy_functions_in_a_closure(), x, 0)
+    check(_with_numpy_functions_in_a_closure(), x, 1)
+    check(_numpy_functions_held_elsewhere, x)
+
+
+def sum_along_the_loops_axis(x):
+    s = x[0, 0]
+    for i in range(1000):
+        s = s + x.sum(axis=i % 2)[0]      # an axis must be known while compiling: unrolled
+    return s
+
+
+def counting_while(x):
+    i = 0
+    while i < 1000:                       # a condition known while compiling: unrolled
+        x = x + i
+        i += 1
+    return x
+
+
+def over_a_list(x):
+    for v in [float(k) for k in range(1000)]:
+        x = x * v + 1
+    return x
+
+
+def table_of_squares(x):
+    squares = []
+    for i in range(3000):
+        squares.append(i * i)             # Python values only
+    return x + squares[-1]
+
+
+@pytest.mark.parametrize("fn, why", [
+    (sum_along_the_loops_axis, "it cannot be a run-time loop: axis must be known at compile time (line "),
+    (counting_while, "its condition is known while compiling; past 400 iterations that compute run-time values"),
+    (over_a_list, "it iterates over a Python list, whose items are known while compiling; past 400 iterations"),
+    (table_of_squares, "list.append() inside a loop tried as a run-time loop (line ")])
+def test_a_long_loop_that_cannot_be_a_run_time_loop_is_refused(fn, why, monkeypatch):
+    """A loop unrolled while compiling (it cannot be a run-time loop) is refused past 400 iterations that compute
+    run-time values (each compiled anew: 600 took 6.6 s, and the limit was 100,000) or 20,000 in all, with a
+    CompileError at the loop that says why it is not a run-time loop and what to do instead."""
+    from transpiler.frontend import infer
+    monkeypatch.setattr(infer, "_MAX_UNROLL", 2000)     # (20,000 Python-only iterations take 2 s)
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(CompileError, match="runs while compiling, since it cannot be a run-time loop") as e:
+        transpile(fn)(x)
+    assert why in e.value.message and e.value.lineno == fn.__code__.co_firstlineno + 2 - (fn is over_a_list)
+    assert "Make it a run-time loop" in e.value.message or "Stack the items" in e.value.message \
+        or "as a `for` loop over a range" in e.value.message

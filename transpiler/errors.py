@@ -7,6 +7,7 @@ that type, so `except ValueError` catches the same mistakes with and without com
 from __future__ import annotations
 
 import linecache
+import os
 
 _MIXED: dict[type, type] = {}
 
@@ -20,6 +21,7 @@ class CompileError(Exception):
         self.filename = filename
         self.lineno = lineno
         self.col_offset = col_offset
+        self.context = ""        # where inside the library the error arose (relocated_to_call)
 
     def __str__(self) -> str:
         return self.format()
@@ -28,17 +30,41 @@ class CompileError(Exception):
         """`FILE:LINE:COL: [severity: ]message`, then the source line and a caret under the column."""
         head = f"{self.filename}:{self.lineno}:{self.col_offset + 1}: {severity + ': ' if severity else ''}{self.message}"
         line = linecache.getline(self.filename, self.lineno).rstrip("\n") if self.lineno else ""
-        if not line:
-            return head
-        return f"{head}\n    {line}\n    {' ' * self.col_offset}^"
+        text = f"{head}\n    {line}\n    {' ' * self.col_offset}^" if line else head
+        return f"{text}\n  {self.context}" if self.context else text
 
     def __reduce__(self):
-        return (_rebuild, (type(self).__mro__[1:], self.message, self.filename, self.lineno, self.col_offset))
+        return (_rebuild, (type(self).__mro__[1:], self.message, self.filename, self.lineno, self.col_offset,
+                           self.context))
 
 
-def _rebuild(bases, message, filename, lineno, col_offset):
+def _rebuild(bases, message, filename, lineno, col_offset, context=""):
     kind = next((b for b in bases if b is not CompileError and issubclass(b, Exception)), None)
-    return compile_error(message, filename, lineno, col_offset, kind)
+    err = compile_error(message, filename, lineno, col_offset, kind)
+    err.context = context
+    return err
+
+
+def relocated_to_call(error: CompileError, filename: str, lineno: int, col_offset: int) -> CompileError:
+    """An error raised inside the library's source (stdlib/: a bad argument of np.diagonal, np.pad ...), reported
+    at the user's call, with the library's line as context."""
+    err = compile_error(error.message, filename, lineno, col_offset, next(
+        (b for b in type(error).__mro__[1:] if b is not CompileError and issubclass(b, Exception)), None))
+    err.context = error.context or (f"(raised in the library's code at {error.filename}:"
+                                    f"{error.lineno}:{error.col_offset + 1})")
+    return err
+
+
+_LIBRARY_DIRS: list = []
+
+
+def in_library(filename: str) -> bool:
+    """Whether a file is the compiler's library code (stdlib/, which ships as transpiler.stdlib)."""
+    if not _LIBRARY_DIRS:
+        from . import stdlib
+        _LIBRARY_DIRS.extend(os.path.realpath(p) + os.sep for p in stdlib.__path__)
+    return bool(filename) and os.path.realpath(filename).startswith(tuple(_LIBRARY_DIRS))
+
 
 
 def error_class(kind: type | None) -> type:

@@ -51,6 +51,8 @@ def _if(em: Emitter, e):
 def _for(em: Emitter, e):
     start, stop, *inits = e.inputs
     step = arith.constant(ir.IndexType.get(), e.params["step"])
+    if e.params["step"] > 0 and any(_loses_static_sizes(em, em[v], out) for v, out in zip(inits, e.outputs)):
+        return _for_as_while(em, e, to_index(em, start), to_index(em, stop), step)
     op = scf.ForOp(to_index(em, start), to_index(em, stop), step,
                    [to_carried(em, em[v], out) for v, out in zip(inits, e.outputs)])
     body = e.params["body"]
@@ -60,6 +62,36 @@ def _for(em: Emitter, e):
         index = arith.index_cast(i64, iv)     # the loop variable: a 0-d int64, carried as a scalar
         scf.YieldOp(region(em, body, [index] + list(op.body.arguments)[1:], e.outputs))
     return [from_carried(em, r, v) for r, v in zip(op.results, e.outputs)]
+
+
+def _loses_static_sizes(em: Emitter, value: ir.Value, v) -> bool:
+    """Whether a loop's initial value has a static size where the value it carries has a run-time one (an array
+    of a size known while compiling that the loop shrinks by a selection)."""
+    if not v.shape:
+        return False
+    have, want = ir.RankedTensorType(value.type).shape, em.tensor_type(v).shape
+    dynamic = ir.ShapedType.get_dynamic_size()
+    return any(w == dynamic and h != dynamic for h, w in zip(have, want))
+
+
+def _for_as_while(em: Emitter, e, lower: ir.Value, upper: ir.Value, step: ir.Value):
+    """A for loop whose carried value starts with a static size, as an scf.while counting its index: for an
+    scf.for, canonicalization folds the tensor.cast of the initial value into the loop (ForOpTensorCastFolder),
+    which then carries the static type, and a size the body changes was read as the static one (a selection in
+    a loop over np.arange(6.0) returned six elements, the last ones uninitialized)."""
+    index_type = ir.IndexType.get()
+    types = [index_type] + [carried_type(em, v) for v in e.outputs]
+    op = scf.WhileOp(types, [lower] + [to_carried(em, em[v], out) for v, out in zip(e.inputs[2:], e.outputs)])
+    before = op.regions[0].blocks.append(*types)
+    after = op.regions[1].blocks.append(*types)
+    with ir.InsertionPoint(before):
+        scf.ConditionOp(arith.cmpi(arith.CmpIPredicate.slt, before.arguments[0], upper), list(before.arguments))
+    with ir.InsertionPoint(after):
+        iv = after.arguments[0]
+        index = arith.index_cast(ir.IntegerType.get_signless(64), iv)   # the loop variable, as in _for
+        results = region(em, e.params["body"], [index] + list(after.arguments)[1:], e.outputs)
+        scf.YieldOp([arith.addi(iv, step)] + results)
+    return [from_carried(em, r, v) for r, v in zip(list(op.results)[1:], e.outputs)]
 
 
 @emitter("while")

@@ -56,6 +56,10 @@ def _slice(em: Emitter, e):
     x, out = e.inputs[0], e.outputs[0]
     if any(em.program.env.find(d) == 0 for d in out.shape):   # statically empty: nothing to read (and offsets may be n)
         return [em.empty(out)]
+    if any(em.program.env.find(d) == 0 for d in x.shape):
+        # a statically empty source: the slice is empty too (an int index into the empty axis is an IndexError,
+        # checked); MLIR's verifier refuses even offset 0 into a static size of 0 where the size is dynamic
+        return [em.empty(out)]
     offsets, sizes, strides, reversed_axes, kept = _geometry(em, x, e.params["specs"], e.inputs)
     if not kept and em.in_region:      # one element in a loop body or branch: a scalar read
         element = tensor.extract(em[x], [_as_value(o) for o in offsets])

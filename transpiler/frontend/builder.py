@@ -17,6 +17,8 @@ class Builder:
     def __init__(self, program: Program):
         self.program = program
         self._loc: Loc | None = None
+        # the innermost source position in the user's code (not the library's, stdlib/): run-time errors name it
+        self.user_loc: Loc | None = None
         self.eqns: list = program.eqns      # where primitives go: the program, or a region being recorded
         self.enclosing: list = []           # the eqns lists of the blocks around the one being recorded
         self.top_level = False              # the compiled function's own program (not an outlined callee's)
@@ -60,12 +62,17 @@ class Builder:
     @loc.setter
     def loc(self, loc: Loc | None) -> None:
         self._loc = loc
-        self.program.env.loc = loc   # run-time size guards name the line that required them
+        self.program.env.loc = self.message_loc   # run-time size guards name the line that required them
+
+    @property
+    def message_loc(self) -> Loc | None:
+        """The line a run-time error names: the user's, also for a check made inside a library function."""
+        return self.user_loc or self._loc
 
     def check(self, flag: Var, kind: type, message: str, located: bool = True) -> None:
         """A condition the kernel computes (`flag` true: raise `kind(message)` after the call), e.g. an index out of
         range; the message names the source line that required it (unless it is the user's own `raise`)."""
-        self.program.checks.append((flag, kind, required_by(message, self._loc) if located else message))
+        self.program.checks.append((flag, kind, required_by(message, self.message_loc) if located else message))
         self.failed.append(flag)
 
     def write(self, target: Var, compute) -> None:

@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Block, Eqn, Var
 from ..types import dtypes
-from ..types.shapes import Sym, data_sized
+from ..types.shapes import DIM_OPS, Sym, data_sized
 from .builder import is_weak
 from .elementwise import small_int
 from .loop_exits import UNSET
@@ -344,6 +344,12 @@ class Control:
         if not sized:
             return checks
         made = {v.id: i for i, e in enumerate(eqns) for v in e.outputs}
+        read_off: dict = {}     # sizes read off a value the statement makes (an if's joined size): where
+        for i, e in enumerate(eqns):
+            for v in e.outputs:
+                for d in v.shape:
+                    if isinstance(b.env.find(d), Sym):
+                        read_off.setdefault(id(b.env.find(d)), i)
         groups, split = [], 0
         for flag, _, _ in sized:
             group, dims = b.size_checks[flag.id]
@@ -351,7 +357,8 @@ class Control:
             if not ids <= {id(e) for e in eqns}:
                 return checks          # computed inside a nested region: that region's statements guard it
             groups.append(ids)
-            split = max([split] + [made[v.id] + 1 for d in dims for v in _dim_vars(d) if v.id in made])
+            split = max([split] + [made[v.id] + 1 for d in dims for v in _dim_vars(d) if v.id in made]
+                        + [read_off[id(x)] + 1 for d in dims for x in _read_off_sizes(b.env, d) if id(x) in read_off])
         if split and b.failed and (writes_argument or _may_run_long(eqns[:split])):
             raise UserError("this statement computes an array size from the data, makes an array of that size and "
                             "writes into an argument: compute the size in a statement of its own",
@@ -463,6 +470,7 @@ class Control:
     def emit_if(self, cond, t_eqns, e_eqns, joined, t_checks, e_checks, guards_write: bool = False):
         """Append the scf.if primitive; its results are the joined values' leaves, then one flag per check."""
         t_res, e_res, types = _flatten_joined(joined)
+        types = _sized_outside(self.b, types)
         t_flags, e_flags, kinds = self._check_results(t_checks, e_checks, t_eqns, e_eqns)
         outs = [Var(dt, shape, weak=weak, scalar=scalar) for dt, shape, weak, scalar in types]
         flags = [Var(dtypes.BOOL, ()) for _ in kinds]
@@ -507,7 +515,7 @@ class Control:
             if not isinstance(known, Var):
                 return _Shared(known)
             stand_in = self._zeros(_type_of(known), eqns)
-            return _Joined(stand_in, known) if t is UNSET else _Joined(known, stand_in)
+            return _Joined(stand_in, known, known.shape) if t is UNSET else _Joined(known, stand_in, known.shape)
         if not isinstance(t, Var) and not isinstance(e, Var):
             if _same_constant(t, e):
                 return _Shared(t)
@@ -537,7 +545,7 @@ class Control:
             raise UserError(f"{what} is {a.type_text()} on one path of a run-time branch and {c.type_text()} on the "
                             f"other; make both the same dtype and rank (e.g. with .astype)", TypeError)
         return join_shapes(self.b.env, a.shape, c.shape, what,
-                           f"{what} has different shapes on the two paths of a run-time branch")
+                           f"{what} has different shapes on the two paths of a run-time branch", branches=True)
 
     def rebuild(self, joined, outs: list):
         it = iter(outs)
@@ -783,6 +791,9 @@ class Control:
         """A value of this type (zeros), for a path that never reads it."""
         dt, shape, weak, scalar = carried_type
         env = self.b.env
+        # (a size this path cannot compute, made on the other path or inside a region: any size serves here)
+        computable = None if all(_of_arguments(env, d) for d in shape) else _computable_here(self.b, eqns)
+        shape = tuple(0 if computable and not computable(d) else d for d in shape)
         with self.b.recording() as made:
             zero = self.b.emit1("const", [], dt, (), value=np.zeros((), dt), weak=weak, scalar=scalar)
             # one sized by the data may be one that does not fit (the reason the path does not read it): empty
@@ -867,19 +878,22 @@ class _Joined:
     shape: tuple = None     # the joined value's (None: then's)
 
 
-def join_shapes(env, first: tuple, second: tuple, name: str, message: str) -> tuple:
+def join_shapes(env, first: tuple, second: tuple, name: str, message: str, branches: bool = False) -> tuple:
     """The shape of a value that is one of two values (an if's branches; a loop's value before and after its body,
     `first` being the carried one). Sizes of the same expression (or two equal ints) stay that size; sizes only the
     kernel knows (a selection's length), or whose expressions differ (`a[1:]` and `a[2:]`, `x` and `x[1:]` in a
     loop), make the joined value have a size of its own, read off it by codegen, which a loop keeps once it has one.
-    (A guard that the two are equal made every call with different sizes a ValueError NumPy does not raise.)"""
+    (A guard that the two are equal made every call with different sizes a ValueError NumPy does not raise.) The
+    branches of an `if` (`branches`) may also have a static size on one side (`a[:, None] if k >= 0 else
+    a[None, :]`): a loop carries its first value's type, static there, but an if's value has a type of its own."""
     out = []
     for i, (a, c) in enumerate(zip(first, second)):
-        found = env.find(a)
+        found, other = env.find(a), env.find(c)
         if isinstance(found, Sym) and found.origin[0] == "joined":
             out.append(found)
-        elif env.needs_kernel_check(a, c) or not isinstance(found, int) and not isinstance(env.find(c), int) \
-                and not env.same_expression(a, c):
+        elif env.needs_kernel_check(a, c) or not isinstance(found, int) and not isinstance(other, int) \
+                and not env.same_expression(a, c) \
+                or branches and (isinstance(found, int) or isinstance(other, int)) and found != other:
             # (not with a static size on either side: a loop carries its first value's type, static there)
             out.append(Sym(f"{name}.shape[{i}]", ("joined",)))
         else:
@@ -914,6 +928,59 @@ def _flatten_joined(joined):
     else:
         walk(joined)
     return t, e, types
+
+
+def _sized_outside(b, types: list) -> list:
+    """The scf.if results' types with sizes the code after it can compute: a size made of values computed inside a
+    branch (`np.zeros((k + 1, 2))` in a statement guarded by a check, with `k + 1` and the array's memory limit
+    computed there) gets a size of its own, read off the result (codegen), since those values are not visible after
+    the if (it was a KeyError in codegen)."""
+    computable = None
+    out = []
+    for dt, shape, weak, scalar in types:
+        dims = []
+        for i, d in enumerate(shape):
+            d = b.env.find(d)
+            if not _of_arguments(b.env, d):
+                computable = computable or _computable_here(b, [])
+                if not computable(d):
+                    d = Sym(f"joined.shape[{i}]", ("joined",))
+            dims.append(d)
+        out.append((dt, tuple(dims), weak, scalar))
+    return out
+
+
+def _of_arguments(env, d) -> bool:
+    """A static size, or one made of argument dims only: computable anywhere in the kernel."""
+    d = env.find(d)
+    if not isinstance(d, Sym) or d.origin[0] == "arg":
+        return True
+    return d.origin[0] in DIM_OPS and all(_of_arguments(env, o) for o in d.origin[1:])
+
+
+def _computable_here(b, region: list):
+    """Whether the code being emitted (in `region`, a block not yet attached, inside b's current one) can compute a
+    size: one made of argument dims, of run-time ints it can see, and of sizes read off arrays it can see."""
+    values = {id(v) for v in b.program.inputs}
+    read_off = set()
+    for e in [*region, *b.visible()]:
+        for v in e.outputs:
+            values.add(id(v))
+            read_off.update(id(b.env.find(d)) for d in v.shape if isinstance(d, Sym))
+    for v in b.program.inputs:
+        read_off.update(id(b.env.find(d)) for d in v.shape if isinstance(d, Sym))
+
+    def computable(d) -> bool:
+        d = b.env.find(d)
+        if not isinstance(d, Sym) or d.origin[0] == "arg":
+            return True
+        kind = d.origin[0]
+        if kind in ("var", "input"):
+            return id(d.origin[-1]) in values
+        if kind in DIM_OPS:
+            return all(computable(o) for o in d.origin[1:])
+        return id(d) in read_off    # ("joined", "result"): read off a value
+    return computable
 
 
 def _rebuild(j, outs):
@@ -984,6 +1051,17 @@ def _dim_vars(d):
                 yield o
             else:
                 yield from _dim_vars(o)
+
+
+def _read_off_sizes(env, d):
+    """The sizes a dim expression reads off values (an if's joined size, an outlined call's result size)."""
+    d = env.find(d)
+    if isinstance(d, Sym):
+        if d.origin[0] in DIM_OPS:
+            for o in d.origin[1:]:
+                yield from _read_off_sizes(env, o)
+        elif d.origin[0] not in ("arg", "input", "var"):
+            yield d
 
 
 def _rebound(name: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import importlib
 import inspect
 import itertools
@@ -15,7 +16,7 @@ import types
 
 import numpy as np
 
-from ..errors import CompileError, UserError, compile_error
+from ..errors import CompileError, UserError, compile_error, in_library, relocated_to_call
 from ..program import Loc, Var
 from ..types import dtypes
 from . import indexing, loop_exits, numpy_api, numpy_calls, python_math  # noqa: F401  (they register handlers)
@@ -41,7 +42,11 @@ _FORBIDDEN_BUILTINS = {"eval", "exec", "compile", "open", "input", "globals", "l
 _MAX_DEPTH = 200
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add", "discard",
              "sort", "reverse", "popitem", "__setitem__", "__delitem__"}
-_MAX_UNROLL = 100_000
+_MAX_UNROLL = 20_000    # iterations of a loop unrolled while compiling that compute Python values only: 100,000
+                        # appends of Python ints to a list took 12 s
+# iterations of an unrolled loop that each emit code (compiled anew): the compile time grows faster than linearly,
+# 200 took 1.4 s, 400 3.5 s, 600 6.6 s (a body of a reduction along an axis the loop variable picks)
+_MAX_UNROLLED_CODE = 400
 _RUNTIME_LOOP_MIN = 8     # iterations of a compile-time range loop that writes arrays, above which it is tried as a
                           # run-time loop
 _RUNTIME_LOOP_MIN_ANY = 64   # the same for any other loop body: unrolled, 1000 iterations of `s += x[i % 3]` took
@@ -168,20 +173,30 @@ class Interpreter:
         return compile_error(message, frame.filename, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), kind)
 
     def _located(self, node, frame, thunk):
-        outer = self.b.loc
-        self.b.loc = Loc(frame.filename, node.lineno, node.col_offset)
+        b = self.b
+        outer, outer_user = b.loc, b.user_loc
+        user = not in_library(frame.filename)
+        loc = Loc(frame.filename, node.lineno, node.col_offset)
+        if user:
+            b.user_loc = loc     # (set first: the loc's setter gives it to the shape guards' messages)
+        b.loc = loc
         try:
             return thunk()
         except UserError as e:
             raise self.error_at(node, frame, str(e), e.kind) from None
-        except (CompileError, _Return, _Raise, _Break, _Continue):
+        except CompileError as e:
+            if user and in_library(e.filename):    # the user's call of a library function, not the library's line
+                raise relocated_to_call(e, frame.filename, node.lineno, node.col_offset) from None
+            raise
+        except (_Return, _Raise, _Break, _Continue):
             raise
         except Exception as e:   # a compiler bug: remember the innermost place it happened
             if not hasattr(e, "transpiler_loc"):
                 e.transpiler_loc = self.b.loc
             raise
         finally:
-            self.b.loc = outer
+            b.user_loc = outer_user
+            b.loc = outer
 
     # ---- statements ---------------------------------------------------------------------------------------------
     def exec_block(self, stmts: list, frame: Frame, top: bool = False) -> None:
@@ -308,15 +323,16 @@ class Interpreter:
             if not (isinstance(n, int) and n <= _RUNTIME_LOOP_MIN):
                 return self._for_rows(s, frame, iterable)
             iterable = self.iterate_array(iterable)     # a few rows: unrolled
+        why_unrolled = _why_unrolled(iterable, s)
         if isinstance(iterable, range) and not s.orelse \
-                and len(iterable) > (_RUNTIME_LOOP_MIN if writes_arrays(s.body) else _RUNTIME_LOOP_MIN_ANY) \
-                and self._speculate_runtime_loop(s, frame, iterable):
-            return
-        for count, item in enumerate(py(list, self.module_items(iterable))):
-            if count > _MAX_UNROLL:
-                raise self.error_at(s, frame, f"loop unrolled more than {_MAX_UNROLL} times at compile time")
-            self.assign(s.target, item, frame)
-            self.exec_block(s.body, frame)
+                and len(iterable) > (_RUNTIME_LOOP_MIN if writes_arrays(s.body) else _RUNTIME_LOOP_MIN_ANY):
+            why_unrolled = self._speculate_runtime_loop(s, frame, iterable)
+            if why_unrolled is None:
+                return
+        items = py(list, self.module_items(iterable))
+        unrolled = _Unrolled(self, s, frame, len(items), why_unrolled)
+        for item in items:
+            unrolled.count(lambda: (self.assign(s.target, item, frame), self.exec_block(s.body, frame)))
             if frame.locals.get(getattr(s, "break_flag", None)) is True:
                 return      # a break known at compile time
         self.exec_block(s.orelse, frame)
@@ -370,12 +386,12 @@ class Interpreter:
         return self.control.run_for(s, frame, rows, item=lambda i: getitem(
             self.b, self.memory.rederive(self.b, x) if isinstance(x.ref, Ref) else x, i))
 
-    def _speculate_runtime_loop(self, s, frame, rng: range) -> bool:
+    def _speculate_runtime_loop(self, s, frame, rng: range) -> tuple | None:
         """A long loop over a compile-time range, compiled as a run-time loop (one body, not one per iteration:
         unrolled, its writes make bufferization's analysis quadratic, and any body costs compile time per iteration). If the body needs the
         loop variable at compile time (to index a list, as an axis ...) it fails, everything it did is undone, and
         the loop is unrolled instead. A compile-time container mutated in the body also stops it (it would run
-        once, not once per iteration)."""
+        once, not once per iteration). Returns None, or why the loop cannot be a run-time loop."""
         state = _Speculation(self, frame)
         self.speculating += 1
         try:
@@ -384,26 +400,24 @@ class Interpreter:
             else:     # the k-th iteration binds start + k * step (scf.for counts up by one)
                 self.control.run_for(s, frame, RuntimeRange(0, len(rng), 1), item=lambda k: self.binop(
                     ast.Add(), rng.start, self.binop(ast.Mult(), k, rng.step)))
-        except (UserError, CompileError):
+        except (UserError, CompileError) as e:
             state.rollback()
-            return False
+            return _speculation_failed(f"{e.message} (line {e.lineno})" if isinstance(e, CompileError) else str(e))
         finally:
             self.speculating -= 1
         self.assign(s.target, rng[-1], frame)     # as Python leaves it
-        return True
+        return None
 
     def stmt_While(self, s, frame):
-        count = 0
+        unrolled = _Unrolled(self, s, frame, None, ("its condition is known while compiling",
+                                                    "Write it as a `for` loop over a range"))
         while True:
             test = self.eval(s.test, frame)
             if isinstance(test, Var):   # from here on the condition is known only at run time
                 return self.control.run_while(s, frame)
             if not self.truth(test, s.test, frame):
                 break
-            count += 1
-            if count > _MAX_UNROLL:
-                raise self.error_at(s, frame, f"loop unrolled more than {_MAX_UNROLL} times at compile time")
-            self.exec_block(s.body, frame)
+            unrolled.count(lambda: self.exec_block(s.body, frame))
         self.exec_block(s.orelse, frame)
 
     def stmt_Break(self, s, frame):
@@ -555,7 +569,7 @@ class Interpreter:
         """value[index] (evaluated operands)."""
         if isinstance(value, Var):
             return self.call(BoundMethod("__getitem__", value, self._getitem_handler()), [index], {})
-        if contains_var(index) and isinstance(value, (np.ndarray, list, tuple)):
+        if _index_holds_var(index) and isinstance(value, (np.ndarray, list, tuple)):
             if isinstance(value, np.ndarray):
                 return self.call(BoundMethod("__getitem__", self.b.const(value), self._getitem_handler()),
                                  [index], {})
@@ -842,6 +856,8 @@ class Interpreter:
             return _call_handler(fn.handler, fn.name, self.b, [fn.target, *args], kwargs)
         if isinstance(fn, Interpreted):
             return self.call(fn.fn, args, kwargs)
+        if type(fn) is functools.partial:    # `functools.partial(np.diagonal, offset=1)(x)`: the call it stands for
+            return self.call(fn.func, [*fn.args, *args], {**fn.keywords, **kwargs})
         py_func = getattr(fn, "py_func", None)  # a @transpile'd helper: compile its source in place
         if py_func is not None and callable(py_func):
             return self.call(py_func, args, kwargs)
@@ -1051,6 +1067,60 @@ def _hashable(obj) -> bool:
         return True
     except TypeError:
         return False
+
+
+class _Unrolled:
+    """The iterations of a loop run while compiling: past _MAX_UNROLLED_CODE of them that emit code (each compiled
+    anew: minutes), or _MAX_UNROLL in all, a CompileError that says why it is not a run-time loop and what to do."""
+
+    def __init__(self, interp, node, frame, length, why_unrolled: tuple):
+        self.interp, self.node, self.frame, self.length, self.why = interp, node, frame, length, why_unrolled
+        self.iterations = self.coded = 0
+
+    def count(self, run) -> None:
+        b = self.interp.b
+        before = len(b.eqns)
+        self.iterations += 1
+        if self.iterations > _MAX_UNROLL:
+            raise self._error(f"past {_MAX_UNROLL} iterations")
+        run()
+        if len(b.eqns) != before:
+            self.coded += 1
+            if self.coded > _MAX_UNROLLED_CODE:
+                raise self._error(f"past {_MAX_UNROLLED_CODE} iterations that compute run-time values (each one "
+                                  "compiled anew)")
+
+    def _error(self, what: str) -> CompileError:
+        runs = f" of {self.length} iterations" if self.length is not None else ""
+        why, advice = self.why
+        return self.interp.error_at(self.node, self.frame, f"this loop{runs} runs while compiling, since it cannot "
+                                    f"be a run-time loop: {why}; {what} it would compile too slowly. {advice}")
+
+
+_MAKE_IT_RUN_TIME = ("Make it a run-time loop: keep each variable's dtype and rank the same in every iteration, use the "
+                     "loop variable only as a run-time value (an index or an operand, not an axis, a shape or a list "
+                     "index), and write into an array made before the loop instead of appending to a Python list")
+
+
+def _why_unrolled(iterable, node) -> tuple:
+    """Why a loop over this iterable is not a run-time loop (only long range loops are tried as one), and what to
+    do about it."""
+    if isinstance(iterable, range):
+        return ("it has an `else` clause", "Move the `else` clause after the loop") if node.orelse else \
+            ("it is short", _MAKE_IT_RUN_TIME)
+    return (f"it iterates over a Python {type(iterable).__name__}, whose items are known while compiling",
+            "Stack the items into one array and loop over range(len(...)) reading it")
+
+
+def _speculation_failed(message: str) -> tuple:
+    return message, _MAKE_IT_RUN_TIME
+
+
+def _index_holds_var(index) -> bool:
+    """Whether an index holds a run-time value, also as a slice bound (`r[:k]` of a compile-time array `r` with a
+    run-time `k`: NumPy's own indexing asked the run-time value for its int, a confusing truth-value error)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return contains_var(index) or any(isinstance(p, slice) and contains_var([p.start, p.stop, p.step]) for p in parts)
 
 
 def _is_library(fn) -> bool:

@@ -10,15 +10,18 @@ argument Syms, and every call site maps those dims back to the caller's: output 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..program import Program, Var
 from ..runtime.signature import build_result, is_structure_object, result_template
-from ..types.shapes import DIM_OPS, Sym, derived
+from ..errors import in_library
+from ..types.shapes import DIM_OPS, GuardMessage, Sym, derived, required_by
 from .builder import Builder
 from .memory import var_leaves
+from .shape_ops import require_nonzero
 from .values import contains_var
 
 
@@ -183,17 +186,31 @@ class Outliner:
             return subst[d]
 
         for a, c, what in env.guards:
-            b.env.unify(dim(a), dim(c), what, getattr(what, "kind", ValueError))
+            kind = getattr(what, "kind", ValueError)
+            what = _at_users_line(b, what)
+            b.env.unify(dim(a), dim(c), GuardMessage(what, kind) if kind is not ValueError else what, kind)
         for d, message in env.nonzero:
             target = b.env.find(dim(d))
-            if isinstance(target, Sym):
-                b.env.require_nonzero(target, message)
+            if isinstance(target, Sym):      # (a caller's size only the kernel knows: checked in it, before the call)
+                require_nonzero(b, target, _at_users_line(b, message))
         outs = [Var(v.dtype, tuple(dim(d) for d in v.shape), weak=v.weak, scalar=v.scalar) for v in callee.outputs]
         b.eqns.append(_call_eqn(b, callee, leaves, outs))
         for (flag, kind, message), out in zip(callee.checks, outs[entry.n_results:]):
-            b.check(out, kind, message)
+            b.check(out, kind, _at_users_line(b, message))
         # the callee's return value at the call site: its results are Vars here, taken as they are
         return build_result(entry.template, outs[:entry.n_results], leaves, leaf=lambda v, kind: v)
+
+
+_REQUIRED_BY = re.compile(r"\n  required by (.*?):\d+:\d+: ")
+
+
+def _at_users_line(b: Builder, message: str) -> str:
+    """A check or guard of a library function compiled once and called (np.average's second call): named at the
+    user's line that called it, not the library's (the user's line differs from one call to the next)."""
+    where = _REQUIRED_BY.search(message)
+    if where is None or b.user_loc is None or not in_library(where.group(1)):
+        return message
+    return required_by(message[:where.start()], b.user_loc)
 
 
 def _caller_sizes(env, d) -> bool:

@@ -6,6 +6,8 @@ not here: they are library functions in stdlib/numeric.py, compiled from their P
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..errors import UserError
@@ -24,9 +26,12 @@ def normalize_axes(axis, ndim: int) -> tuple:
     if isinstance(axis, Var):
         raise UserError("axis must be known at compile time", TypeError)
     try:
-        return tuple(sorted(np.lib.array_utils.normalize_axis_tuple(axis, ndim)))
+        axes = np.lib.array_utils.normalize_axis_tuple(axis, ndim, allow_duplicate=True)
     except (np.exceptions.AxisError, ValueError, TypeError) as e:
         raise UserError(str(e), type(e)) from None
+    if len(set(axes)) != len(axes):     # (normalize_axis_tuple's own message is "repeated axis")
+        raise UserError("duplicate value in 'axis'", ValueError)
+    return tuple(sorted(axes))
 
 
 def result_dtype(kind: str, x_dtype: np.dtype, dtype) -> np.dtype:
@@ -71,6 +76,11 @@ def arg_reduce(b: Builder, kind: str, a, axis=None, out=None, keepdims=False):
         x = flatten(b, x)
         axes = (0,)
     else:
+        if not isinstance(axis, Var):    # one axis: a tuple is NumPy's TypeError (it reduced along each axis)
+            try:
+                axis = operator.index(axis)
+            except TypeError as e:
+                raise UserError(str(e), TypeError) from None
         axes = normalize_axes(axis, x.ndim)
     require_nonempty(b, x, axes, kind, empty_message=f"attempt to get {kind} of an empty sequence")
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)

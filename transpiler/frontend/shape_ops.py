@@ -198,6 +198,17 @@ def _check_nonzero_product(b: Builder, sizes: list, message: str) -> None:
         b.check(zero, ValueError, message)
 
 
+def require_nonzero(b: Builder, d, message: str) -> None:
+    """NumPy's ValueError when the size `d` is 0: before the call where the arguments' sizes give it, otherwise
+    checked in the kernel (a size computed from the data, such as a selection's length passed to an outlined
+    function that reshapes it with -1)."""
+    if is_checkable(d):
+        b.env.require_nonzero(d, message)
+        return
+    size = b.emit1("size_value", [], dtypes.INT64, (), dim=d)
+    b.check(b.emit1("eq", [size, b.const(np.int64(0))], dtypes.BOOL, ()), ValueError, message)
+
+
 def reshape_method(b: Builder, x, *shape, order="C"):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = shape[0]
@@ -228,6 +239,12 @@ def squeeze(b: Builder, a, axis=None) -> Var:
     x = as_var(b, a)
     if axis is None:
         axes = tuple(i for i, d in enumerate(x.shape) if b.env.find(d) == 1)
+        for i, d in enumerate(x.shape):
+            if i not in axes and not _never_one(b.env.find(d)):   # kept: NumPy removes it where it is 1
+                size = b.emit1("size_value", [], dtypes.INT64, (), dim=d)
+                b.check(b.emit1("eq", [size, b.const(np.int64(1))], dtypes.BOOL, ()), ValueError,
+                        f"squeeze(): axis {i} has a size known only at run time, here 1, which NumPy removes; a "
+                        "result whose rank depends on the data is not supported: give squeeze an axis, or reshape")
     else:
         axes = tuple(sorted({normalize_axis(ax, x.ndim) for ax in (axis if isinstance(axis, (tuple, list))
                                                                      else (axis,))}))
@@ -237,6 +254,15 @@ def squeeze(b: Builder, a, axis=None) -> Var:
         return x        # NumPy's squeeze with nothing to squeeze returns the array itself
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
     return b.emit1("squeeze", [x], x.dtype, shape, axes=axes)
+
+
+def _never_one(d) -> bool:
+    """A size that cannot be 1 when the kernel runs: a static size other than 1, an argument's dim (a dim of 1 is
+    specialized, static), and sums and products of those (0, or at least 2)."""
+    if isinstance(d, int):
+        return d != 1
+    kind = d.origin[0]
+    return kind == "arg" or kind in ("add", "mul") and all(_never_one(o) for o in d.origin[1:])
 
 
 # ---- pieces and joins -----------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 The whole file is parsed (once) rather than the snippet `inspect.getsource` returns, because a snippet is often not
 valid on its own (a lambda inside a dict literal, a method body) and because columns must match the file.
-Several lambdas on one line are told apart by the source positions of their bytecode.
+Several lambdas on one line are told apart by the source positions of their bytecode (each position belongs to the
+innermost lambda whose body holds it); where they cannot be, the function is refused, never guessed.
 """
 from __future__ import annotations
 
@@ -52,14 +53,28 @@ def _parse_file(filename: str, fn) -> ast.Module:
 def _find(tree: ast.Module, code, filename: str, fn):
     first = code.co_firstlineno
     if code.co_name == "<lambda>":
-        candidates = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == first]
+        lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
+        candidates = [n for n in lambdas if n.lineno == first]
     else:
         candidates = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                       and n.name == code.co_name and _first_line(n) == first]
-    if len(candidates) > 1:
-        candidates = [n for n in candidates if _contains_code(n, code)] or candidates[:1]
+    candidates = [n for n in candidates if _parameters(n) == _code_parameters(code)]
+    if len(candidates) > 1 or code.co_name == "<lambda>" and candidates:
+        # several definitions on one line (`f = lambda x: x + 1; g = lambda x: x * 2`, a lambda returning a
+        # lambda): the one that owns every source position of the function's instructions. Compiling another
+        # one's source would be a silently wrong kernel, so no guess where they cannot be told apart.
+        spans = _spans(code)
+        owned = [n for n in candidates if spans and all(_owner(span, lambdas) is n for span in spans)] \
+            if code.co_name == "<lambda>" else [n for n in candidates if spans and _contains(n, spans)]
+        if len(owned) != 1 and len(candidates) > 1:
+            raise UserError(f"cannot tell which of the {len(candidates)} definitions on line {first} of {filename} "
+                            f"is {fn.__qualname__}" + ("" if spans else " (Python runs without source positions: "
+                                                       "-X no_debug_ranges)") + ": define it on a line of its own",
+                            TypeError)
+        candidates = owned or candidates
     if not candidates:
-        raise UserError(f"cannot find the definition of {fn.__qualname__} in {filename}", TypeError)
+        raise UserError(f"cannot find the definition of {fn.__qualname__} in {filename}"
+                        f" (line {first}; was the file changed since it was imported?)", TypeError)
     node = candidates[0]
     if isinstance(node, ast.AsyncFunctionDef):
         raise UserError(f"async function {code.co_name} is not supported", TypeError)
@@ -70,11 +85,37 @@ def _first_line(node) -> int:
     return min([d.lineno for d in node.decorator_list] + [node.lineno])
 
 
-def _contains_code(node, code) -> bool:
-    """Whether the source positions of the function's instructions lie inside this definition."""
-    start = (node.lineno, node.col_offset)
-    end = (node.end_lineno, node.end_col_offset)
-    spans = [(line, col, end_line, end_col) for line, end_line, col, end_col in code.co_positions()
-             if line is not None and col is not None and (end_line, end_col) > (line, col)]  # not RESUME
-    return bool(spans) and all(start <= (line, col) and (end_line, end_col) <= end
-                               for line, col, end_line, end_col in spans)
+def _parameters(node) -> tuple:
+    """A definition's parameter names, in the order of a code object's co_varnames."""
+    a = node.args
+    names = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+    names += [x.arg for x in (a.vararg, a.kwarg) if x is not None]
+    return tuple(names)
+
+
+def _code_parameters(code) -> tuple:
+    count = code.co_argcount + code.co_kwonlyargcount
+    count += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
+    return tuple(code.co_varnames[:count])
+
+
+def _spans(code) -> list:
+    """The source spans of the function's instructions ((line, col), (end line, end col)); none where Python runs
+    without them."""
+    return [((line, col), (end_line, end_col)) for line, end_line, col, end_col in code.co_positions()
+            if line is not None and col is not None and end_line is not None and end_col is not None
+            and (end_line, end_col) > (line, col)]      # (not RESUME's empty span)
+
+
+def _contains(node, spans) -> bool:
+    start, end = (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+    return all(start <= a and b <= end for a, b in spans)
+
+
+def _owner(span, lambdas):
+    """The lambda whose code computes the expression at `span`: the innermost one whose body contains it (a nested
+    lambda's body belongs to its own code; making the nested function, which spans the nested lambda, to the
+    outer's)."""
+    inside = [n for n in lambdas if _contains(n.body, [span])]
+    return max(inside, key=lambda n: (n.body.lineno, n.body.col_offset, -n.body.end_lineno, -n.body.end_col_offset),
+               default=None)     # (bodies that contain one point nest: the innermost starts last, ends first)

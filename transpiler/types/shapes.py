@@ -235,8 +235,12 @@ class ShapeEnv:
         return True
 
     def require_nonzero(self, d: Sym, message: str) -> None:
-        if not is_checkable(d):  # a size computed from data inside the kernel: not checkable before the call
-            return
+        """d != 0, or NumPy's ValueError with `message` before the call. A size only the kernel knows cannot be
+        checked here: callers check it in the kernel (shape_ops.require_nonzero); one that reaches this is refused,
+        never assumed."""
+        if not is_checkable(d):
+            raise UserError(f"{message.partition(chr(10))[0]}: cannot check before the call that the run-time size "
+                            f"{d} is not 0", ValueError)
         if all(s is not d for s, _ in self.nonzero):
             self.nonzero.append((d, required_by(message, self.loc)))
 
