@@ -367,8 +367,13 @@ def expm1_log1p_values(dtype, name):
         edges = [0.34657359, -0.34657359, 0.6931, -0.6931, 709.78, 709.79, 88.72, 88.73, -37.4, -17.4, 710.0, 89.0,
                  1.0, -1.0, np.nextafter(1.0, 0.0), 22.0, -22.0, 710.47, -710.47, 710.48, 89.41, 89.42, -89.42]
     else:
-        spread = [rng.uniform(-1, 3, n), -1 + np.exp(rng.uniform(-40, -0.1, n)), rng.uniform(-0.3, 0.42, n)]
-        edges = [-1.0, -1.0 + info.eps, -1.0 - info.eps, -0.5, -2.0, np.sqrt(2) - 1, np.sqrt(0.5) - 1, 1e300]
+        # (and around 2**24 and 2**53, where u - 1 stops being exact: its rounding error c = x - (u - 1) is then
+        # a few units off, negligible against the result)
+        spread = [rng.uniform(-1, 3, n), -1 + np.exp(rng.uniform(-40, -0.1, n)), rng.uniform(-0.3, 0.42, n),
+                  np.exp2(rng.uniform(20, 56, n))]
+        edges = [-1.0, -1.0 + info.eps, -1.0 - info.eps, -0.5, -2.0, np.sqrt(2) - 1, np.sqrt(0.5) - 1, 1e300,
+                 2.0 ** 24 - 1, 2.0 ** 24, 2.0 ** 24 + 2, 2.0 ** 25 - 2, 2.0 ** 53 - 1, 2.0 ** 53, 2.0 ** 53 + 2,
+                 2.0 ** 54 - 2, -1.0 + info.eps / 2, -1.0 + info.tiny]
     tiny = [np.exp(rng.uniform(-80, 0, n)) * rng.choice([-1, 1], n)]
     edges += SPECIAL + [info.tiny, -info.tiny, info.smallest_subnormal, -info.smallest_subnormal, info.eps,
                         -info.eps, info.max, -info.max]
