@@ -511,7 +511,7 @@ def test_log_loop_versioned_on_normal_arguments(fn, name, dtype):
         specials = [0.0, -0.0, -1.0, np.inf, np.nan, info.smallest_subnormal, -info.tiny]
     else:
         x = np.concatenate([rng.uniform(-0.999, 1, 50_000), np.exp(rng.uniform(-60, 80, 50_000)),
-                            -np.exp(rng.uniform(-60, -1e-3, 20_000)), [0.0, -0.0, 1e-30, -1e-30]])
+                            -np.exp(rng.uniform(-60, -1e-3, 20_000)), [0.0, -0.0, 1e-30, -1e-30, info.max]])
         specials = [-1.0, -2.0, np.inf, np.nan, -1.0 + float(info.eps) / 4]
     x = x.astype(dtype)[: len(x) // 4 * 4]
     compiled = transpile(fn)
@@ -537,3 +537,26 @@ def test_log_loop_versioned_on_normal_arguments(fn, name, dtype):
         y = np.abs(x[:20_000]) / 4
         error = ulps(transpile(computed)(y), reference(name, y * 3 + 1))
         assert error.max() <= LIMIT[name, dtype]
+
+
+def test_log_versioning_of_both_float_types_in_one_loop():
+    """A loop with a float32 and a float64 log checks both arguments with flags (one unsigned distance per dtype
+    cannot serve both, vector_math._version_log_arguments): a special value in either sends the loop to the
+    complete version."""
+    rng = np.random.default_rng(29)
+    a32 = rng.uniform(0.1, 100, 1000).astype(np.float32)
+    b64 = rng.uniform(-0.9, 100, 1000)
+    compiled = transpile(lambda a, b: np.log(a) + np.log1p(b))
+    with np.errstate(all="ignore"):
+        for special in (None, 0.0, -1.0, np.inf, np.nan, 1e-45):
+            for which in (0, 1):
+                a, b = a32.copy(), b64.copy()
+                if special is not None:
+                    (a if which == 0 else b)[500] = special if which == 0 or special != 1e-45 else -1.0
+                expected = np.log(a.astype(np.longdouble)) + np.log1p(b.astype(np.longdouble))
+                actual = compiled(a, b)
+                assert actual.dtype == np.float64
+                assert np.array_equal(np.isnan(actual), np.isnan(expected))
+                numbers = np.isfinite(expected)
+                assert np.array_equal(actual[~numbers], expected[~numbers].astype(np.float64), equal_nan=True)
+                assert np.allclose(actual[numbers], expected[numbers].astype(np.float64), rtol=1e-6, atol=0)

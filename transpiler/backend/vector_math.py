@@ -545,16 +545,32 @@ def _version_log_arguments(module: ir.Module) -> None:
         if sliced is None or not _reads_arguments_only(generic.opview, body, logs, sliced, n_inputs):
             continue
 
-        def outside(op, a):
-            t = a.type
-            dt = _float_type(t)
-            if op.name == "math.log1p":
-                a = arith.addf(_float(t, 1.0), a)
-            return arith.ori(arith.cmpf(F.ULT, a, _float(t, float(np.finfo(dt).tiny))),
-                             arith.cmpf(F.UGT, a, _float(t, float(np.finfo(dt).max))))
+        dts = {_float_type(op.operands[0].type) for op in logs}
+        if len(dts) == 1:
+            # a as an integer minus the smallest normal's: a positive normal finite a gives at most the largest
+            # normal's minus it, anything else (zeros, subnormals, negative numbers, inf, NaN) more, unsigned
+            dt = dts.pop()
+            bits = {F64: np.int64, np.dtype(np.float32): np.int32}[dt]
+            tiny, huge = (int(np.array(v, dtype=dt).view(bits)) for v in (np.finfo(dt).tiny, np.finfo(dt).max))
+            it = _int_type(dt)
+
+            def outside(op, a):
+                if op.name == "math.log1p":
+                    a = arith.addf(_float(a.type, 1.0), a)
+                return arith.subi(arith.bitcast(it, a), _int(it, tiny))
+            bound = (it, huge - tiny)
+        else:
+            def outside(op, a):
+                t = a.type
+                dt = _float_type(t)
+                if op.name == "math.log1p":
+                    a = arith.addf(_float(t, 1.0), a)
+                return arith.ori(arith.cmpf(F.ULT, a, _float(t, float(np.finfo(dt).tiny))),
+                                 arith.cmpf(F.UGT, a, _float(t, float(np.finfo(dt).max))))
+            bound = None
 
         with ir.InsertionPoint(generic), generic.location:
-            _version(generic, body, logs, sliced, n_inputs, outside, slow_mark=None)
+            _version(generic, body, logs, sliced, n_inputs, outside, slow_mark=None, bound=bound)
         for op in logs:
             op.attributes[_IN_DOMAIN] = ir.UnitAttr.get()
 
@@ -606,19 +622,23 @@ def _argument_slice(body: ir.Block, arguments, n_inputs: int):
 _SLICEABLE = ("linalg.index", "memref.load", "llvm.intr.fma")
 
 
-def _version(generic, body: ir.Block, checked, sliced, n_inputs: int, outside, slow_mark) -> None:
+def _version(generic, body: ir.Block, checked, sliced, n_inputs: int, outside, slow_mark, bound=None) -> None:
     """`if any outside(op, argument) over the loop's elements, for the ops `checked`: a clone of the loop (its
-    `checked` ops marked `slow_mark`, unless None), else: the loop itself`."""
+    `checked` ops marked `slow_mark`, unless None), else: the loop itself`. With `bound` (an integer type and a
+    value), outside gives an unsigned distance of that type instead of a flag, and an argument is outside when its
+    distance is above the bound: the check is then an unsigned max reduction (two vector instructions per vector
+    of arguments), where or'ing flags took compares into mask registers and masked byte merges."""
     i8 = ir.IntegerType.get_signless(8)
-    flag = memref.alloca(ir.MemRefType.get([], i8), [], [])
-    memref.store(_int(i8, 0), flag, [])
+    flag_type = i8 if bound is None else bound[0]
+    flag = memref.alloca(ir.MemRefType.get([], flag_type), [], [])
+    memref.store(_int(flag_type, 0), flag, [])
     op = generic.opview
     rank = len(op.iterator_types)
     inputs = list(op.inputs)
     maps = [op.indexing_maps[i] for i in range(n_inputs)] + [ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, []))]
     check = linalg.GenericOp([], inputs, [flag], ir.ArrayAttr.get(maps),
                              ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<reduction>")] * rank))
-    block = check.regions[0].blocks.append(*[a.type for a in body.arguments][:n_inputs], i8)
+    block = check.regions[0].blocks.append(*[a.type for a in body.arguments][:n_inputs], flag_type)
     mapping = {body.arguments[i]: block.arguments[i] for i in range(n_inputs)}
     with ir.InsertionPoint(block):
         for old in sliced:
@@ -630,9 +650,15 @@ def _version(generic, body: ir.Block, checked, sliced, n_inputs: int, outside, s
         big = None
         for t_op in checked:
             out = outside(t_op, mapping.get(t_op.operands[0], t_op.operands[0]))
-            big = out if big is None else arith.ori(big, out)
-        linalg.YieldOp([arith.ori(block.arguments[n_inputs], arith.extui(i8, big))])
-    any_big = arith.cmpi(arith.CmpIPredicate.ne, memref.load(flag, []), _int(i8, 0))
+            big = out if big is None else arith.ori(big, out) if bound is None else arith.maxui(big, out)
+        if bound is None:
+            linalg.YieldOp([arith.ori(block.arguments[n_inputs], arith.extui(i8, big))])
+        else:
+            linalg.YieldOp([arith.maxui(block.arguments[n_inputs], big)])
+    if bound is None:
+        any_big = arith.cmpi(arith.CmpIPredicate.ne, memref.load(flag, []), _int(i8, 0))
+    else:
+        any_big = arith.cmpi(arith.CmpIPredicate.ugt, memref.load(flag, []), _int(flag_type, bound[1]))
     branch = scf.IfOp(any_big, [], has_else=True)
     with ir.InsertionPoint(branch.then_block):
         exact = generic.clone()
