@@ -175,6 +175,25 @@ def test_trig_big_arguments(dtype):
                 assert np.allclose(got, want, rtol=1e-5 if dtype == "float32" else 1e-13, atol=1e-5, equal_nan=True)
 
 
+def test_trig_big_arguments_of_both_float_types_in_one_loop():
+    """sin of a float32 and cos of a float64 argument in one loop: the check keeps flags (one unsigned distance per
+    dtype cannot serve both); an argument past either limit, just past it, or at it, gives NumPy's answer."""
+    rng = np.random.default_rng(31)
+    a32 = rng.uniform(-10, 10, 1000).astype(np.float32)
+    b64 = rng.uniform(-10, 10, 1000)
+    compiled = transpile(lambda a, b: np.sin(a) + np.cos(b))
+    with np.errstate(all="ignore"):
+        for which, big in [(0, 1e30), (0, TRIG_LIMIT["float32"] * 4), (0, np.nextafter(np.float32(2.0 ** 17), 1e9)),
+                           (1, 1e300), (1, TRIG_LIMIT["float64"] * 4), (1, np.nextafter(2.0 ** 28, 1e9)),
+                           (1, 2.0 ** 28), (0, np.inf), (1, np.nan), (0, None)]:
+            a, b = a32.copy(), b64.copy()
+            if big is not None:
+                (a if which == 0 else b)[500] = big
+            got, want = compiled(a, b), np.sin(a) + np.cos(b)
+            assert np.array_equal(np.isnan(got), np.isnan(want))
+            assert np.allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
 def test_trig_in_scalar_code_and_in_place():
     """sin in a scalar loop body stays libm's; sin written over its own argument reads it before it writes."""
     def loop(x):

@@ -509,14 +509,29 @@ def _version_big_arguments(module: ir.Module) -> None:
             for op in trig:
                 op.attributes[_EXACT] = ir.UnitAttr.get()
             continue
-        def outside(op, a):   # |a| beyond the reduction's limit (and finite: inf gives NaN either way)
-            t = a.type
-            magnitude = math.absf(a)
-            return arith.andi(arith.cmpf(F.OGT, magnitude, _float(t, _TRIG_LIMIT[_float_type(t)])),
-                              arith.cmpf(F.ONE, magnitude, _float(t, pymath.inf)))
+        dts = {_float_type(op.operands[0].type) for op in trig}
+        if len(dts) == 1:
+            # |a|'s bits minus those of the float after the limit: below inf's minus those for a finite |a| beyond
+            # the limit (inf gives NaN either way, and NaN lands above), far above (wrapped) within the limit
+            dt = dts.pop()
+            bits = {F64: np.int64, np.dtype(np.float32): np.int32}[dt]
+            above, inf = (int(np.array(v, dtype=dt).view(bits)) for v in (_TRIG_LIMIT[dt], np.inf))
+            it = _int_type(dt)
+
+            def outside(op, a):
+                magnitude = arith.andi(arith.bitcast(it, a), _int(it, (1 << (8 * dt.itemsize - 1)) - 1))
+                return arith.subi(magnitude, _int(it, above + 1))
+            bound = (it, inf - above - 1, "min")
+        else:
+            def outside(op, a):   # |a| beyond the reduction's limit (and finite: inf gives NaN either way)
+                t = a.type
+                magnitude = math.absf(a)
+                return arith.andi(arith.cmpf(F.OGT, magnitude, _float(t, _TRIG_LIMIT[_float_type(t)])),
+                                  arith.cmpf(F.ONE, magnitude, _float(t, pymath.inf)))
+            bound = None
 
         with ir.InsertionPoint(generic), generic.location:
-            _version(generic, body, trig, sliced, n_inputs, outside, slow_mark=_EXACT)
+            _version(generic, body, trig, sliced, n_inputs, outside, slow_mark=_EXACT, bound=bound)
 
 
 _IN_DOMAIN = "transpiler.normal_arguments"   # marks log/log1p ops whose arguments were checked: NORMAL_EXPANSIONS
@@ -558,7 +573,7 @@ def _version_log_arguments(module: ir.Module) -> None:
                 if op.name == "math.log1p":
                     a = arith.addf(_float(a.type, 1.0), a)
                 return arith.subi(arith.bitcast(it, a), _int(it, tiny))
-            bound = (it, huge - tiny)
+            bound = (it, huge - tiny, "max")
         else:
             def outside(op, a):
                 t = a.type
@@ -624,14 +639,16 @@ _SLICEABLE = ("linalg.index", "memref.load", "llvm.intr.fma")
 
 def _version(generic, body: ir.Block, checked, sliced, n_inputs: int, outside, slow_mark, bound=None) -> None:
     """`if any outside(op, argument) over the loop's elements, for the ops `checked`: a clone of the loop (its
-    `checked` ops marked `slow_mark`, unless None), else: the loop itself`. With `bound` (an integer type and a
-    value), outside gives an unsigned distance of that type instead of a flag, and an argument is outside when its
-    distance is above the bound: the check is then an unsigned max reduction (two vector instructions per vector
-    of arguments), where or'ing flags took compares into mask registers and masked byte merges."""
+    `checked` ops marked `slow_mark`, unless None), else: the loop itself`. With `bound` (an integer type, a value
+    and "max" or "min"), outside gives an unsigned distance of that type instead of a flag, and an argument is
+    outside when its distance is above the value ("max") or below it ("min"): the check is then an unsigned max
+    (min) reduction, two or three vector instructions per vector of arguments, where or'ing flags took compares
+    into mask registers and masked byte merges."""
     i8 = ir.IntegerType.get_signless(8)
     flag_type = i8 if bound is None else bound[0]
+    smallest = bound is not None and bound[2] == "min"
     flag = memref.alloca(ir.MemRefType.get([], flag_type), [], [])
-    memref.store(_int(flag_type, 0), flag, [])
+    memref.store(_int(flag_type, -1 if smallest else 0), flag, [])
     op = generic.opview
     rank = len(op.iterator_types)
     inputs = list(op.inputs)
@@ -650,15 +667,17 @@ def _version(generic, body: ir.Block, checked, sliced, n_inputs: int, outside, s
         big = None
         for t_op in checked:
             out = outside(t_op, mapping.get(t_op.operands[0], t_op.operands[0]))
-            big = out if big is None else arith.ori(big, out) if bound is None else arith.maxui(big, out)
+            combine = arith.ori if bound is None else arith.minui if smallest else arith.maxui
+            big = out if big is None else combine(big, out)
         if bound is None:
             linalg.YieldOp([arith.ori(block.arguments[n_inputs], arith.extui(i8, big))])
         else:
-            linalg.YieldOp([arith.maxui(block.arguments[n_inputs], big)])
+            linalg.YieldOp([(arith.minui if smallest else arith.maxui)(block.arguments[n_inputs], big)])
     if bound is None:
         any_big = arith.cmpi(arith.CmpIPredicate.ne, memref.load(flag, []), _int(i8, 0))
     else:
-        any_big = arith.cmpi(arith.CmpIPredicate.ugt, memref.load(flag, []), _int(flag_type, bound[1]))
+        predicate = arith.CmpIPredicate.ult if smallest else arith.CmpIPredicate.ugt
+        any_big = arith.cmpi(predicate, memref.load(flag, []), _int(flag_type, bound[1]))
     branch = scf.IfOp(any_big, [], has_else=True)
     with ir.InsertionPoint(branch.then_block):
         exact = generic.clone()
