@@ -882,7 +882,7 @@ def _log1p(x: ir.Value, dt: np.dtype, normal: bool = False) -> ir.Value:
     below, 1 + x is exact itself, u - 1 = x; above, u - 1 is a multiple of u's ulp <= 1 smaller than u), and the
     true rounding error 1 + x - u is a float. Beyond, c is off by at most 3 (units), under 3 / u <= 3 2**-53
     (float32: 2**-24), a tenth of the result's ulp (the result is above 36, float32: 16). Two operations where
-    Fast2Sum with the bigger magnitude first took seven (a magnitude, a compare, two selects).
+    Fast2Sum with the bigger magnitude first took six (a magnitude, a compare, two selects, two sums).
     log1p(x) has x's sign (x > -1), and the sum gives +0.0 for x = -0.0 (log(1) + -0.0): x's sign bit is or'ed
     into the result, one instruction (AVX-512's ternary logic) where a compare and a select took two."""
     t = x.type
