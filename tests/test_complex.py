@@ -236,6 +236,40 @@ def test_reductions_of_empty_and_long_arrays():
 
 
 @pytest.mark.parametrize("dtype", COMPLEX)
+def test_sum_of_both_parts_in_one_pass(dtype):
+    """codegen/reduce._complex_sum adds both parts in one loop: signed zeros as NumPy's (a sum of -0.0 parts is
+    +0.0, either part), inf and nan in either part, strided and transposed views, every axis, lengths around the
+    vector width."""
+    sums = {None: transpile(lambda z: z.sum()), 0: transpile(lambda z: z.sum(axis=0)),
+            1: transpile(lambda z: z.sum(axis=1))}
+    means = {None: transpile(lambda z: z.mean()), 0: transpile(lambda z: z.mean(axis=0)),
+             1: transpile(lambda z: z.mean(axis=1))}
+
+    def same(fns, numpy_fn, arg, axis):
+        with np.errstate(all="ignore"):
+            actual, expected = fns[axis](arg), numpy_fn(arg, axis=axis)
+        assert_same(actual, expected)
+        numbers = ~np.isnan(expected)
+        for part in (np.real, np.imag):
+            assert np.array_equal(np.signbit(part(actual))[numbers], np.signbit(part(expected))[numbers])
+
+    for parts in [(-0.0, -0.0), (0.0, -0.0), (-0.0, 0.0)]:
+        for n in (1, 5, 17):
+            z = np.full(n, complex(*parts), dtype)
+            for axis, arg in ((None, z), (0, z.reshape(n, 1)), (1, z.reshape(1, n))):
+                same(sums, np.sum, arg, axis)
+    e = edges(dtype)
+    for i in range(len(e)):
+        same(sums, np.sum, e[i:i + 3], None)
+        same(sums, np.sum, np.concatenate([values(dtype, 40), e[i:i + 1]]), None)
+    z = values(dtype, 24 * 7, seed=3).reshape(24, 7)
+    for arg in (z, z.T, z[::3], z[:, ::2], z[::-1]):
+        for axis in (None, 0, 1):
+            same(sums, np.sum, arg, axis)
+            same(means, np.mean, arg, axis)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
 def test_products(dtype):
     a, b = values(dtype, 12).reshape(3, 4), values(dtype, 20, 1).reshape(4, 5)
     check(lambda a, b: a @ b, a, b)

@@ -190,6 +190,25 @@ def test_trig_big_arguments(dtype):
                 assert np.allclose(got, want, rtol=1e-5 if dtype == "float32" else 1e-13, atol=1e-5, equal_nan=True)
 
 
+def test_trig_big_arguments_of_both_float_types_in_one_loop():
+    """sin of a float32 and cos of a float64 argument in one loop: the check keeps flags (one unsigned distance per
+    dtype cannot serve both); an argument past either limit, just past it, or at it, gives NumPy's answer."""
+    rng = np.random.default_rng(31)
+    a32 = rng.uniform(-10, 10, 1000).astype(np.float32)
+    b64 = rng.uniform(-10, 10, 1000)
+    compiled = transpile(lambda a, b: np.sin(a) + np.cos(b))
+    with np.errstate(all="ignore"):
+        for which, big in [(0, 1e30), (0, TRIG_LIMIT["float32"] * 4), (0, np.nextafter(np.float32(2.0 ** 17), 1e9)),
+                           (1, 1e300), (1, TRIG_LIMIT["float64"] * 4), (1, np.nextafter(2.0 ** 28, 1e9)),
+                           (1, 2.0 ** 28), (0, np.inf), (1, np.nan), (0, None)]:
+            a, b = a32.copy(), b64.copy()
+            if big is not None:
+                (a if which == 0 else b)[500] = big
+            got, want = compiled(a, b), np.sin(a) + np.cos(b)
+            assert np.array_equal(np.isnan(got), np.isnan(want))
+            assert np.allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
 def test_trig_in_scalar_code_and_in_place():
     """sin in a scalar loop body stays libm's; sin written over its own argument reads it before it writes."""
     def loop(x):
@@ -382,8 +401,13 @@ def expm1_log1p_values(dtype, name):
         edges = [0.34657359, -0.34657359, 0.6931, -0.6931, 709.78, 709.79, 88.72, 88.73, -37.4, -17.4, 710.0, 89.0,
                  1.0, -1.0, np.nextafter(1.0, 0.0), 22.0, -22.0, 710.47, -710.47, 710.48, 89.41, 89.42, -89.42]
     else:
-        spread = [rng.uniform(-1, 3, n), -1 + np.exp(rng.uniform(-40, -0.1, n)), rng.uniform(-0.3, 0.42, n)]
-        edges = [-1.0, -1.0 + info.eps, -1.0 - info.eps, -0.5, -2.0, np.sqrt(2) - 1, np.sqrt(0.5) - 1, 1e300]
+        # (and around 2**24 and 2**53, where u - 1 stops being exact: its rounding error c = x - (u - 1) is then
+        # a few units off, negligible against the result)
+        spread = [rng.uniform(-1, 3, n), -1 + np.exp(rng.uniform(-40, -0.1, n)), rng.uniform(-0.3, 0.42, n),
+                  np.exp2(rng.uniform(20, 56, n))]
+        edges = [-1.0, -1.0 + info.eps, -1.0 - info.eps, -0.5, -2.0, np.sqrt(2) - 1, np.sqrt(0.5) - 1, 1e300,
+                 2.0 ** 24 - 1, 2.0 ** 24, 2.0 ** 24 + 2, 2.0 ** 25 - 2, 2.0 ** 53 - 1, 2.0 ** 53, 2.0 ** 53 + 2,
+                 2.0 ** 54 - 2, -1.0 + info.eps / 2, -1.0 + info.tiny]
     tiny = [np.exp(rng.uniform(-80, 0, n)) * rng.choice([-1, 1], n)]
     edges += SPECIAL + [info.tiny, -info.tiny, info.smallest_subnormal, -info.smallest_subnormal, info.eps,
                         -info.eps, info.max, -info.max]
@@ -538,7 +562,7 @@ def test_log_loop_versioned_on_normal_arguments(fn, name, dtype):
         specials = [0.0, -0.0, -1.0, np.inf, np.nan, info.smallest_subnormal, -info.tiny]
     else:
         x = np.concatenate([rng.uniform(-0.999, 1, 50_000), np.exp(rng.uniform(-60, 80, 50_000)),
-                            -np.exp(rng.uniform(-60, -1e-3, 20_000)), [0.0, -0.0, 1e-30, -1e-30]])
+                            -np.exp(rng.uniform(-60, -1e-3, 20_000)), [0.0, -0.0, 1e-30, -1e-30, info.max]])
         specials = [-1.0, -2.0, np.inf, np.nan, -1.0 + float(info.eps) / 4]
     x = x.astype(dtype)[: len(x) // 4 * 4]
     compiled = transpile(fn)
@@ -564,3 +588,26 @@ def test_log_loop_versioned_on_normal_arguments(fn, name, dtype):
         y = np.abs(x[:20_000]) / 4
         error = ulps(transpile(computed)(y), reference(name, y * 3 + 1))
         assert error.max() <= LIMIT[name, dtype]
+
+
+def test_log_versioning_of_both_float_types_in_one_loop():
+    """A loop with a float32 and a float64 log checks both arguments with flags (one unsigned distance per dtype
+    cannot serve both, vector_math._version_log_arguments): a special value in either sends the loop to the
+    complete version."""
+    rng = np.random.default_rng(29)
+    a32 = rng.uniform(0.1, 100, 1000).astype(np.float32)
+    b64 = rng.uniform(-0.9, 100, 1000)
+    compiled = transpile(lambda a, b: np.log(a) + np.log1p(b))
+    with np.errstate(all="ignore"):
+        for special in (None, 0.0, -1.0, np.inf, np.nan, 1e-45):
+            for which in (0, 1):
+                a, b = a32.copy(), b64.copy()
+                if special is not None:
+                    (a if which == 0 else b)[500] = special if which == 0 or special != 1e-45 else -1.0
+                expected = np.log(a.astype(np.longdouble)) + np.log1p(b.astype(np.longdouble))
+                actual = compiled(a, b)
+                assert actual.dtype == np.float64
+                assert np.array_equal(np.isnan(actual), np.isnan(expected))
+                numbers = np.isfinite(expected)
+                assert np.array_equal(actual[~numbers], expected[~numbers].astype(np.float64), equal_nan=True)
+                assert np.allclose(actual[numbers], expected[numbers].astype(np.float64), rtol=1e-6, atol=0)

@@ -18,7 +18,7 @@ from mlir.dialects import arith, memref, scf
 from .blas_lowering import BLAS_SYMBOLS
 
 # Ops allowed in a loop whose accumulator is promoted: none of them writes memory (except the one store moved).
-_READ_ONLY_PREFIXES = ("arith.", "math.", "index.")
+_READ_ONLY_PREFIXES = ("arith.", "math.", "index.", "complex.")    # complex.re/im/create ... (a complex sum's parts)
 _READ_ONLY = {"memref.load", "memref.dim", "scf.for", "scf.yield", "scf.if", "scf.condition",
               "llvm.intr.fma", "llvm.intr.sqrt"}     # pure: vector_math's expansions of sin, tanh, arcsin ...
 

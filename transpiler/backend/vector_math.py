@@ -539,14 +539,29 @@ def _version_big_arguments(module: ir.Module) -> None:
             for op in trig:
                 op.attributes[_EXACT] = ir.UnitAttr.get()
             continue
-        def outside(op, a):   # |a| beyond the reduction's limit (and finite: inf gives NaN either way)
-            t = a.type
-            magnitude = math.absf(a)
-            return arith.andi(arith.cmpf(F.OGT, magnitude, _float(t, _TRIG_LIMIT[_float_type(t)])),
-                              arith.cmpf(F.ONE, magnitude, _float(t, pymath.inf)))
+        dts = {_float_type(op.operands[0].type) for op in trig}
+        if len(dts) == 1:
+            # |a|'s bits minus those of the float after the limit: below inf's minus those for a finite |a| beyond
+            # the limit (inf gives NaN either way, and NaN lands above), far above (wrapped) within the limit
+            dt = dts.pop()
+            bits = {F64: np.int64, np.dtype(np.float32): np.int32}[dt]
+            above, inf = (int(np.array(v, dtype=dt).view(bits)) for v in (_TRIG_LIMIT[dt], np.inf))
+            it = _int_type(dt)
+
+            def outside(op, a):
+                magnitude = arith.andi(arith.bitcast(it, a), _int(it, (1 << (8 * dt.itemsize - 1)) - 1))
+                return arith.subi(magnitude, _int(it, above + 1))
+            bound = (it, inf - above - 1, "min")
+        else:
+            def outside(op, a):   # |a| beyond the reduction's limit (and finite: inf gives NaN either way)
+                t = a.type
+                magnitude = math.absf(a)
+                return arith.andi(arith.cmpf(F.OGT, magnitude, _float(t, _TRIG_LIMIT[_float_type(t)])),
+                                  arith.cmpf(F.ONE, magnitude, _float(t, pymath.inf)))
+            bound = None
 
         with ir.InsertionPoint(generic), generic.location:
-            _version(generic, body, trig, sliced, n_inputs, outside, slow_mark=_EXACT)
+            _version(generic, body, trig, sliced, n_inputs, outside, slow_mark=_EXACT, bound=bound)
 
 
 _IN_DOMAIN = "transpiler.normal_arguments"   # marks log/log1p ops whose arguments were checked: NORMAL_EXPANSIONS
@@ -575,16 +590,32 @@ def _version_log_arguments(module: ir.Module) -> None:
         if sliced is None or not _reads_arguments_only(generic.opview, body, logs, sliced, n_inputs):
             continue
 
-        def outside(op, a):
-            t = a.type
-            dt = _float_type(t)
-            if op.name == "math.log1p":
-                a = arith.addf(_float(t, 1.0), a)
-            return arith.ori(arith.cmpf(F.ULT, a, _float(t, float(np.finfo(dt).tiny))),
-                             arith.cmpf(F.UGT, a, _float(t, float(np.finfo(dt).max))))
+        dts = {_float_type(op.operands[0].type) for op in logs}
+        if len(dts) == 1:
+            # a as an integer minus the smallest normal's: a positive normal finite a gives at most the largest
+            # normal's minus it, anything else (zeros, subnormals, negative numbers, inf, NaN) more, unsigned
+            dt = dts.pop()
+            bits = {F64: np.int64, np.dtype(np.float32): np.int32}[dt]
+            tiny, huge = (int(np.array(v, dtype=dt).view(bits)) for v in (np.finfo(dt).tiny, np.finfo(dt).max))
+            it = _int_type(dt)
+
+            def outside(op, a):
+                if op.name == "math.log1p":
+                    a = arith.addf(_float(a.type, 1.0), a)
+                return arith.subi(arith.bitcast(it, a), _int(it, tiny))
+            bound = (it, huge - tiny, "max")
+        else:
+            def outside(op, a):
+                t = a.type
+                dt = _float_type(t)
+                if op.name == "math.log1p":
+                    a = arith.addf(_float(t, 1.0), a)
+                return arith.ori(arith.cmpf(F.ULT, a, _float(t, float(np.finfo(dt).tiny))),
+                                 arith.cmpf(F.UGT, a, _float(t, float(np.finfo(dt).max))))
+            bound = None
 
         with ir.InsertionPoint(generic), generic.location:
-            _version(generic, body, logs, sliced, n_inputs, outside, slow_mark=None)
+            _version(generic, body, logs, sliced, n_inputs, outside, slow_mark=None, bound=bound)
         for op in logs:
             op.attributes[_IN_DOMAIN] = ir.UnitAttr.get()
 
@@ -636,19 +667,25 @@ def _argument_slice(body: ir.Block, arguments, n_inputs: int):
 _SLICEABLE = ("linalg.index", "memref.load", "llvm.intr.fma")
 
 
-def _version(generic, body: ir.Block, checked, sliced, n_inputs: int, outside, slow_mark) -> None:
+def _version(generic, body: ir.Block, checked, sliced, n_inputs: int, outside, slow_mark, bound=None) -> None:
     """`if any outside(op, argument) over the loop's elements, for the ops `checked`: a clone of the loop (its
-    `checked` ops marked `slow_mark`, unless None), else: the loop itself`."""
+    `checked` ops marked `slow_mark`, unless None), else: the loop itself`. With `bound` (an integer type, a value
+    and "max" or "min"), outside gives an unsigned distance of that type instead of a flag, and an argument is
+    outside when its distance is above the value ("max") or below it ("min"): the check is then an unsigned max
+    (min) reduction, two or three vector instructions per vector of arguments, where or'ing flags took compares
+    into mask registers and masked byte merges."""
     i8 = ir.IntegerType.get_signless(8)
-    flag = memref.alloca(ir.MemRefType.get([], i8), [], [])
-    memref.store(_int(i8, 0), flag, [])
+    flag_type = i8 if bound is None else bound[0]
+    smallest = bound is not None and bound[2] == "min"
+    flag = memref.alloca(ir.MemRefType.get([], flag_type), [], [])
+    memref.store(_int(flag_type, -1 if smallest else 0), flag, [])
     op = generic.opview
     rank = len(op.iterator_types)
     inputs = list(op.inputs)
     maps = [op.indexing_maps[i] for i in range(n_inputs)] + [ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, []))]
     check = linalg.GenericOp([], inputs, [flag], ir.ArrayAttr.get(maps),
                              ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<reduction>")] * rank))
-    block = check.regions[0].blocks.append(*[a.type for a in body.arguments][:n_inputs], i8)
+    block = check.regions[0].blocks.append(*[a.type for a in body.arguments][:n_inputs], flag_type)
     mapping = {body.arguments[i]: block.arguments[i] for i in range(n_inputs)}
     with ir.InsertionPoint(block):
         for old in sliced:
@@ -660,9 +697,17 @@ def _version(generic, body: ir.Block, checked, sliced, n_inputs: int, outside, s
         big = None
         for t_op in checked:
             out = outside(t_op, mapping.get(t_op.operands[0], t_op.operands[0]))
-            big = out if big is None else arith.ori(big, out)
-        linalg.YieldOp([arith.ori(block.arguments[n_inputs], arith.extui(i8, big))])
-    any_big = arith.cmpi(arith.CmpIPredicate.ne, memref.load(flag, []), _int(i8, 0))
+            combine = arith.ori if bound is None else arith.minui if smallest else arith.maxui
+            big = out if big is None else combine(big, out)
+        if bound is None:
+            linalg.YieldOp([arith.ori(block.arguments[n_inputs], arith.extui(i8, big))])
+        else:
+            linalg.YieldOp([(arith.minui if smallest else arith.maxui)(block.arguments[n_inputs], big)])
+    if bound is None:
+        any_big = arith.cmpi(arith.CmpIPredicate.ne, memref.load(flag, []), _int(i8, 0))
+    else:
+        predicate = arith.CmpIPredicate.ult if smallest else arith.CmpIPredicate.ugt
+        any_big = arith.cmpi(predicate, memref.load(flag, []), _int(flag_type, bound[1]))
     branch = scf.IfOp(any_big, [], has_else=True)
     with ir.InsertionPoint(branch.then_block):
         exact = generic.clone()
@@ -856,21 +901,27 @@ def expm1(x: ir.Value, dt: np.dtype) -> ir.Value:
 
 
 def log1p(x: ir.Value, dt: np.dtype) -> ir.Value:
-    """log(1 + x) = log(u) + c / u with u = 1 + x rounded and c = 1 + x - u, its rounding error (exact, by Fast2Sum
-    with the bigger magnitude first): log's polynomials on u, one division for the correction, which matters when
-    x is small (u - 1 has lost x's low bits). Outside (-1, inf) as log(u): log1p(-1) = -inf, log1p(x < -1) = nan;
-    log1p(-0.0) = -0.0."""
+    """log(1 + x) = log(u) + c / u with u = 1 + x rounded and c = x - (u - 1), its rounding error: log's polynomials
+    on u, one division for the correction, which matters when x is small (u - 1 has lost x's low bits). Outside
+    (-1, inf) as log(u): log1p(-1) = -inf, log1p(x < -1) = nan; log1p(-0.0) = -0.0."""
     return _log1p(x, dt)
 
 
 def _log1p(x: ir.Value, dt: np.dtype, normal: bool = False) -> ir.Value:
+    """c = x - (u - 1) is exact for -1 <= x < 2**53 (float32: 2**24): u - 1 is exact (Sterbenz for u in [1/2, 2];
+    below, 1 + x is exact itself, u - 1 = x; above, u - 1 is a multiple of u's ulp <= 1 smaller than u), and the
+    true rounding error 1 + x - u is a float. Beyond, c is off by at most 3 (units), under 3 / u <= 3 2**-53
+    (float32: 2**-24), a tenth of the result's ulp (the result is above 36, float32: 16). Two operations where
+    Fast2Sum with the bigger magnitude first took six (a magnitude, a compare, two selects, two sums).
+    log1p(x) has x's sign (x > -1), and the sum gives +0.0 for x = -0.0 (log(1) + -0.0): x's sign bit is or'ed
+    into the result, one instruction (AVX-512's ternary logic) where a compare and a select took two."""
     t = x.type
     one = _float(t, 1.0)
     u = arith.addf(one, x)
-    x_bigger = arith.cmpf(F.OGT, _magnitude_and_sign(x, dt)[0], one)
-    c = arith.addf(arith.subf(arith.select(x_bigger, x, one), u), arith.select(x_bigger, one, x))
+    c = arith.subf(x, arith.subf(u, one))
     result = arith.addf(_log_core(u, dt, normal), arith.divf(c, u))
-    result = arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), x, result)
+    it = _int_type(dt)
+    result = arith.bitcast(t, arith.ori(arith.bitcast(it, result), _magnitude_and_sign(x, dt)[1]))
     return result if normal else _log_special(u, result, divide_raised=dt == F64)
 
 
