@@ -602,3 +602,21 @@ def test_a_name_whose_size_differs_between_paths_has_a_size_of_its_own():
         check(_halves_while_long, np.arange(float(n)))
     for k in (0, 2, 7):         # a static first size: the loop carries a static type (a joined size there gave
         check(_shrinks_a_constant_sized_array, k)          # [2, 3, 4, 5, 0, 0] for k = 2 while this was built)
+
+
+def _shrinks_after_a_check(x, n):
+    first = x[n]              # a check: the loop after it runs only if it passed
+    v = x
+    for _ in range(n):
+        v = v[1:]
+    return v.sum() + first
+
+
+def test_a_loop_that_changes_a_size_after_a_check():
+    """The loop is a guarded statement whose path where a check failed yields a stand-in for `v`: sized by a size
+    of the loop's own, which only the loop defines. It was an internal compiler error ("used before the value that
+    defines it"); the stand-in is now empty along such sizes (never read)."""
+    for n in (0, 1, 3):
+        check(_shrinks_after_a_check, np.arange(8.0), np.int64(n))
+    with pytest.raises(IndexError):
+        transpile(_shrinks_after_a_check)(np.arange(2.0), np.int64(3))

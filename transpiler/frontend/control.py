@@ -785,8 +785,9 @@ class Control:
         env = self.b.env
         with self.b.recording() as made:
             zero = self.b.emit1("const", [], dt, (), value=np.zeros((), dt), weak=weak, scalar=scalar)
-            # one sized by the data may be one that does not fit (the reason the path does not read it): empty
-            never_read = any(data_sized(env.find(d)) for d in shape)
+            # one sized by the data may be one that does not fit (the reason the path does not read it): empty; one
+            # with a size of its own (a joined one) that the other path defines: empty along it (codegen/shape.py)
+            never_read = any(data_sized(env.find(d)) or _has_own_size(env.find(d)) for d in shape)
             params = {"never_read": True} if never_read else {}
             v = self.b.emit1("full", [zero], dt, shape, **params) if shape else zero
         eqns.extend(made)
@@ -974,6 +975,11 @@ def _keep_size(b, joined, computed) -> None:
     visible = {id(v) for v in b.program.inputs} | {id(v) for e in b.visible() for v in e.outputs}
     if all(id(v) in visible for v in _dim_vars(size)):
         joined.size_of = size
+
+
+def _has_own_size(d) -> bool:
+    """Whether a dim is (or is computed from) a size of a joined value's own (join_shapes)."""
+    return isinstance(d, Sym) and (d.origin[0] == "joined" or any(_has_own_size(o) for o in d.origin[1:]))
 
 
 def _dim_vars(d):
