@@ -153,6 +153,17 @@ class Memory:
                 and sum(1 for d in out.shape if d != 1) == 1:
             self.ref_of(out)           # NumPy's reshape of this argument into one dim is a copy: a new array
             return
+        if prim == "reshape" and not ref.contiguous and (layout := static_layout(ref)) is not None \
+                and all(isinstance(d, int) for d in out.shape):
+            # sizes and strides known while compiling: NumPy's own decision (a view where its nocopy reshape
+            # succeeds, else a copy: a new array)
+            strides = _c_strides(out.shape) if c_contiguous(*layout) else nocopy_reshape(*layout, out.shape)
+            if strides is None:
+                self.ref_of(out)
+                return
+            out.ref = Ref(ref.buffer, ref.base, ref.path + (Step(prim, dict(params), (), out.dtype, out.shape,
+                                                                 out.scalar),), c_contiguous(out.shape, strides))
+            return
         if prim == "reshape" and not ref.contiguous:
             out.ref = Alias(((ref.buffer, ref.base),), "a reshape or ravel of an array that may not be contiguous, "
                                                        "which NumPy makes a view or a copy depending on its strides")
@@ -420,6 +431,95 @@ def _replayable(path: tuple, computed=None):
         else:
             steps.append((step.prim, p["perm"] if step.prim == "transpose" else p["axes"]))
     return steps
+
+
+def static_layout(ref: Ref):
+    """(shape, strides in elements) of a view of a C-contiguous array when every size and step on its path is
+    known while compiling; None otherwise (NumPy's reshape and ravel then depend on run-time sizes or strides)."""
+    shape = ref.base.shape
+    if not ref.buffer.contiguous or not all(isinstance(d, int) for d in shape):
+        return None
+    strides = _c_strides(shape)
+    for step in ref.path:
+        p = step.params
+        if not all(isinstance(d, int) for d in step.shape):
+            return None
+        if step.prim == "slice":
+            specs = list(p["specs"]) + [("all",)] * (len(strides) - len(p["specs"]))
+            new = []
+            for spec, stride in zip(specs, strides):
+                if spec[0] == "all":
+                    new.append(stride)
+                elif spec[0] == "range":
+                    if not isinstance(spec[3], int):
+                        return None
+                    new.append(stride * spec[3])
+            strides = new
+        elif step.prim == "transpose":
+            strides = [strides[a] for a in p["perm"]]
+        elif step.prim == "expand_dims":
+            for axis in sorted(p["axes"]):
+                strides.insert(axis, 0)
+        elif step.prim == "squeeze":
+            strides = [st for a, st in enumerate(strides) if a not in p["axes"]]
+        elif step.prim == "reshape":
+            strides = _c_strides(step.shape) if c_contiguous(shape, strides) else \
+                nocopy_reshape(shape, strides, step.shape)
+            if strides is None:
+                return None
+        else:
+            return None
+        shape = step.shape
+    return tuple(shape), tuple(strides)
+
+
+def _c_strides(shape) -> list:
+    strides = [1] * len(shape)
+    for k in range(len(shape) - 2, -1, -1):
+        strides[k] = strides[k + 1] * shape[k + 1]
+    return strides
+
+
+def c_contiguous(shape, strides) -> bool:
+    """NumPy's C-contiguous flag (dims of size 1 have any stride; an empty array is contiguous)."""
+    if 0 in shape:
+        return True
+    expected = 1
+    for n, stride in zip(reversed(shape), reversed(strides)):
+        if n != 1:
+            if stride != expected:
+                return False
+            expected *= n
+    return True
+
+
+def nocopy_reshape(shape, strides, new_shape):
+    """NumPy's _attempt_nocopy_reshape (C order): the strides of the reshaped view, or None when it must copy."""
+    old = [(n, st) for n, st in zip(shape, strides) if n != 1]
+    olddims, oldstrides = [n for n, _ in old], [st for _, st in old]
+    newdims, newstrides = list(new_shape), [0] * len(new_shape)
+    oi, oj, ni, nj = 0, 1, 0, 1
+    while ni < len(newdims) and oi < len(olddims):
+        np_, op = newdims[ni], olddims[oi]
+        while np_ != op:
+            if np_ < op:
+                np_ *= newdims[nj]
+                nj += 1
+            else:
+                op *= olddims[oj]
+                oj += 1
+        for ok in range(oi, oj - 1):
+            if oldstrides[ok] != olddims[ok + 1] * oldstrides[ok + 1]:
+                return None
+        newstrides[nj - 1] = oldstrides[oj - 1]
+        for nk in range(nj - 1, ni, -1):
+            newstrides[nk - 1] = newstrides[nk] * newdims[nk]
+        ni, nj = nj, nj + 1
+        oi, oj = oj, oj + 1
+    last = newstrides[ni - 1] if ni >= 1 else 1
+    for nk in range(ni, len(newdims)):
+        newstrides[nk] = last
+    return newstrides
 
 
 class State(dict):
