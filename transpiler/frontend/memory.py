@@ -22,7 +22,10 @@ from ..errors import UserError
 from ..program import Var, next_var_id
 from ..runtime.signature import ArgumentView, ResultView, object_attributes
 from ..types import dtypes
-from ..types.shapes import DIM_OPS, is_checkable
+from ..types.shapes import DIM_OPS, Sym, is_checkable
+
+# view primitives whose positions are per axis of their input: a chain of them is a strided view (view_params)
+_STRIDED_STEPS = frozenset({"slice", "transpose", "expand_dims", "squeeze", "strided"})
 
 # primitives whose result is a view of their first input in NumPy
 VIEW_PRIMS = frozenset({"slice", "transpose", "reshape", "expand_dims", "squeeze", "real", "imag"})
@@ -181,6 +184,29 @@ class Memory:
         """`out` may or may not share x's memory (NumPy decides from strides the compiler does not know)."""
         out.ref = Alias(tuple(self.deps(x)) or ((self.ref_of(x).buffer, x),), why)
         return out
+
+    # ---- views whose position is a run-time value (codegen/strided.py) ----------------------------------------
+    def view_params(self, b, v) -> list | None:
+        """The position of a view `v` in its buffer as 0-d int64 values: one start per axis of the buffer, one size
+        per dim of v, then one step vector over the buffer's axes per dim of v. None when v is not such a view (not
+        a Ref, or a reshape or a complex part on its path: positions not per axis)."""
+        ref = getattr(v, "ref", None)
+        if not isinstance(ref, Ref) or v.scalar or v.weak or any(s.prim not in _STRIDED_STEPS for s in ref.path):
+            return None
+        steps, extras, shape = [], [], ref.base.shape
+        for step in ref.path:
+            steps.append((step.prim, step.params, len(step.extra), shape))
+            extras.extend(step.extra)
+            shape = step.shape
+        n, m = ref.base.ndim, v.ndim
+        return b.emit("view_params", extras, [(dtypes.INT64, ())] * (n + m + m * n), steps=tuple(steps),
+                      base_shape=tuple(ref.base.shape))
+
+    def strided_view(self, buffer: Buffer, value: Var, params: list) -> Var:
+        """`value` is the view of `buffer` at these positions (view_params), as of the buffer's current version."""
+        step = Step("strided", {}, tuple(params), value.dtype, value.shape, False)
+        value.ref = Ref(buffer, self.current[buffer], (step,), False)
+        return value
 
     def derive(self, b, base: Var, path: tuple) -> Var:
         value = base
@@ -375,15 +401,22 @@ def _kernel_values(b):
     dim computed in the kernel (a Sym), or None when it is not available at the top level of the program (a value
     made inside a loop or branch)."""
     top = {id(e_out) for e in b.eqns for e_out in e.outputs} | {id(v) for v in b.program.inputs}
+    # sizes of a value's own (a joined value's, read off it by codegen) are available where a top-level value has them
+    own = {b.env.find(d) for e in b.eqns for v in e.outputs for d in v.shape if isinstance(b.env.find(d), Sym)}
 
     def available(d) -> bool:
         if isinstance(d, int):
             return True
         if isinstance(d, Var):
             return id(d) in top
+        d = b.env.find(d)
+        if isinstance(d, int):
+            return True
         kind, *operands = d.origin
         if kind == "var":
             return id(operands[0]) in top
+        if kind == "joined":
+            return d in own
         return kind == "arg" or kind in DIM_OPS and all(available(o) for o in operands)
 
     def value(d):
@@ -428,6 +461,13 @@ def _replayable(path: tuple, computed=None):
             steps.append(("reshape", shape))
         elif step.prim in ("real", "imag"):
             steps.append((step.prim, None))
+        elif step.prim == "strided":    # starts, sizes, steps: values the kernel returns
+            values = [computed(v) if computed is not None else None for v in step.extra]
+            if any(v is None for v in values):
+                return None
+            n = (len(values) - len(step.shape)) // (len(step.shape) + 1)
+            m = len(step.shape)
+            steps.append(("strided", (values[:n], values[n:n + m], values[n + m:])))
         else:
             steps.append((step.prim, p["perm"] if step.prim == "transpose" else p["axes"]))
     return steps
@@ -544,6 +584,8 @@ def _unview(b, x: Var, step: Step, new_inner: Var) -> Var:
         return b.emit1("squeeze", [new_inner], x.dtype, x.shape, axes=p["axes"])
     if step.prim == "squeeze":
         return b.emit1("expand_dims", [new_inner], x.dtype, x.shape, axes=p["axes"])
+    if step.prim == "strided":
+        return b.emit1("update_strided", [x, new_inner, *step.extra], x.dtype, x.shape)
     if step.prim in ("real", "imag"):     # the complex array with that part replaced
         return b.emit1(f"with_{step.prim}", [x, new_inner], x.dtype, x.shape)
     raise AssertionError(step.prim)
