@@ -206,3 +206,44 @@ def test_joined_views_that_cannot_be_followed_are_refused():
         transpile(reshaped)(argument("contiguous"), np.int64(1))
     with pytest.raises(CompileError, match="may or may not share memory"):
         transpile(parts)(np.zeros(3, np.complex128), np.int64(1))
+
+
+def _element_writes(x, k, i):
+    v = x[1:] if k > 0 else x[::-1, 2:]
+    v[i, -1] = -1.0          # an index only the kernel knows: IndexError and nothing written when out of range
+    v[1:3, i] = 9.0
+    for j in range(v.shape[1]):
+        v[0, j] += j
+    return x.sum()
+
+
+def test_element_writes_through_a_joined_view():
+    compiled = transpile(_element_writes)
+    for k in (0, 1):
+        for i in (0, 2, -1, -5, 5, 6, -7):
+            x, y = argument("contiguous"), argument("contiguous")
+            try:
+                expected = _element_writes(x, k, i)
+            except IndexError:
+                with pytest.raises(IndexError):
+                    compiled(y, np.int64(k), np.int64(i))
+            else:
+                assert compiled(y, np.int64(k), np.int64(i)) == expected
+            np.testing.assert_array_equal(y, x)
+
+
+def test_one_element_written_through_a_joined_view_is_one_store():
+    """`v[i] = s` stores the element at its position in the array (update_strided of a 0-d value), not the whole
+    view again."""
+    from transpiler import emit
+
+    def fn(x, k, i):
+        v = x[1:] if k > 0 else x[::-1]
+        v[i] = 5.0
+        return x
+
+    typed = emit(fn, np.zeros(6), np.int64(1), np.int64(2), stage="typed")
+    stores = [line for line in typed.splitlines() if "= update_strided" in line]
+    assert len(stores) == 1 and "%" in stores[0]
+    value = stores[0].split("update_strided")[1].split(",")[1].strip()
+    assert f"{value}:float64[] =" in typed, typed

@@ -13,7 +13,7 @@ from mlir import ir
 from mlir.dialects import arith, linalg, scf, tensor
 
 from .emitter import Emitter, emitter
-from .indexing import index_const, normalize, to_index
+from .indexing import condition, index_const, normalize, to_index
 
 
 def _int(v):
@@ -162,6 +162,17 @@ def _update_strided(em: Emitter, e):
     base, value = e.inputs[:2]
     starts, steps = _geometry(em, base, value, e.inputs[2:])
     sizes = [to_index(em, v) for v in e.inputs[2 + base.ndim:2 + base.ndim + value.ndim]]   # (the view's own)
+    if e.params.get("checked"):      # the last input: whether its indices are in range (else nothing is stored)
+        valid = condition(em, e.inputs[-1])
+        if sizes:
+            sizes[0] = arith.select(valid, sizes[0], index_const(0))
+        else:
+            branch = scf.IfOp(valid, [em[base].type], has_else=True)
+            with ir.InsertionPoint(branch.then_block):
+                scf.YieldOp([tensor.insert(tensor.extract(em[value], []), em[base], _position(starts, steps, []))])
+            with ir.InsertionPoint(branch.else_block):
+                scf.YieldOp([em[base]])
+            return [branch.results[0]]
 
     def nest(level, indices, acc):
         if level == len(sizes):

@@ -191,16 +191,9 @@ class Memory:
         per dim of v, then one step vector over the buffer's axes per dim of v. None when v is not such a view (not
         a Ref, or a reshape or a complex part on its path: positions not per axis)."""
         ref = getattr(v, "ref", None)
-        if not isinstance(ref, Ref) or v.scalar or v.weak or any(s.prim not in _STRIDED_STEPS for s in ref.path):
+        if not isinstance(ref, Ref) or v.scalar or v.weak:
             return None
-        steps, extras, shape = [], [], ref.base.shape
-        for step in ref.path:
-            steps.append((step.prim, step.params, len(step.extra), shape))
-            extras.extend(step.extra)
-            shape = step.shape
-        n, m = ref.base.ndim, v.ndim
-        return b.emit("view_params", extras, [(dtypes.INT64, ())] * (n + m + m * n), steps=tuple(steps),
-                      base_shape=tuple(ref.base.shape))
+        return _path_params(b, ref.base.shape, ref.path, v.ndim)
 
     def strided_view(self, buffer: Buffer, value: Var, params: list) -> Var:
         """`value` is the view of `buffer` at these positions (view_params), as of the buffer's current version."""
@@ -227,8 +220,42 @@ class Memory:
             raise UserError(ref.buffer.readonly, TypeError)
         if value.scalar or value.weak:    # the contents of an array: a 0-d array, not a NumPy or Python scalar
             value = b.emit1("copy", [value], target.dtype, target.shape)
+        if ref.path and ref.path[0].prim == "strided" and self._write_region(b, ref, target, value):
+            return
         new = self._write_through(b, self.current[ref.buffer], ref.path, value)
         self.set_version(b, ref.buffer, new)
+
+    def _write_region(self, b, ref: Ref, target: Var, value: Var) -> bool:
+        """A write into a region of a view at a run-time position (`v[i] = s`, `v[1:] = w`: `value` is the
+        update_slice of target just emitted) stores that region into the buffer, not the whole view again: one
+        element written is one store. An index that may be out of range stores nothing (IndexError after the call),
+        as update_slice does. False where it does not apply."""
+        last = b.eqns[-1] if b.eqns else None
+        if last is None or last.prim != "update_slice" or last.outputs[0] is not value or \
+                last.inputs[0] is not target or last.params.get("unless_failed"):
+            return False
+        _, region, *extra = last.inputs
+        specs = last.params["specs"]
+        params = _path_params(b, ref.base.shape, ref.path + (Step("slice", {"specs": specs}, tuple(extra),
+                                                                      region.dtype, region.shape, False),),
+                              region.ndim)
+        if params is None:
+            return False
+        b.eqns.remove(last)
+        valid = []
+        for axis, spec in enumerate(specs):
+            if spec[0] == "index_var" and not spec[2]:     # -n <= i < n
+                i, n = extra[spec[1] - 1], b.emit1("size_value", [], dtypes.INT64, (), dim=target.shape[axis])
+                i = b.convert(i, dtypes.INT64) if i.dtype != dtypes.INT64 else i
+                low = b.emit1("ge", [i, b.emit1("neg", [n], dtypes.INT64, ())], dtypes.BOOL, ())
+                valid.append(b.emit1("and", [low, b.emit1("lt", [i, n], dtypes.BOOL, ())], dtypes.BOOL, ()))
+        for flag in valid[1:]:
+            valid[0] = b.emit1("and", [valid[0], flag], dtypes.BOOL, ())
+        base = self.current[ref.buffer]
+        new = b.emit1("update_strided", [base, region, *params, *valid[:1]], base.dtype, base.shape,
+                      **({"checked": True} if valid else {}))
+        self.set_version(b, ref.buffer, new)
+        return True
 
     def _write_through(self, b, x: Var, path: tuple, value: Var) -> Var:
         if not path:
@@ -372,6 +399,20 @@ class Memory:
         if isinstance(value, dict):
             return {k: self.as_inputs(v, computed) for k, v in value.items()}
         return value
+
+
+def _path_params(b, base_shape, path: tuple, ndim: int):
+    """view_params of the view `path` makes of a buffer of `base_shape` (`ndim` dims), or None."""
+    if any(s.prim not in _STRIDED_STEPS for s in path):
+        return None
+    steps, extras, shape = [], [], base_shape
+    for step in path:
+        steps.append((step.prim, step.params, len(step.extra), shape))
+        extras.extend(step.extra)
+        shape = step.shape
+    n, m = len(base_shape), ndim
+    return b.emit("view_params", extras, [(dtypes.INT64, ())] * (n + m + m * n), steps=tuple(steps),
+                  base_shape=tuple(base_shape))
 
 
 def var_leaves(value, out: list) -> None:
