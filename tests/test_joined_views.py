@@ -73,6 +73,7 @@ JOINED = {
     "rows": lambda x, k: x[1] if k > 0 else x[:, -2],
     "new axis": lambda x, k: x[None, 1] if k > 0 else x[2:3],
     "empty": lambda x, k: x[6:] if k > 0 else x[:0],
+    "a static size and another": lambda x, k: x[None, 1] if k > 0 else x[2:5],
     "view of a joined view": lambda x, k: (x[1:] if k > 0 else x[:, ::-1])[1:, 2],
     "if statement": _if_statement,
     "return in branches": _return_in_branches,

@@ -1026,16 +1026,16 @@ def join_shapes(env, first: tuple, second: tuple, name: str, message: str, branc
     kernel knows (a selection's length), or whose expressions differ (`a[1:]` and `a[2:]`, `x` and `x[1:]` in a
     loop), make the joined value have a size of its own, read off it by codegen, which a loop keeps once it has one.
     (A guard that the two are equal made every call with different sizes a ValueError NumPy does not raise.)
-    The two values of an if's `branches` may also have two different static sizes (`U[1:]` and `U[2:]` of an array
-    made with a static shape)."""
+    The two values of an if's `branches` may also have a static size and another (`U[1:]` and `U[2:]` of an array
+    made with a static shape; `x[None, 0]` and `x[1:3]`): a size of its own too, where a guard that they are equal
+    raised ValueError where NumPy does not."""
     out = []
     for i, (a, c) in enumerate(zip(first, second)):
         found = env.find(a)
-        static_pair = isinstance(found, int) and isinstance(env.find(c), int)
         if isinstance(found, Sym) and found.origin[0] == "joined":
             out.append(found)
         elif env.needs_kernel_check(a, c) or not isinstance(found, int) and not isinstance(env.find(c), int) \
-                and not env.same_expression(a, c) or branches and static_pair and found != env.find(c):
+                and not env.same_expression(a, c) or branches and not env.same_expression(a, c):
             # (not with a static size on either side: a loop carries its first value's type, static there)
             out.append(Sym(f"{name}.shape[{i}]", ("joined",)))
         else:
