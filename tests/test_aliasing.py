@@ -224,8 +224,8 @@ def test_a_view_at_run_time_positions_is_a_view_of_the_callers_array(name, layou
         np.testing.assert_array_equal(y, x)
 
 
-def test_a_view_made_in_a_run_time_loop_is_returned_as_a_copy():
-    """Its position is a value of the loop's body, not one the kernel can return: a copy, as before."""
+def test_a_view_made_in_a_run_time_loop_is_a_view():
+    """Its position is carried by the loop and returned by the kernel (it was returned as a copy)."""
     def f(x, n):
         v = x[0]
         for j in range(n):
@@ -235,6 +235,9 @@ def test_a_view_made_in_a_run_time_loop_is_returned_as_a_copy():
     x = np.arange(10.0).reshape(5, 2)
     got = transpile(f)(x, np.int64(3))
     np.testing.assert_array_equal(got, f(x, 3))
+    assert np.shares_memory(got, x)
+    got[1] = -1.0
+    assert x[2, 1] == -1.0
 
 
 def test_results_that_view_one_another_at_run_time_positions_share_memory():

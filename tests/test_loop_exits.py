@@ -632,3 +632,21 @@ def test_branches_whose_sizes_differ_with_a_static_one_join_to_a_size_of_their_o
             check(_column_or_row, a, k)
             check(_column_or_row_statement, a, k)
             check(_constant_lengths, a, k)
+
+
+def _shrinks_after_a_check(x, n):
+    first = x[n]              # a check: the loop after it runs only if it passed
+    v = x
+    for _ in range(n):
+        v = v[1:]
+    return v.sum() + first
+
+
+def test_a_loop_that_changes_a_size_after_a_check():
+    """The loop is a guarded statement whose path where a check failed yields a stand-in for `v`: sized by a size
+    of the loop's own, which only the loop defines. It was an internal compiler error ("used before the value that
+    defines it"); the stand-in is now empty along such sizes (never read)."""
+    for n in (0, 1, 3):
+        check(_shrinks_after_a_check, np.arange(8.0), np.int64(n))
+    with pytest.raises(IndexError):
+        transpile(_shrinks_after_a_check)(np.arange(2.0), np.int64(3))

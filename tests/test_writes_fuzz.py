@@ -57,9 +57,10 @@ def shapes(seed: int):
     return SHAPES[seed % len(SHAPES)]
 
 
-def generate(seed: int) -> str:
+def generate(seed: int, joined: bool = False) -> str:
     """A program over the arguments a and b (shapes(seed)); names are tracked with their NumPy values while
-    generating so that every statement is valid."""
+    generating so that every statement is valid. With `joined`, also views chosen by a run-time condition
+    (`v = a[1:] if (a * 0.0).sum() == 0.0 else a.T[::-1]`: views at run-time positions)."""
     rng = random.Random(seed)
     a_shape, b_shape = shapes(seed)
     env = {"a": np.zeros(a_shape), "b": np.zeros(b_shape), "np": np}
@@ -68,8 +69,20 @@ def generate(seed: int) -> str:
     for k in range(rng.randrange(3, 9)):
         name = rng.choice(arrays)
         shape = env[name].shape
-        kind = rng.randrange(8)
-        if kind <= 1:
+        kind = rng.randrange(9 if joined else 8)
+        if kind == 8:
+            first, second = _view(rng, name, shape), _view(rng, name, shape)
+            try:      # both sides valid, of one rank (NumPy runs only one of them)
+                same_rank = eval(first, env).ndim == eval(second, env).ndim
+            except (IndexError, ValueError, TypeError):
+                continue
+            if not same_rank:
+                continue
+            # a run-time condition whose value does not depend on the data (the program is generated on zeros)
+            cond = f"({rng.choice(['a', 'b'])} * 0.0).sum() {rng.choice(['==', '!='])} 0.0"
+            stmt = f"v{k} = {first} if {cond} else {second}"
+            target = f"v{k}"
+        elif kind <= 1:
             stmt = f"v{k} = {_view(rng, name, shape)}"
             target = f"v{k}"
         elif kind == 2:
@@ -125,6 +138,37 @@ def test_random_programs_of_views_and_writes(seed, tmp_path_factory):
     got_a, got_b = a.copy(), b.copy()
     # every view these programs take is one the compiler follows (no reshape of an argument, no run-time branch):
     # each must compile, and agree with NumPy
+    actual = transpile(program)(got_a, got_b)
+    assert_same(actual, expected)
+    assert_same(got_a, ref_a)
+    assert_same(got_b, ref_b)
+    # each result aliases the arguments and the other results exactly as NumPy's does: views stay views of the
+    # caller's arrays and of one another, copies share nothing (issue #20 item 6)
+    ours, numpys = list(actual) + [got_a, got_b], list(expected) + [ref_a, ref_b]
+    names = [f"result {i}" for i in range(len(actual))] + ["a", "b"]
+    msg = aliasing_mismatch(ours, numpys, names)
+    assert msg is None, f"{msg}\n{source}"
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_programs_with_views_chosen_at_run_time(seed, tmp_path_factory):
+    """The same programs with views a run-time condition chooses among (joined at a run-time `if`: positions the
+    kernel carries), written through and returned, compared as above."""
+    source = generate(seed, joined=True)
+    path = tmp_path_factory.mktemp("fuzz") / f"program_{seed}.py"
+    path.write_text("import numpy as np\n\n" + source)
+    namespace = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    program = namespace["program"]
+    data = np.random.default_rng(seed % 1000)
+    a_shape, b_shape = shapes(seed)
+    a, b = data.standard_normal(a_shape), data.standard_normal(b_shape)
+    ref_a, ref_b = a.copy(), b.copy()
+    expected = program(ref_a, ref_b)
+    got_a, got_b = a.copy(), b.copy()
+    # every view these programs take is one the compiler follows (no reshape of an argument; views of one array
+    # at run-time positions): each must compile, and agree with NumPy
     actual = transpile(program)(got_a, got_b)
     assert_same(actual, expected)
     assert_same(got_a, ref_a)

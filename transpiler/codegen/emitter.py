@@ -76,6 +76,16 @@ class Emitter:
                 raise AssertionError(f"size {d} ({kind}) used before the value that defines it")
         return self.sizes[d]
 
+    def available(self, d) -> bool:
+        """Whether `size(d)` can be computed here (a joined value's own size is known once that value is made)."""
+        d = self.program.env.find(d)
+        if isinstance(d, int) or d in self.sizes:
+            return True
+        kind, *operands = d.origin
+        if kind in _INDEX_OPS:
+            return all(self.available(o) for o in operands)
+        return kind in ("var", "input")
+
     def empty(self, v: Var, fresh: bool = False) -> ir.Value:
         """A destination tensor for `v` (uninitialized: callers fill or fully overwrite it); `fresh`: one that CSE
         cannot merge with another of the same shape."""

@@ -116,9 +116,11 @@ def _concat(em: Emitter, e):
 @emitter("full")
 def _full(em: Emitter, e):
     if e.params.get("never_read"):
-        # a stand-in on a path that never reads it, for an array sized by the data that may not fit: no elements
+        # a stand-in on a path that never reads it, for an array sized by the data that may not fit, or with a size
+        # that only the other path defines (a joined value's own, control.join_shapes): no elements
         out = e.outputs[0]
-        sizes = [d if isinstance(d, int) else arith.constant(ir.IndexType.get(), 0) if data_sized(d) else em.size(d)
+        sizes = [d if isinstance(d, int) else arith.constant(ir.IndexType.get(), 0)
+                 if data_sized(d) or not em.available(d) else em.size(d)
                  for d in (em.program.env.find(d) for d in out.shape)]
         return [tensor.empty(sizes, scalar.storage_type(out.dtype))]
     value = tensor.extract(em[e.inputs[0]], [])

@@ -75,6 +75,37 @@ def augmented_only(stmts) -> set:
     return {n.target.id for n in nodes if id(getattr(n, "target", None)) in targets} - others
 
 
+_VIEW_METHODS = frozenset({"transpose", "swapaxes", "squeeze", "view"})
+
+
+def view_bound(stmts) -> set:
+    """Names the statements bind to what may be a view (`v = v[1:]`, `v = w.T`, `v = w`, `v = a if c else b`):
+    a loop carries those with their position when they start as views (Control._carry_positions). (Other names, such
+    as `x = x * 2`, never are: trying would cost the loop another round of interpretation.)"""
+    def viewish(value) -> bool:
+        if isinstance(value, (ast.Subscript, ast.Attribute, ast.Name, ast.IfExp)):
+            return True
+        return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+            value.func.attr in _VIEW_METHODS
+
+    names: set = set()
+
+    def bind(target, value):
+        if isinstance(target, ast.Name) and viewish(value):
+            names.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
+                and len(target.elts) == len(value.elts):
+            for t, v in zip(target.elts, value.elts):
+                bind(t, v)
+    for node in (n for s in stmts for n in ast.walk(s)):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                bind(target, node.value)
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+            bind(node.target, node.value)
+    return names
+
+
 def contains_return(stmts) -> bool:
     def visit(node):
         if isinstance(node, ast.Return):
@@ -155,15 +186,21 @@ class Control:
         if with_continuation:
             t_val, e_val = (UNSET if r is _RAISED else r if r is not _MISSING else None for r in (t_ret, e_ret))
             joined = self.join_values(t_val, e_val, "the returned value", t_eqns, e_eqns)
-            outs = self.emit_if(cond, t_eqns, e_eqns, [joined] + [j for _, j in buffers], t_checks, e_checks)
-            value, *versions = self.rebuild_all([joined] + [j for _, j in buffers], outs)
+            position = self._view_join(t_val, e_val, memory, t_eqns, e_eqns)
+            extra = [position[1]] if position else []
+            outs = self.emit_if(cond, t_eqns, e_eqns, [joined] + [j for _, j in buffers] + extra, t_checks, e_checks)
+            value, *versions = self.rebuild_all([joined] + [j for _, j in buffers] + extra, outs)
+            if position:
+                *versions, params = versions
+                self._set_versions(buffers, versions)
+                return True, self.memory.strided_view(position[0], value, params)
             self._set_versions(buffers, versions)
             return True, self._alias(value, (t_val, e_val), memory)
         if t_raised or e_raised:        # the names of a path that raised are never read again
             t_locals, e_locals = (snapshot if t_raised else t_locals), (snapshot if e_raised else e_locals)
         names = [n for n in sorted(set(t_locals) | set(e_locals))
                  if t_locals.get(n, _MISSING) is not e_locals.get(n, _MISSING)]
-        pairs, views, copies = [], [], []
+        pairs, views, copies, positions = [], [], [], {}
         for n in names:
             t, e = t_locals.get(n, _MISSING), e_locals.get(n, _MISSING)
             if t_raised or e_raised:
@@ -192,12 +229,19 @@ class Control:
             if same is not None:              # `b = a` on both paths: one object after the join too
                 copies.append((n, same))
                 continue
+            position = self._view_join(t, e, memory, t_eqns, e_eqns)
+            if position is not None:          # two views of one array: a view at a run-time position
+                positions[n] = position
             pairs.append((n, self.join_values(t, e, f"variable '{n}'", t_eqns, e_eqns)))
-        joined = [j for _, j in pairs] + [j for _, j in buffers]
+        joined = [j for _, j in pairs] + [j for _, j in buffers] + [j for _, j in positions.values()]
         outs = self.emit_if(cond, t_eqns, e_eqns, joined, t_checks, e_checks)
         values = self.rebuild_all(joined, outs)
-        self._set_versions(buffers, values[len(pairs):])
+        self._set_versions(buffers, values[len(pairs):len(pairs) + len(buffers)])
+        params = dict(zip(positions, values[len(pairs) + len(buffers):]))
         for (n, _), value in zip(pairs, values):   # (the values of a path that raised are never read)
+            if n in positions:
+                frame.locals[n] = self.memory.strided_view(positions[n][0], value, params[n])
+                continue
             sources = tuple(loc.get(n) for loc, raised in ((t_locals, t_raised), (e_locals, e_raised)) if not raised)
             frame.locals[n] = self._alias(value, sources, memory)
         self._tie_shared_branch_arrays([n for n, _ in pairs], frame, t_locals, e_locals, memory)
@@ -238,8 +282,14 @@ class Control:
         self.memory.restore(self.b, memory)
         buffers = self._join_buffers(memory, t_mem, e_mem, t_eqns, e_eqns)
         joined = [self.join_values(t_val, e_val, "the conditional expression", t_eqns, e_eqns)]
-        outs = self.emit_if(cond, t_eqns, e_eqns, joined + [j for _, j in buffers], t_checks, e_checks)
-        value, *versions = self.rebuild_all(joined + [j for _, j in buffers], outs)
+        position = self._view_join(t_val, e_val, memory, t_eqns, e_eqns)
+        extra = [position[1]] if position else []
+        outs = self.emit_if(cond, t_eqns, e_eqns, joined + [j for _, j in buffers] + extra, t_checks, e_checks)
+        value, *versions = self.rebuild_all(joined + [j for _, j in buffers] + extra, outs)
+        if position:
+            *versions, params = versions
+            self._set_versions(buffers, versions)
+            return self.memory.strided_view(position[0], value, params)
         self._set_versions(buffers, versions)
         return self._alias(value, (t_val, e_val), memory)
 
@@ -301,7 +351,7 @@ class Control:
         buffers = [(buf, self.join_values(self.memory.version_in(memory, buf), self.memory.version_in(after_mem, buf),
                                           f"the contents of {buf.what}", skip, eqns)) for buf in written]
         names = [n for n in after if after[n] is not snapshot.get(n, _MISSING)]
-        pairs, views = [], []
+        pairs, views, positions = [], [], {}
         for n in names:
             v = after[n]
             if isinstance(v, Undefined) or not contains_var(v):
@@ -311,19 +361,28 @@ class Control:
             elif self._rederivable(v, memory):
                 views.append((n, v))
             else:
+                position = self._view_position(v, memory, eqns)
+                if position is not None:    # a view of an existing array at a position the statement computed
+                    positions[n] = (position[0], self.join_values(UNSET, position[1], "a view's position", skip,
+                                                                  eqns))
                 pairs.append((n, self.join_values(UNSET, v, f"variable '{n}'", skip, eqns)))
         for n in snapshot:
             if n not in after:
                 del frame.locals[n]
         returned = exits and isinstance(exits[0], _Return)
         result = [self._settle(exits[0].value, memory, skip, eqns)] if returned else []
-        joined = [j for _, j in pairs] + [j for _, j in buffers] + [j for j, _ in result]
+        joined = [j for _, j in pairs] + [j for _, j in buffers] + [j for _, j in positions.values()] + \
+            [j for j, _ in result]
         # (one write's guard, Builder.write, is marked: _writes_guarded lets a statement of such writes run as it is)
         outs = self.emit_if(failed, skip, eqns, joined, [], checks, guards_write=frame is None)
         values = self.rebuild_all(joined, outs)
         self._set_versions(buffers, values[len(pairs):len(pairs) + len(buffers)])
+        params = dict(zip(positions, values[len(pairs) + len(buffers):]))
         for (n, _), value in zip(pairs, values):
-            frame.locals[n] = self._alias(value, (after[n],), memory)
+            if n in positions:      # (where a check failed: position 0 and no element, never read)
+                frame.locals[n] = self.memory.strided_view(positions[n][0], value, params[n])
+            else:
+                frame.locals[n] = self._alias(value, (after[n],), memory)
             _keep_size(self.b, value, after[n])
         self._tie_shared_branch_arrays([n for n, _ in pairs], frame, after, {}, memory)
         for n, view in views:
@@ -432,6 +491,35 @@ class Control:
     def _set_versions(self, buffers, versions) -> None:
         for (buf, _), version in zip(buffers, versions):
             self.memory.set_version(self.b, buf, version)
+
+    def _view_position(self, v, before, eqns):
+        """(buffer, position) of `v` when it is a view of an array that existed `before` (memory.view_params,
+        computed at the end of `eqns`); None otherwise."""
+        if not isinstance(v, Var) or not isinstance(v.ref, Ref) or v.scalar or v.weak \
+                or not self.memory.existed(before, v.ref.buffer):
+            return None
+        with self.b.recording() as made:
+            params = self.memory.view_params(self.b, v)
+        if params is None:
+            return None
+        eqns.extend(made)
+        return v.ref.buffer, params
+
+    def _view_join(self, t, e, before, t_eqns, e_eqns):
+        """(buffer, joined positions) when `t` and `e`, the values of one name at the end of the two paths, are views
+        of one array that existed before the branch at positions the kernel computes (memory.view_params, computed
+        at the end of each path): the joined value is then that array's view at the joined position, as NumPy's
+        is (writes through it reach the array, a returned one is a view of it). None otherwise."""
+        if not (isinstance(t, Var) and isinstance(e, Var) and isinstance(t.ref, Ref) and isinstance(e.ref, Ref)) \
+                or t.ref.buffer is not e.ref.buffer or t.dtype != e.dtype or t.ndim != e.ndim:
+            return None
+        t_made, e_made = [], []
+        t_position, e_position = self._view_position(t, before, t_made), self._view_position(e, before, e_made)
+        if t_position is None or e_position is None:
+            return None
+        t_eqns.extend(t_made)
+        e_eqns.extend(e_made)
+        return t.ref.buffer, self.join_values(t_position[1], e_position[1], "a view's position", t_eqns, e_eqns)
 
     def _alias(self, value, sources, before):
         """A joined array that is one existing array or another depending on the run-time path: it may alias
@@ -574,10 +662,10 @@ class Control:
             self.interp.assign(stmt.target, index if item is None else item(index), frame)
             self._loop_body(stmt.body, frame)
             return index
-        outs, induction, blk = self._fixpoint(carried, frame, body, "loop")
+        outs, induction, blk = self._fixpoint(carried, frame, body, "loop", views=view_bound(stmt.body))
         self.b.eqns.append(Eqn("for", [self._int_var(rng.start), self._int_var(rng.stop)] + blk.pop("inits"),
                                outs, {"step": int(step), "body": blk["body"]}, self.b.loc))
-        self._finish_loop(blk["live"], outs, blk["flags"], frame, targets, stmt, blk["aliases"])
+        self._finish_loop(blk["live"], outs, blk["flags"], frame, targets, stmt, blk["aliases"], blk["positions"])
 
     def run_while(self, stmt: ast.While, frame) -> None:
         carried = self._carried(stmt.body, frame, exclude=set())
@@ -597,10 +685,11 @@ class Control:
         def body(args):
             self._loop_body(stmt.body, frame)
             return None
-        outs, _, blk = self._fixpoint(carried, frame, body, "loop", before=before, cond_holder=cond_holder)
+        outs, _, blk = self._fixpoint(carried, frame, body, "loop", before=before, cond_holder=cond_holder,
+                                      views=view_bound(stmt.body))
         self.b.eqns.append(Eqn("while", blk.pop("inits"), outs, {"cond": cond_holder["block"], "body": blk["body"]},
                                self.b.loc))
-        self._finish_loop(blk["live"], outs, blk["flags"], frame, set(), stmt, blk["aliases"])
+        self._finish_loop(blk["live"], outs, blk["flags"], frame, set(), stmt, blk["aliases"], blk["positions"])
 
     def _loop_body(self, stmts, frame) -> None:
         from .infer import _Break, _Continue, _Raise, _Return
@@ -625,7 +714,7 @@ class Control:
                 if n in frame.locals and not isinstance(frame.locals[n], Undefined)
                 and not (n in inplace and _is_array(frame.locals[n]))]
 
-    def _fixpoint(self, carried: list, frame, run_body, what: str, before=None, cond_holder=None):
+    def _fixpoint(self, carried: list, frame, run_body, what: str, before=None, cond_holder=None, views=frozenset()):
         """Interpret the loop with carried values as region arguments until their types stop changing.
 
         Carried are the names the body assigns and the arrays (Buffers) it writes in place, found by running it:
@@ -641,17 +730,22 @@ class Control:
             else:
                 types[n] = _type_of(v if isinstance(v, Var) else self._const_type(v))
             aliases[n] = set()
+        self._carry_positions([n for n in carried if n in views], carried, state, types, aliases)
         guards = self.b.guards
-        for _ in range(_MAX_ROUNDS + 2):     # two more: rounds that discover written arrays or aliases
+        for _ in range(_MAX_ROUNDS + 3):     # more: rounds that discover written arrays, aliases or moved views
             self.b.guards = guards           # (only the last round's guards are kept)
             live = [n for n in carried if types[n] is not None]
             if before is not None:        # a while loop's condition region has arguments of its own
                 cond_args = state.arguments(live, types)
                 before(list(cond_args.values()), lambda run: state.enter(self.b, cond_args, aliases, run))
             args = state.arguments(live, types)
-            eqns, induction, checks = self.record(lambda: state.enter(self.b, args, aliases, lambda: run_body(args)),
-                                                  inherit=False)
+            eqns, induction, checks = self.record(lambda: state.enter(self.b, args, aliases, lambda: state.positioned(
+                self.b, lambda: run_body(args))), inherit=False)
             changed = False
+            for n in state.unpositioned:      # a name the body binds to something else than a view of its array
+                for key in state.positions.pop(n)[1]:
+                    carried.remove(key)
+                changed = True
             results = []
             for buf in state.written_buffers():    # arrays the body writes become carried too
                 carried.append(buf)
@@ -673,7 +767,7 @@ class Control:
                     continue
                 if isinstance(new, Undefined) or new is _MISSING:
                     raise UserError(f"'{n}' is not defined on every path of the loop body", NameError)
-                if not isinstance(n, Buffer):
+                if not isinstance(n, (Buffer, _Position)) and n not in state.positions:
                     deps = {buf for buf, _ in self.memory.deps(new) if self.memory.existed(memory, buf)}
                     if not deps <= aliases[n]:
                         aliases[n] |= deps
@@ -716,7 +810,26 @@ class Control:
             block.results.extend(merged + cond_flags[len(cond_checks):])
         return outs, induction, {"body": body, "inits": inits,
                                  "flags": [(k, m) for _, k, m in cond_checks + checks], "live": live,
-                                 "aliases": aliases}
+                                 "aliases": aliases, "positions": state.positions}
+
+    def _carry_positions(self, names: list, carried: list, state, types: dict, aliases: dict) -> None:
+        """A carried name that holds a view of an array from before the loop (`v = v[1:]` in the body) is carried
+        with its position in that array (memory.view_params), so that it stays a view of it after the loop, as in
+        NumPy: its position is carried too (one 0-d int per value, _Position keys). The body must leave it a view
+        of the same array (else, _LoopState.positioned, it is carried as before)."""
+        for n in names:
+            v = state.initial(n)
+            if not isinstance(v, Var) or v.scalar or v.weak or not isinstance(self.memory.ref_of(v), Ref):
+                continue
+            params = self.memory.view_params(self.b, v)      # (before the loop)
+            if params is None:
+                continue
+            keys = [_Position(n, i) for i in range(len(params))]
+            state.positions[n] = (v.ref.buffer, keys)
+            for key, p in zip(keys, params):
+                state.position_initial[key] = p
+                types[key], aliases[key] = _type_of(p), set()
+                carried.append(key)
 
     def _merge_flags(self, carried: list, checks: list) -> list:
         return [self.interp.numpy_call(np.logical_or, [a, f], {}) for a, (f, _, _) in zip(carried, checks)]
@@ -750,12 +863,16 @@ class Control:
                                              "else": Block([], body.eqns, body.results)}, self.b.loc))
         return Block(body.args, eqns, outs)
 
-    def _finish_loop(self, live, outs, flags, frame, targets, stmt, aliases) -> None:
+    def _finish_loop(self, live, outs, flags, frame, targets, stmt, aliases, positions) -> None:
         for n, v in zip(live, outs):
             if isinstance(n, Buffer):
                 self.memory.set_version(self.b, n, v)
+        out_of = dict(zip(live, outs))
         for n, v in zip(live, outs):
-            if not isinstance(n, Buffer):
+            if n in positions:       # a view of its array at the position the loop ends with
+                buffer, keys = positions[n]
+                frame.locals[n] = self.memory.strided_view(buffer, v, [out_of[k] for k in keys])
+            elif not isinstance(n, (Buffer, _Position)):
                 if aliases.get(n):
                     v.ref = self.memory.alias(aliases[n], _rebound(n))
                 frame.locals[n] = v
@@ -796,8 +913,9 @@ class Control:
         shape = tuple(0 if computable and not computable(d) else d for d in shape)
         with self.b.recording() as made:
             zero = self.b.emit1("const", [], dt, (), value=np.zeros((), dt), weak=weak, scalar=scalar)
-            # one sized by the data may be one that does not fit (the reason the path does not read it): empty
-            never_read = any(data_sized(env.find(d)) for d in shape)
+            # one sized by the data may be one that does not fit (the reason the path does not read it): empty; one
+            # with a size of its own (a joined one) that the other path defines: empty along it (codegen/shape.py)
+            never_read = any(data_sized(env.find(d)) or _has_own_size(env.find(d)) for d in shape)
             params = {"never_read": True} if never_read else {}
             v = self.b.emit1("full", [zero], dt, shape, **params) if shape else zero
         eqns.extend(made)
@@ -828,16 +946,40 @@ class _LoopState:
     def __init__(self, frame, memory, snapshot: dict, buffers: dict):
         self.frame, self.memory, self.snapshot, self.buffers = frame, memory, snapshot, buffers
         self.start = buffers
+        self.positions: dict = {}            # name -> (Buffer, its _Position keys): views carried with their position
+        self.position_initial: dict = {}     # _Position -> its value before the loop
+        self.position_after: dict = {}       # _Position -> its value at the end of this round's body
+        self.unpositioned: list = []         # names this round left something else than a view of their array
 
     def initial(self, n):
+        if isinstance(n, _Position):
+            return self.position_initial[n]
         return self.memory.version_in(self.buffers, n) if isinstance(n, Buffer) else self.snapshot[n]
 
     def after(self, n):
+        if isinstance(n, _Position):
+            return self.position_after[n]
         return self.memory.current.get(n, _MISSING) if isinstance(n, Buffer) else self.frame.locals.get(n, _MISSING)
 
     @staticmethod
     def label(n) -> str:
+        if isinstance(n, _Position):
+            return f"the position of the view '{n.name}'"
         return f"the contents of {n.what}" if isinstance(n, Buffer) else n
+
+    def positioned(self, b, run):
+        """run() (a round of the body), then the positions of the carried views as it leaves them."""
+        self.unpositioned = []
+        value = run()
+        for n, (buffer, keys) in self.positions.items():
+            new = self.frame.locals.get(n)
+            params = self.memory.view_params(b, new) if isinstance(new, Var) and isinstance(new.ref, Ref) \
+                and new.ref.buffer is buffer else None
+            if params is None:
+                self.unpositioned.append(n)
+            else:
+                self.position_after.update(zip(keys, params))
+        return value
 
     @staticmethod
     def arguments(live, types) -> dict:
@@ -852,12 +994,16 @@ class _LoopState:
     def enter(self, b, args: dict, aliases: dict, run):
         """Start a round: names and carried arrays bound to the region arguments, views of the carried arrays
         re-derived from them; a carried name that may alias an array depends on that array's version here."""
-        self.frame.locals = {**self.snapshot, **{n: v for n, v in args.items() if not isinstance(n, Buffer)}}
+        self.frame.locals = {**self.snapshot, **{n: v for n, v in args.items()
+                                                 if not isinstance(n, (Buffer, _Position))}}
         self.start = State({**self.buffers, **{n: v for n, v in args.items() if isinstance(n, Buffer)}},
                            self.buffers.watermark)
         self.memory.restore(b, self.start)
         for n, v in args.items():
-            if not isinstance(n, Buffer):
+            if n in self.positions:
+                buffer, keys = self.positions[n]
+                self.memory.strided_view(buffer, v, [args[k] for k in keys])
+            elif not isinstance(n, (Buffer, _Position)):
                 deps = aliases[n] | {buf for buf, _ in self.memory.deps(self.snapshot.get(n))
                                      if self.memory.existed(self.buffers, buf)}
                 if deps:
@@ -869,6 +1015,13 @@ class _LoopState:
         m = self.memory
         return [buf for buf in m.changed_since(self.start)
                 if m.version_in(self.start, buf) is m.version_in(self.buffers, buf)]
+
+
+@dataclass(frozen=True)
+class _Position:
+    """One value of the position of a view a loop carries (_LoopState.positions)."""
+    name: str
+    index: int
 
 
 @dataclass
@@ -885,7 +1038,8 @@ def join_shapes(env, first: tuple, second: tuple, name: str, message: str, branc
     loop), make the joined value have a size of its own, read off it by codegen, which a loop keeps once it has one.
     (A guard that the two are equal made every call with different sizes a ValueError NumPy does not raise.) The
     branches of an `if` (`branches`) may also have a static size on one side (`a[:, None] if k >= 0 else
-    a[None, :]`): a loop carries its first value's type, static there, but an if's value has a type of its own."""
+    a[None, :]`, `U[1:]` and `U[2:]` of an array made with a static shape, `x[None, 0]` and `x[1:3]`): a loop carries
+    its first value's type, static there, but an if's value has a type of its own."""
     out = []
     for i, (a, c) in enumerate(zip(first, second)):
         found, other = env.find(a), env.find(c)
@@ -1041,6 +1195,11 @@ def _keep_size(b, joined, computed) -> None:
     visible = {id(v) for v in b.program.inputs} | {id(v) for e in b.visible() for v in e.outputs}
     if all(id(v) in visible for v in _dim_vars(size)):
         joined.size_of = size
+
+
+def _has_own_size(d) -> bool:
+    """Whether a dim is (or is computed from) a size of a joined value's own (join_shapes)."""
+    return isinstance(d, Sym) and (d.origin[0] == "joined" or any(_has_own_size(o) for o in d.origin[1:]))
 
 
 def _dim_vars(d):

@@ -22,7 +22,10 @@ from ..errors import UserError
 from ..program import Var, next_var_id
 from ..runtime.signature import ArgumentView, ResultView, object_attributes
 from ..types import dtypes
-from ..types.shapes import DIM_OPS, is_checkable
+from ..types.shapes import DIM_OPS, Sym, is_checkable
+
+# view primitives whose positions are per axis of their input: a chain of them is a strided view (view_params)
+_STRIDED_STEPS = frozenset({"slice", "transpose", "expand_dims", "squeeze", "strided"})
 
 # primitives whose result is a view of their first input in NumPy
 VIEW_PRIMS = frozenset({"slice", "transpose", "reshape", "expand_dims", "squeeze", "real", "imag"})
@@ -153,6 +156,17 @@ class Memory:
                 and sum(1 for d in out.shape if d != 1) == 1:
             self.ref_of(out)           # NumPy's reshape of this argument into one dim is a copy: a new array
             return
+        if prim == "reshape" and not ref.contiguous and (layout := static_layout(ref)) is not None \
+                and all(isinstance(d, int) for d in out.shape):
+            # sizes and strides known while compiling: NumPy's own decision (a view where its nocopy reshape
+            # succeeds, else a copy: a new array)
+            strides = _c_strides(out.shape) if c_contiguous(*layout) else nocopy_reshape(*layout, out.shape)
+            if strides is None:
+                self.ref_of(out)
+                return
+            out.ref = Ref(ref.buffer, ref.base, ref.path + (Step(prim, dict(params), (), out.dtype, out.shape,
+                                                                 out.scalar),), c_contiguous(out.shape, strides))
+            return
         if prim == "reshape" and not ref.contiguous:
             out.ref = Alias(((ref.buffer, ref.base),), "a reshape or ravel of an array that may not be contiguous, "
                                                        "which NumPy makes a view or a copy depending on its strides")
@@ -170,6 +184,22 @@ class Memory:
         """`out` may or may not share x's memory (NumPy decides from strides the compiler does not know)."""
         out.ref = Alias(tuple(self.deps(x)) or ((self.ref_of(x).buffer, x),), why)
         return out
+
+    # ---- views whose position is a run-time value (codegen/strided.py) ----------------------------------------
+    def view_params(self, b, v) -> list | None:
+        """The position of a view `v` in its buffer as 0-d int64 values: one start per axis of the buffer, one size
+        per dim of v, then one step vector over the buffer's axes per dim of v. None when v is not such a view (not
+        a Ref, or a reshape or a complex part on its path: positions not per axis)."""
+        ref = getattr(v, "ref", None)
+        if not isinstance(ref, Ref) or v.scalar or v.weak:
+            return None
+        return _path_params(b, ref.base.shape, ref.path, v.ndim)
+
+    def strided_view(self, buffer: Buffer, value: Var, params: list) -> Var:
+        """`value` is the view of `buffer` at these positions (view_params), as of the buffer's current version."""
+        step = Step("strided", {}, tuple(params), value.dtype, value.shape, False)
+        value.ref = Ref(buffer, self.current[buffer], (step,), False)
+        return value
 
     def derive(self, b, base: Var, path: tuple) -> Var:
         value = base
@@ -190,8 +220,42 @@ class Memory:
             raise UserError(ref.buffer.readonly, TypeError)
         if value.scalar or value.weak:    # the contents of an array: a 0-d array, not a NumPy or Python scalar
             value = b.emit1("copy", [value], target.dtype, target.shape)
+        if ref.path and ref.path[0].prim == "strided" and self._write_region(b, ref, target, value):
+            return
         new = self._write_through(b, self.current[ref.buffer], ref.path, value)
         self.set_version(b, ref.buffer, new)
+
+    def _write_region(self, b, ref: Ref, target: Var, value: Var) -> bool:
+        """A write into a region of a view at a run-time position (`v[i] = s`, `v[1:] = w`: `value` is the
+        update_slice of target just emitted) stores that region into the buffer, not the whole view again: one
+        element written is one store. An index that may be out of range stores nothing (IndexError after the call),
+        as update_slice does. False where it does not apply."""
+        last = b.eqns[-1] if b.eqns else None
+        if last is None or last.prim != "update_slice" or last.outputs[0] is not value or \
+                last.inputs[0] is not target or last.params.get("unless_failed"):
+            return False
+        _, region, *extra = last.inputs
+        specs = last.params["specs"]
+        params = _path_params(b, ref.base.shape, ref.path + (Step("slice", {"specs": specs}, tuple(extra),
+                                                                      region.dtype, region.shape, False),),
+                              region.ndim)
+        if params is None:
+            return False
+        b.eqns.remove(last)
+        valid = []
+        for axis, spec in enumerate(specs):
+            if spec[0] == "index_var" and not spec[2]:     # -n <= i < n
+                i, n = extra[spec[1] - 1], b.emit1("size_value", [], dtypes.INT64, (), dim=target.shape[axis])
+                i = b.convert(i, dtypes.INT64) if i.dtype != dtypes.INT64 else i
+                low = b.emit1("ge", [i, b.emit1("neg", [n], dtypes.INT64, ())], dtypes.BOOL, ())
+                valid.append(b.emit1("and", [low, b.emit1("lt", [i, n], dtypes.BOOL, ())], dtypes.BOOL, ()))
+        for flag in valid[1:]:
+            valid[0] = b.emit1("and", [valid[0], flag], dtypes.BOOL, ())
+        base = self.current[ref.buffer]
+        new = b.emit1("update_strided", [base, region, *params, *valid[:1]], base.dtype, base.shape,
+                      **({"checked": True} if valid else {}))
+        self.set_version(b, ref.buffer, new)
+        return True
 
     def _write_through(self, b, x: Var, path: tuple, value: Var) -> Var:
         if not path:
@@ -337,6 +401,20 @@ class Memory:
         return value
 
 
+def _path_params(b, base_shape, path: tuple, ndim: int):
+    """view_params of the view `path` makes of a buffer of `base_shape` (`ndim` dims), or None."""
+    if any(s.prim not in _STRIDED_STEPS for s in path):
+        return None
+    steps, extras, shape = [], [], base_shape
+    for step in path:
+        steps.append((step.prim, step.params, len(step.extra), shape))
+        extras.extend(step.extra)
+        shape = step.shape
+    n, m = len(base_shape), ndim
+    return b.emit("view_params", extras, [(dtypes.INT64, ())] * (n + m + m * n), steps=tuple(steps),
+                  base_shape=tuple(base_shape))
+
+
 def var_leaves(value, out: list) -> None:
     """The run-time values (Vars) inside a Python value, through lists, tuples and dicts, in order."""
     if isinstance(value, Var):
@@ -364,15 +442,22 @@ def _kernel_values(b):
     dim computed in the kernel (a Sym), or None when it is not available at the top level of the program (a value
     made inside a loop or branch)."""
     top = {id(e_out) for e in b.eqns for e_out in e.outputs} | {id(v) for v in b.program.inputs}
+    # sizes of a value's own (a joined value's, read off it by codegen) are available where a top-level value has them
+    own = {b.env.find(d) for e in b.eqns for v in e.outputs for d in v.shape if isinstance(b.env.find(d), Sym)}
 
     def available(d) -> bool:
         if isinstance(d, int):
             return True
         if isinstance(d, Var):
             return id(d) in top
+        d = b.env.find(d)
+        if isinstance(d, int):
+            return True
         kind, *operands = d.origin
         if kind == "var":
             return id(operands[0]) in top
+        if kind == "joined":
+            return d in own
         return kind == "arg" or kind in DIM_OPS and all(available(o) for o in operands)
 
     def value(d):
@@ -417,9 +502,105 @@ def _replayable(path: tuple, computed=None):
             steps.append(("reshape", shape))
         elif step.prim in ("real", "imag"):
             steps.append((step.prim, None))
+        elif step.prim == "strided":    # starts, sizes, steps: values the kernel returns
+            values = [computed(v) if computed is not None else None for v in step.extra]
+            if any(v is None for v in values):
+                return None
+            n = (len(values) - len(step.shape)) // (len(step.shape) + 1)
+            m = len(step.shape)
+            steps.append(("strided", (values[:n], values[n:n + m], values[n + m:])))
         else:
             steps.append((step.prim, p["perm"] if step.prim == "transpose" else p["axes"]))
     return steps
+
+
+def static_layout(ref: Ref):
+    """(shape, strides in elements) of a view of a C-contiguous array when every size and step on its path is
+    known while compiling; None otherwise (NumPy's reshape and ravel then depend on run-time sizes or strides)."""
+    shape = ref.base.shape
+    if not ref.buffer.contiguous or not all(isinstance(d, int) for d in shape):
+        return None
+    strides = _c_strides(shape)
+    for step in ref.path:
+        p = step.params
+        if not all(isinstance(d, int) for d in step.shape):
+            return None
+        if step.prim == "slice":
+            specs = list(p["specs"]) + [("all",)] * (len(strides) - len(p["specs"]))
+            new = []
+            for spec, stride in zip(specs, strides):
+                if spec[0] == "all":
+                    new.append(stride)
+                elif spec[0] == "range":
+                    if not isinstance(spec[3], int):
+                        return None
+                    new.append(stride * spec[3])
+            strides = new
+        elif step.prim == "transpose":
+            strides = [strides[a] for a in p["perm"]]
+        elif step.prim == "expand_dims":
+            for axis in sorted(p["axes"]):
+                strides.insert(axis, 0)
+        elif step.prim == "squeeze":
+            strides = [st for a, st in enumerate(strides) if a not in p["axes"]]
+        elif step.prim == "reshape":
+            strides = _c_strides(step.shape) if c_contiguous(shape, strides) else \
+                nocopy_reshape(shape, strides, step.shape)
+            if strides is None:
+                return None
+        else:
+            return None
+        shape = step.shape
+    return tuple(shape), tuple(strides)
+
+
+def _c_strides(shape) -> list:
+    strides = [1] * len(shape)
+    for k in range(len(shape) - 2, -1, -1):
+        strides[k] = strides[k + 1] * shape[k + 1]
+    return strides
+
+
+def c_contiguous(shape, strides) -> bool:
+    """NumPy's C-contiguous flag (dims of size 1 have any stride; an empty array is contiguous)."""
+    if 0 in shape:
+        return True
+    expected = 1
+    for n, stride in zip(reversed(shape), reversed(strides)):
+        if n != 1:
+            if stride != expected:
+                return False
+            expected *= n
+    return True
+
+
+def nocopy_reshape(shape, strides, new_shape):
+    """NumPy's _attempt_nocopy_reshape (C order): the strides of the reshaped view, or None when it must copy."""
+    old = [(n, st) for n, st in zip(shape, strides) if n != 1]
+    olddims, oldstrides = [n for n, _ in old], [st for _, st in old]
+    newdims, newstrides = list(new_shape), [0] * len(new_shape)
+    oi, oj, ni, nj = 0, 1, 0, 1
+    while ni < len(newdims) and oi < len(olddims):
+        np_, op = newdims[ni], olddims[oi]
+        while np_ != op:
+            if np_ < op:
+                np_ *= newdims[nj]
+                nj += 1
+            else:
+                op *= olddims[oj]
+                oj += 1
+        for ok in range(oi, oj - 1):
+            if oldstrides[ok] != olddims[ok + 1] * oldstrides[ok + 1]:
+                return None
+        newstrides[nj - 1] = oldstrides[oj - 1]
+        for nk in range(nj - 1, ni, -1):
+            newstrides[nk - 1] = newstrides[nk] * newdims[nk]
+        ni, nj = nj, nj + 1
+        oi, oj = oj, oj + 1
+    last = newstrides[ni - 1] if ni >= 1 else 1
+    for nk in range(ni, len(newdims)):
+        newstrides[nk] = last
+    return newstrides
 
 
 class State(dict):
@@ -444,6 +625,8 @@ def _unview(b, x: Var, step: Step, new_inner: Var) -> Var:
         return b.emit1("squeeze", [new_inner], x.dtype, x.shape, axes=p["axes"])
     if step.prim == "squeeze":
         return b.emit1("expand_dims", [new_inner], x.dtype, x.shape, axes=p["axes"])
+    if step.prim == "strided":
+        return b.emit1("update_strided", [x, new_inner, *step.extra], x.dtype, x.shape)
     if step.prim in ("real", "imag"):     # the complex array with that part replaced
         return b.emit1(f"with_{step.prim}", [x, new_inner], x.dtype, x.shape)
     raise AssertionError(step.prim)

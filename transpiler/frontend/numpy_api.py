@@ -402,14 +402,15 @@ def _ravel(b, a, order="C"):
     """A view of C-contiguous data, else a copy (NumPy's ravel): when contiguity is not known (a view of an
     argument that is not C-contiguous) the result may or may not share memory with `a`."""
     from . import shape_ops as so
-    from .memory import Ref
+    from .memory import Ref, c_contiguous, static_layout
     x = so.as_var(b, a)
     ref = b.memory.ref_of(x)
-    if isinstance(ref, Ref) and ref.contiguous:
-        return so.reshape(b, x, (-1,), order)
+    layout = static_layout(ref) if isinstance(ref, Ref) and not ref.contiguous else None
+    if isinstance(ref, Ref) and (ref.contiguous or layout is not None and c_contiguous(*layout)):
+        return so.reshape(b, x, (-1,), order)     # (with sizes and strides known while compiling: NumPy's flag)
     flat = new_copy(b, so.reshape(b, x, (-1,), order))
-    if isinstance(ref, Ref) and ref.buffer.layout in ("line", False) and not ref.path:
-        return flat                     # an argument its key says is not C-contiguous: NumPy's ravel copies
+    if isinstance(ref, Ref) and (ref.buffer.layout in ("line", False) and not ref.path or layout is not None):
+        return flat                     # not C-contiguous (an argument's key says so, or its strides): a copy
 
     return b.memory.unknown_alias(x, flat, "np.ravel of an array that may not be contiguous, which NumPy makes a "
                                            "view or a copy depending on its strides")

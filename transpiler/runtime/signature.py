@@ -406,9 +406,23 @@ def _replay(arr: np.ndarray, steps: list, originals: list, results: list = ()) -
             arr = np.expand_dims(arr, params)
         elif kind in ("real", "imag"):
             arr = getattr(arr, kind)
+        elif kind == "strided":
+            arr = _strided(arr, *([dim(d) for d in ds] for ds in params))
         else:
             arr = arr.squeeze(params)
     return arr
+
+
+def _strided(arr: np.ndarray, starts: list, sizes: list, steps: list) -> np.ndarray:
+    """The view of `arr` whose element i is arr[starts + sum_k i_k * steps_k] (a view the kernel positioned at run
+    time: frontend/memory.strided_view), made with arr's own strides, so that it is a view of the caller's array
+    whatever its layout."""
+    n = arr.ndim
+    if 0 in sizes:       # no element (its start may be past the end)
+        return np.lib.stride_tricks.as_strided(arr, sizes, [0] * len(sizes), writeable=arr.flags.writeable)
+    first = arr[tuple(slice(s, s + 1) for s in starts)]        # a view whose first element is the start
+    strides = [sum(steps[k * n + j] * arr.strides[j] for j in range(n)) for k in range(len(sizes))]
+    return np.lib.stride_tricks.as_strided(first, sizes, strides, writeable=arr.flags.writeable)
 
 
 def _as_returned(arr: np.ndarray, kind: str):
