@@ -30,7 +30,12 @@ they spin, the OpenMP runtime's only when it counts more of its own threads than
 waits for held each other out for a time slice. With KMP_USE_YIELD=2 (OPENMP_USE_YIELD): 0.30 ms against 0.33 ms;
 the kernels' own loops were no slower with it there (softmax, attention).
 
-Opt-in (TRANSPILER_BLAS_POOL=1) until it is measured on a quiet machine against the tables of docs/performance.md.
+Opt-in (TRANSPILER_BLAS_POOL=1). On a quiet machine (load below 1) it holds issue 17's item 5 for attention: NumPy's
+own head ran 0.72-0.73 ms on it against 0.77-0.81 ms on OpenBLAS's, ours right after NumPy's 0.34-0.35 ms against
+0.63-0.88 ms, and under another busy process NumPy's head no longer collapsed as it did on OpenBLAS's pool. But
+NumPy's own GPT-2 forward (T=8), timed alternately on both pools in one process, had medians 15-20% slower on it
+(446 against 377 ms, 640 against 537; the minimums equal): the user's NumPy code must not get slower because
+a compiled function was called, and why it does was not found yet (docs/performance.md, "Right after NumPy").
 """
 from __future__ import annotations
 
