@@ -121,10 +121,9 @@ def generate(seed: int, joined: bool = False) -> str:
     return "def program(a, b):\n" + textwrap.indent(body, "    ") + "\n"
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-@given(seed=st.integers(0, 2**32 - 1))
-def test_random_programs_of_views_and_writes(seed, tmp_path_factory):
-    source = generate(seed)
+def check_program(source, seed, tmp_path_factory):
+    """Compile `source` (a program of generate) from a file, run it and NumPy on the same arguments, and compare
+    results, the arguments' final contents and the aliasing of results and arguments."""
     path = tmp_path_factory.mktemp("fuzz") / f"program_{seed}.py"
     path.write_text("import numpy as np\n\n" + source)
     namespace = {}
@@ -136,8 +135,8 @@ def test_random_programs_of_views_and_writes(seed, tmp_path_factory):
     ref_a, ref_b = a.copy(), b.copy()
     expected = program(ref_a, ref_b)
     got_a, got_b = a.copy(), b.copy()
-    # every view these programs take is one the compiler follows (no reshape of an argument, no run-time branch):
-    # each must compile, and agree with NumPy
+    # every view these programs take is one the compiler follows (no reshape of an argument; views of one array at
+    # run-time positions): each must compile, and agree with NumPy
     actual = transpile(program)(got_a, got_b)
     assert_same(actual, expected)
     assert_same(got_a, ref_a)
@@ -148,6 +147,12 @@ def test_random_programs_of_views_and_writes(seed, tmp_path_factory):
     names = [f"result {i}" for i in range(len(actual))] + ["a", "b"]
     msg = aliasing_mismatch(ours, numpys, names)
     assert msg is None, f"{msg}\n{source}"
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_programs_of_views_and_writes(seed, tmp_path_factory):
+    check_program(generate(seed), seed, tmp_path_factory)
 
 
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
@@ -155,27 +160,4 @@ def test_random_programs_of_views_and_writes(seed, tmp_path_factory):
 def test_random_programs_with_views_chosen_at_run_time(seed, tmp_path_factory):
     """The same programs with views a run-time condition chooses among (joined at a run-time `if`: positions the
     kernel carries), written through and returned, compared as above."""
-    source = generate(seed, joined=True)
-    path = tmp_path_factory.mktemp("fuzz") / f"program_{seed}.py"
-    path.write_text("import numpy as np\n\n" + source)
-    namespace = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
-    program = namespace["program"]
-    data = np.random.default_rng(seed % 1000)
-    a_shape, b_shape = shapes(seed)
-    a, b = data.standard_normal(a_shape), data.standard_normal(b_shape)
-    ref_a, ref_b = a.copy(), b.copy()
-    expected = program(ref_a, ref_b)
-    got_a, got_b = a.copy(), b.copy()
-    # every view these programs take is one the compiler follows (no reshape of an argument; views of one array
-    # at run-time positions): each must compile, and agree with NumPy
-    actual = transpile(program)(got_a, got_b)
-    assert_same(actual, expected)
-    assert_same(got_a, ref_a)
-    assert_same(got_b, ref_b)
-    # each result aliases the arguments and the other results exactly as NumPy's does: views stay views of the
-    # caller's arrays and of one another, copies share nothing (issue #20 item 6)
-    ours, numpys = list(actual) + [got_a, got_b], list(expected) + [ref_a, ref_b]
-    names = [f"result {i}" for i in range(len(actual))] + ["a", "b"]
-    msg = aliasing_mismatch(ours, numpys, names)
-    assert msg is None, f"{msg}\n{source}"
+    check_program(generate(seed, joined=True), seed, tmp_path_factory)
