@@ -34,8 +34,9 @@ Opt-in (TRANSPILER_BLAS_POOL=1). On a quiet machine (load below 1) it holds issu
 own head ran 0.72-0.73 ms on it against 0.77-0.81 ms on OpenBLAS's, ours right after NumPy's 0.34-0.35 ms against
 0.63-0.88 ms, and under another busy process NumPy's head no longer collapsed as it did on OpenBLAS's pool. But
 NumPy's own GPT-2 forward (T=8), timed alternately on both pools in one process, had medians 15-20% slower on it
-(446 against 377 ms, 640 against 537; the minimums equal): the user's NumPy code must not get slower because
-a compiled function was called, and why it does was not found yet (docs/performance.md, "Right after NumPy").
+(446 against 377 ms, 640 against 537; the minimums equal; with KMP_USE_YIELD=2 set as the pool sets it, 30
+alternations: 525 against 413 ms, minimums 368 against 340): the user's NumPy code must not get slower because a
+compiled function was called, and why it does was not found yet (docs/performance.md, "Right after NumPy").
 """
 from __future__ import annotations
 
@@ -214,7 +215,7 @@ _install_lock = threading.Lock()
 
 
 def enabled() -> bool:
-    """Opt-in (TRANSPILER_BLAS_POOL=1) until it holds on a loaded machine: see the module's doc."""
+    """Opt-in (TRANSPILER_BLAS_POOL=1) until NumPy's own code is no slower on it: see the module's doc."""
     return os.environ.get("TRANSPILER_BLAS_POOL", "0") == "1"
 
 
