@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 
 import numpy as np
+import pytest
 
 from transpiler import transpile
 
@@ -91,3 +93,26 @@ def aliasing_mismatch(ours, numpys, names=None, skip=()) -> str | None:
                 return (f"{names[i]} and {names[j]}: {'share' if shared else 'do not share'} memory, NumPy's "
                         f"{'do' if ref_shared else 'do not'}")
     return None
+
+
+def load_function(path, name: str = "f"):
+    """The function `name` of the Python file at `path` (a program a test wrote: compiled from its own file)."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+def assert_same_effects(fn, compiled, *args, raises=IndexError):
+    """`fn` and its compiled form on separate copies of `args`: both raise `raises` or neither does, and every
+    argument ends with the same contents (what the writes before a failed check left in it included)."""
+    ref, got = copy.deepcopy(args), copy.deepcopy(args)
+    try:
+        fn(*ref)
+    except raises:
+        with pytest.raises(raises):
+            compiled(*got)
+    else:
+        compiled(*got)
+    for i, (a, b) in enumerate(zip(got, ref)):
+        np.testing.assert_array_equal(a, b, err_msg=f"argument {i} of {args[1:]}")

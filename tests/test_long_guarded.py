@@ -1,11 +1,11 @@
 """Long functions whose statements each follow a check that may fail: past control.MAX_GUARDS guarded statements,
 each write keeps the array's old contents when a check before it failed (frontend/kept_writes.py), so the caller's
 arrays after the exception are NumPy's at any length. Checked against NumPy on the argument after the call."""
-import importlib.util
 
 import numpy as np
 import pytest
 
+from helpers import assert_same_effects, load_function
 from transpiler import transpile
 from transpiler.frontend.control import MAX_GUARDS
 
@@ -27,23 +27,12 @@ def _module(tmp_path, name: str, n: int, kinds=_KINDS):
     lines += ["    return x"]
     path = tmp_path / f"{name}.py"
     path.write_text("\n".join(lines) + "\n")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
+    return load_function(path)
 
 
 def _compare(f, compiled, y, calls):
     for i, j in calls:
-        expected, actual = np.arange(7.0), np.arange(7.0)
-        try:
-            f(expected, y, i, j)
-        except IndexError:
-            with pytest.raises(IndexError):
-                compiled(actual, y, i, j)
-        else:
-            compiled(actual, y, i, j)
-        np.testing.assert_array_equal(actual, expected, err_msg=f"i={i}, j={j}")
+        assert_same_effects(f, compiled, np.arange(7.0), y, i, j)
 
 
 def test_writes_past_the_guard_limit_stop_at_a_failed_check(tmp_path):
@@ -82,24 +71,13 @@ def test_whole_array_writes_past_the_limit(tmp_path):
     lines += ["    " + kinds[k % 4].format(k=k) for k in range(66, 74)] + ["    return x"]
     path = tmp_path / "long_whole.py"
     path.write_text("\n".join(lines) + "\n")
-    spec = importlib.util.spec_from_file_location("long_whole", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    compiled = transpile(module.f)
+    f = load_function(path)
+    compiled = transpile(f)
     y = np.linspace(0.5, 2.0, 80)
     # y[i + k] fails from k = 80 - i on: i = 14 at the out= (66), 10 at copyto (70), 8 at the sort (72), 7 at the
     # += after it (73)
     for i in (0, 14, 10, 8, 7, 5):
-        expected = np.arange(12.0).reshape(3, 4)[:, ::-1].copy()
-        actual = expected.copy()
-        try:
-            module.f(expected, y, i)
-        except IndexError:
-            with pytest.raises(IndexError):
-                compiled(actual, y, i)
-        else:
-            compiled(actual, y, i)
-        np.testing.assert_array_equal(actual, expected, err_msg=f"i={i}")
+        assert_same_effects(f, compiled, np.arange(12.0).reshape(3, 4)[:, ::-1].copy(), y, i)
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@ import copy
 import numpy as np
 import pytest
 
-from helpers import check
+from helpers import assert_same_effects, check, load_function
 from transpiler import CompileError, emit, transpile
 
 
@@ -544,22 +544,11 @@ def test_a_long_function_guards_the_writes_after_a_failed_check(tmp_path):
     lines += ["    return x"]
     path = tmp_path / "long_guarded.py"
     path.write_text("\n".join(lines) + "\n")
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("long_guarded", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    compiled = transpile(module.f)
+    f = load_function(path)
+    compiled = transpile(f)
     y = np.arange(10.0)
     for i in (2, 6, 8):         # 2: no failure; 6: the 5th statement fails (i + 4 = 10); 8: the 3rd
-        expected, actual = np.zeros(7), np.zeros(7)
-        try:
-            module.f(expected, y, i)
-        except IndexError:
-            with pytest.raises(IndexError):
-                compiled(actual, y, i)
-        else:
-            compiled(actual, y, i)
-        np.testing.assert_array_equal(actual, expected)
+        assert_same_effects(f, compiled, np.zeros(7), y, i)
 
 
 def _shrinks_in_a_loop(x, k):
