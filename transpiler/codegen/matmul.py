@@ -28,8 +28,8 @@ def _matmul(em: Emitter, e):
         return [_matmul_2d(em, x, y, init)]
     # (a mixed stack needs one operand of the result's dtype: blas_lowering.product widens one operand only;
     # np.matmul(a32, b32, dtype=np.float64) stays on the paths below)
-    if out.dtype in _PER_MATRIX_BLAS and x.dtype == y.dtype == out.dtype or \
-            named_ok and out.dtype in _PER_MATRIX_BLAS and max(x.ndim, y.ndim) > 2 and out.dtype in (x.dtype, y.dtype):
+    if out.dtype in _PER_MATRIX_BLAS and (x.dtype == y.dtype == out.dtype or named_ok and max(x.ndim, y.ndim) > 2
+                                          and out.dtype in (x.dtype, y.dtype)):
         return [_contract(em, x, y, out, init)]
     if named_ok and x.ndim == y.ndim == 3 and env.find(x.shape[0]) is env.find(y.shape[0]) \
             and env.find(x.shape[0]) != 1:

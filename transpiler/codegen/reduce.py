@@ -90,7 +90,7 @@ def _complex_sum(em: Emitter, x, out, axes) -> ir.Value:
     return elementwise(em, [acc, acc], out, make, values=list(op.results))
 
 
-def _reduce_values(em: Emitter, kind: str, source: ir.Value, x, out, axes, compensated=True) -> ir.Value:
+def _reduce_values(em: Emitter, kind: str, source: ir.Value, x, out, axes) -> ir.Value:
     """The reduction of `source` (x's dtype and shape) into out's."""
     acc_dt = _WIDER.get(out.dtype, out.dtype) if kind == "sum" else out.dtype
     if acc_dt != x.dtype:
@@ -98,7 +98,7 @@ def _reduce_values(em: Emitter, kind: str, source: ir.Value, x, out, axes, compe
         source = elementwise(em, [x], wide, lambda a: scalar.convert(a[0], x.dtype, acc_dt), values=[source])
     acc = _Like(acc_dt, out.shape)
     init = fill(em, acc, acc_dt, identity(kind, acc_dt))
-    if kind == "sum" and acc_dt == x.dtype and acc_dt.kind == "f" and compensated:
+    if kind == "sum" and acc_dt == x.dtype and acc_dt.kind == "f":
         # the error starts at -0.0 (also an identity of +): a fill distinct from the sum's, so CSE does not merge
         # the two inits into one buffer that bufferization would then copy twice, between row loops that could fuse
         result = _compensated_sum(em, source, init, fill(em, acc, acc_dt, -0.0), axes, acc)
@@ -108,7 +108,7 @@ def _reduce_values(em: Emitter, kind: str, source: ir.Value, x, out, axes, compe
         block = op.regions[0].blocks.append(stored, stored)
         with ir.InsertionPoint(block):
             value = combine(kind, acc_dt, block.arguments[0], block.arguments[1])
-            if kind == "sum" and acc_dt.kind == "f" and (acc_dt != x.dtype or not compensated):
+            if kind == "sum" and acc_dt.kind == "f" and acc_dt != x.dtype:
                 # A widened float sum: the order of its additions moves the wide sum by far less than the final
                 # rounding to the narrow type, so LLVM may reorder them (into vector lanes).
                 value.owner.attributes["fastmath"] = ir.Attribute.parse("#arith.fastmath<reassoc>")
