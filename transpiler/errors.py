@@ -6,6 +6,7 @@ that type, so `except ValueError` catches the same mistakes with and without com
 """
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 
@@ -55,15 +56,17 @@ def relocated_to_call(error: CompileError, filename: str, lineno: int, col_offse
     return err
 
 
-_LIBRARY_DIRS: list = []
+@functools.lru_cache(maxsize=None)
+def _library_dirs() -> tuple:
+    from . import stdlib
+    return tuple(os.path.realpath(p) + os.sep for p in stdlib.__path__)
 
 
+@functools.lru_cache(maxsize=256)
 def in_library(filename: str) -> bool:
-    """Whether a file is the compiler's library code (stdlib/, which ships as transpiler.stdlib)."""
-    if not _LIBRARY_DIRS:
-        from . import stdlib
-        _LIBRARY_DIRS.extend(os.path.realpath(p) + os.sep for p in stdlib.__path__)
-    return bool(filename) and os.path.realpath(filename).startswith(tuple(_LIBRARY_DIRS))
+    """Whether a file is the compiler's library code (stdlib/, which ships as transpiler.stdlib). Asked for every
+    statement the frontend locates: cached per file name (realpath reads the file system)."""
+    return bool(filename) and os.path.realpath(filename).startswith(_library_dirs())
 
 
 
