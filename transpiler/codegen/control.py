@@ -51,7 +51,7 @@ def _if(em: Emitter, e):
 def _for(em: Emitter, e):
     start, stop, *inits = e.inputs
     step = arith.constant(ir.IndexType.get(), e.params["step"])
-    if e.params["step"] > 0 and any(_loses_static_sizes(em, em[v], out) for v, out in zip(inits, e.outputs)):
+    if any(_loses_static_sizes(em, em[v], out) for v, out in zip(inits, e.outputs)):
         return _for_as_while(em, e, to_index(em, start), to_index(em, stop), step)
     op = scf.ForOp(to_index(em, start), to_index(em, stop), step,
                    [to_carried(em, em[v], out) for v, out in zip(inits, e.outputs)])
@@ -85,7 +85,7 @@ def _for_as_while(em: Emitter, e, lower: ir.Value, upper: ir.Value, step: ir.Val
     before = op.regions[0].blocks.append(*types)
     after = op.regions[1].blocks.append(*types)
     with ir.InsertionPoint(before):
-        scf.ConditionOp(arith.cmpi(arith.CmpIPredicate.slt, before.arguments[0], upper), list(before.arguments))
+        scf.ConditionOp(arith.cmpi(arith.CmpIPredicate.slt, before.arguments[0], upper), list(before.arguments))   # (steps are positive: frontend run_for)
     with ir.InsertionPoint(after):
         iv = after.arguments[0]
         index = arith.index_cast(ir.IntegerType.get_signless(64), iv)   # the loop variable, as in _for
