@@ -85,7 +85,8 @@ def _for_as_while(em: Emitter, e, lower: ir.Value, upper: ir.Value, step: ir.Val
     before = op.regions[0].blocks.append(*types)
     after = op.regions[1].blocks.append(*types)
     with ir.InsertionPoint(before):
-        scf.ConditionOp(arith.cmpi(arith.CmpIPredicate.slt, before.arguments[0], upper), list(before.arguments))   # (steps are positive: frontend run_for)
+        # (index < upper: steps are positive, frontend run_for refuses others)
+        scf.ConditionOp(arith.cmpi(arith.CmpIPredicate.slt, before.arguments[0], upper), list(before.arguments))
     with ir.InsertionPoint(after):
         iv = after.arguments[0]
         index = arith.index_cast(ir.IntegerType.get_signless(64), iv)   # the loop variable, as in _for
