@@ -70,7 +70,7 @@ def _coefficient(t: ir.Type, value: float) -> ir.Value:
     key = (dtype, np.array(value, dtype=dtype).tobytes())
     if key not in hoisted:
         int_type = ir.IntegerType.get_signless(8 * dtype.itemsize)
-        bits = int(np.array(value, dtype=dtype).view(np.int64 if dtype == F64 else np.int32))
+        bits = _bits_of(value, dtype)
         with ir.InsertionPoint.at_block_begin(hoisted["entry"]), ir.Location.unknown():
             constant = arith.constant(int_type, ir.IntegerAttr.get(int_type, bits))
             opaque = llvm.inline_asm(int_type, [constant], "", "=r,0")    # the same register, unknown to LLVM
@@ -102,6 +102,11 @@ def _pow2(n: ir.Value) -> ir.Value:
     t, bias, shift = (ir.F64Type.get(), 1023, 52) if ir.IntegerType(n.type).width == 64 else (ir.F32Type.get(), 127, 23)
     return arith.bitcast(t, arith.shli(arith.addi(n, _int(n.type, bias)), _int(n.type, shift)))
 
+
+
+def _bits_of(value: float, dt: np.dtype) -> int:
+    """The bits of `value` as a float32 or float64 (dt), as a signed integer of that width."""
+    return int(np.array(value, dtype=dt).view(np.int64 if dt == F64 else np.int32))
 
 def _to_int(it: ir.Type, n: ir.Value) -> ir.Value:
     """fptosi of an integer-valued float n (|n| < 2**51). float64 by the bits of n + shifter: AVX2 has no vector
@@ -351,14 +356,14 @@ def _log_split(x: ir.Value, dt: np.dtype, normal: bool = False):
     mant, scale_bits = (52, 54) if dt == F64 else (23, 25)
     if normal:
         bits = arith.bitcast(it, x)
-        sqrt_half = int(np.array(np.sqrt(0.5), dtype=dt).view(np.int64 if dt == F64 else np.int32))
+        sqrt_half = _bits_of(np.sqrt(0.5), dt)
         k = arith.shrsi(arith.subi(bits, _int(it, sqrt_half)), _int(it, mant))
         m = arith.bitcast(t, arith.subi(bits, arith.shli(k, _int(it, mant))))
         return k, arith.subf(m, _float(t, 1.0))
     subnormal = arith.cmpf(F.OLT, x, _float(t, float(np.finfo(dt).tiny)))
     xs = arith.select(subnormal, arith.mulf(x, _float(t, 2.0 ** scale_bits)), x)
     bits = arith.bitcast(it, xs)
-    sqrt_half = int(np.array(np.sqrt(0.5), dtype=dt).view(np.int64 if dt == F64 else np.int32))
+    sqrt_half = _bits_of(np.sqrt(0.5), dt)
     k = arith.shrsi(arith.subi(bits, _int(it, sqrt_half)), _int(it, mant))
     m = arith.bitcast(t, arith.subi(bits, arith.shli(k, _int(it, mant))))
     k = arith.subi(k, arith.select(subnormal, _int(it, scale_bits), _int(it, 0)))
@@ -544,8 +549,7 @@ def _version_big_arguments(module: ir.Module) -> None:
             # |a|'s bits minus those of the float after the limit: below inf's minus those for a finite |a| beyond
             # the limit (inf gives NaN either way, and NaN lands above), far above (wrapped) within the limit
             dt = dts.pop()
-            bits = {F64: np.int64, np.dtype(np.float32): np.int32}[dt]
-            above, inf = (int(np.array(v, dtype=dt).view(bits)) for v in (_TRIG_LIMIT[dt], np.inf))
+            above, inf = (_bits_of(v, dt) for v in (_TRIG_LIMIT[dt], np.inf))
             it = _int_type(dt)
 
             def outside(op, a):
@@ -595,8 +599,7 @@ def _version_log_arguments(module: ir.Module) -> None:
             # a as an integer minus the smallest normal's: a positive normal finite a gives at most the largest
             # normal's minus it, anything else (zeros, subnormals, negative numbers, inf, NaN) more, unsigned
             dt = dts.pop()
-            bits = {F64: np.int64, np.dtype(np.float32): np.int32}[dt]
-            tiny, huge = (int(np.array(v, dtype=dt).view(bits)) for v in (np.finfo(dt).tiny, np.finfo(dt).max))
+            tiny, huge = (_bits_of(v, dt) for v in (np.finfo(dt).tiny, np.finfo(dt).max))
             it = _int_type(dt)
 
             def outside(op, a):
