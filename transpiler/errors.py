@@ -39,9 +39,13 @@ class CompileError(Exception):
                            self.context))
 
 
+def _kind(bases) -> type | None:
+    """The built-in exception type among a CompileError subclass's bases (error_class's `kind`)."""
+    return next((b for b in bases if b is not CompileError and issubclass(b, Exception)), None)
+
+
 def _rebuild(bases, message, filename, lineno, col_offset, context=""):
-    kind = next((b for b in bases if b is not CompileError and issubclass(b, Exception)), None)
-    err = compile_error(message, filename, lineno, col_offset, kind)
+    err = compile_error(message, filename, lineno, col_offset, _kind(bases))
     err.context = context
     return err
 
@@ -49,8 +53,7 @@ def _rebuild(bases, message, filename, lineno, col_offset, context=""):
 def relocated_to_call(error: CompileError, filename: str, lineno: int, col_offset: int) -> CompileError:
     """An error raised inside the library's source (stdlib/: a bad argument of np.diagonal, np.pad ...), reported
     at the user's call, with the library's line as context."""
-    err = compile_error(error.message, filename, lineno, col_offset, next(
-        (b for b in type(error).__mro__[1:] if b is not CompileError and issubclass(b, Exception)), None))
+    err = compile_error(error.message, filename, lineno, col_offset, _kind(type(error).__mro__[1:]))
     err.context = error.context or (f"(raised in the library's code at {error.filename}:"
                                     f"{error.lineno}:{error.col_offset + 1})")
     return err
