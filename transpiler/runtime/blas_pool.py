@@ -17,26 +17,14 @@ The same jobs run with the same arguments as on OpenBLAS's pool, so every result
 (tests/test_blas_pool.py).
 
 After a call's jobs the team spins as long as OpenBLAS's own workers would (SPIN_MS, through kmp_set_blocktime
-around the call's parallel region), and the kernels' loops keep their own block time (1 ms, runtime/jit.py). With
-the kernels' 1 ms for NumPy's products too, NumPy's own attention head (two products with a softmax between) took
-6.6-7.3 ms on the pool against 0.6-1.1 ms on OpenBLAS's (Zen 4, 2 vCPUs, 2026-12-01, load 1-1.4, A/B in one
-process): each product waited for a worker to wake. Spinning 100 ms: 0.61-1.25 ms against 0.63-1.11 ms, and the
-compiled head right after NumPy's 0.50-0.63 ms against 0.56-0.80 ms (`tests/test_blas_pool.py` checks that the
-kernels' block time is restored).
+around the call's parallel region; the kernels' loops keep their own 1 ms, runtime/jit.py): with 1 ms each of
+NumPy's products waited for a worker to wake. With the pool, OpenMP's spinning workers yield the core as
+OpenBLAS's do (OPENMP_USE_YIELD): on a loaded machine two jobs that wait for each other otherwise held each other
+out for a time slice.
 
-On a loaded machine (two test processes beside it on 2 vCPUs, load 2.7) a lone 256x64x256 product run back to
-back took 12.0 ms on the pool against 0.29 ms on OpenBLAS's (medians): OpenBLAS's workers yield the core while
-they spin, the OpenMP runtime's only when it counts more of its own threads than cores, so a job and the one it
-waits for held each other out for a time slice. With KMP_USE_YIELD=2 (OPENMP_USE_YIELD): 0.30 ms against 0.33 ms;
-the kernels' own loops were no slower with it there (softmax, attention).
-
-Opt-in (TRANSPILER_BLAS_POOL=1). On a quiet machine (load below 1) it holds issue 17's item 5 for attention: NumPy's
-own head ran 0.72-0.73 ms on it against 0.77-0.81 ms on OpenBLAS's, ours right after NumPy's 0.34-0.35 ms against
-0.63-0.88 ms, and under another busy process NumPy's head no longer collapsed as it did on OpenBLAS's pool. But
-NumPy's own GPT-2 forward (T=8), timed alternately on both pools in one process, had medians 15-20% slower on it
-(446 against 377 ms, 640 against 537; the minimums equal; with KMP_USE_YIELD=2 set as the pool sets it, 30
-alternations: 525 against 413 ms, minimums 368 against 340): the user's NumPy code must not get slower because a
-compiled function was called, and why it does was not found yet (docs/performance.md, "Right after NumPy").
+Opt-in (TRANSPILER_BLAS_POOL=1): it brings a compiled attention head right after NumPy's from 1.23x to 2.10x NumPy,
+but NumPy's own GPT-2 forward ran 15-27% slower (medians) on it, not yet explained, and the user's NumPy code must
+not get slower because a compiled function ran. The measurements: docs/performance.md, "Right after NumPy".
 """
 from __future__ import annotations
 
