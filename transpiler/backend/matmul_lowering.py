@@ -121,7 +121,7 @@ SMALL_M_TRANSPOSED = 64   # mixed a @ w.T: w is read once, each of its rows agai
 def _small_rows_limit(op):
     """(row limit, whether b is read transposed) for a float matmul of canonical a and c; else (None, None).
     Mixed-precision products avoid a converted copy below the limit. Same-type products need no conversion: since
-    they call OpenBLAS from the kernel's own threads (blas_lowering.py), BLAS beats the loops at every row count
+    they call OpenBLAS from the kernel's own threads (blas_lowering.py), BLAS beats the loops or ties at every row count
     (one thread, minimums, Zen 4, 2026-12-01, loops / BLAS / NumPy: float64 (4, 768) @ (768, 2304) 1.72 / 1.39 /
     0.86-1.29 ms; (8, 768) @ (768, 3072) 12.5 / 2.15 / 1.8-2.0 ms; (15, 2000) @ (2000, 2000) 29.0 / 6.1 / 5.1-5.6
     ms; float32 (15, 2000) @ (2000, 2000) 4.67 / 3.35 / 2.5-3.2 ms; float32 at 4 and 8 rows of 768 about even; one
