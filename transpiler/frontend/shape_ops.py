@@ -47,16 +47,21 @@ def kernel_size(b: Builder, value: Var):
     if value.dtype == np.uint64:    # past int64 it would be a negative index (and an empty array)
         b.check(b.emit1("gt", [value, b.const(np.array(2**63 - 1, np.uint64))], dtypes.BOOL, ()), ValueError,
                 "Maximum allowed dimension exceeded")
-    if b.top_level and any(value is v for v in b.program.inputs):
-        # an int argument: the size can be computed before the call, where every array size it makes is checked
-        # (runtime/allocation.py: np.zeros((n, n)) past memory is NumPy's MemoryError, not a crash in the kernel);
-        # one dim per argument, so that two arrays of size n have one size
-        if getattr(value, "_input_dim", None) is None:
-            index = next(i for i, v in enumerate(b.program.inputs) if v is value)
-            value._input_dim = derived("max", Sym(f"int({b.program.input_names[index]})", ("input", index, value)),
-                                       0)
-        return value._input_dim
-    return limited(b, derived("max", run_time_int(value), 0))
+    return input_size(b, value) or limited(b, derived("max", run_time_int(value), 0))
+
+
+def input_size(b: Builder, value: Var):
+    """`max(n, 0)` for an int argument `n` of the compiled function, or None for any other value. Sizes made of it
+    are computed before the call, where every array size they make is checked (runtime/allocation.py:
+    np.zeros((n, n)) past memory is NumPy's MemoryError, not a crash in the kernel); one dim per argument, so that
+    two arrays of size n have one size (np.meshgrid's grids of `np.linspace(a, b, n)`s: with sizes checked in the
+    kernel each grid had a size of its own, and adding them was a run-time broadcast)."""
+    if not b.top_level or not any(value is v for v in b.program.inputs):
+        return None
+    if getattr(value, "_input_dim", None) is None:
+        index = next(i for i, v in enumerate(b.program.inputs) if v is value)
+        value._input_dim = derived("max", Sym(f"int({b.program.input_names[index]})", ("input", index, value)), 0)
+    return value._input_dim
 
 
 def fitting(b: Builder, dims: tuple, dtype) -> tuple:
@@ -449,8 +454,13 @@ def arange(b: Builder, start_or_stop=_NO_ARG, stop=None, step=None, dtype=None, 
         and stop.ndim == 0 and stop.dtype.kind in "iu" and stop.dtype != np.dtype(np.uint64)
     static_ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (first, step))
     if int_stop and static_ints and step > 0 and (dtype is None or np.dtype(dtype).kind in "iuf"):
-        length = derived("max", derived("floordiv", derived("add", derived("sub", as_size(stop, "arange stop"),
-                                                                           int(first)), int(step) - 1), int(step)), 0)
+        # (np.arange(n) of an int argument n: its size is n's dim, as np.zeros(n)'s is)
+        argument = input_size(b, stop) if isinstance(stop, Var) else None
+        stop = argument.origin[1] if argument is not None else as_size(stop, "arange stop")
+        length = derived("max", derived("floordiv", derived("add", derived("sub", stop, int(first)), int(step) - 1),
+                                        int(step)), 0)
+        if argument is not None and (first, step) == (0, 1):
+            length = argument
         out_dt = dtypes.check_supported(dtype) if dtype is not None else np.arange(first, first + step).dtype
         return b.emit1("arange", [], out_dt, (limited(b, length),), start=first, step=step)
     return _arange_run_time(b, first, stop, step, dtype)
