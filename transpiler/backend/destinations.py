@@ -16,6 +16,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import linalg
 
+from ..codegen.emitter import WRITTEN_ATTR
 from .loops import inside_loop
 
 
@@ -25,6 +26,35 @@ def reuse_dying_operands(module: ir.Module) -> None:
     for op in ops:
         if op.name == "linalg.generic":
             _reuse(op)
+    for f in module.body.operations:
+        if f.operation.name == "func.func" and WRITTEN_ATTR in f.attributes:
+            _compute_into_arguments(f)
+
+
+def _compute_into_arguments(f) -> None:
+    """`np.add(x, 1.0, out=out)`, `out[...] = x * 2`: a written argument whose final contents a generic computes,
+    and whose old contents nothing reads, is that generic's destination, so that the generic writes into the
+    caller's memory. (With its fresh destination, it computed into a temporary that was then copied into the
+    argument: 2x NumPy's time for `np.add(x, 1.0, out=out)` on 10^5 float32.)"""
+    block = f.regions[0].blocks[0]
+    ret = list(block.operations)[-1]
+    written = [ir.IntegerAttr(a).value for a in ir.ArrayAttr(f.attributes[WRITTEN_ATTR])]
+    finals = list(ret.operands)[len(ret.operands) - len(written):]
+    for i, final in zip(written, finals):
+        argument = block.arguments[i]
+        if not isinstance(final, ir.OpResult) or final.owner.operation.name != "linalg.generic" \
+                or final.type != argument.type or _reads_data(argument) or not _may_write(argument):
+            continue
+        op = final.owner.operation
+        n_in = len(op.operands) - len(op.results)
+        k = final.result_number
+        if _is_empty(op.operands[n_in + k]) and not _has_uses(op.regions[0].blocks[0].arguments[n_in + k]):
+            op.operands[n_in + k] = argument
+
+
+def _reads_data(value) -> bool:
+    """Whether anything reads the contents of `value` (tensor.dim reads only its shape)."""
+    return any(use.owner.operation.name != "tensor.dim" for use in value.uses)
 
 
 def _reuse(op) -> None:
@@ -83,7 +113,8 @@ def _may_write(value) -> bool:
     if not isinstance(value, ir.BlockArgument):
         return True
     owner = value.owner.owner      # the op whose region holds the block
-    if owner is None or owner.name != "func.func" or "arg_attrs" not in owner.attributes:
+    # (`.operation.name`: a func.func's own `.name` is its symbol's name)
+    if owner is None or owner.operation.name != "func.func" or "arg_attrs" not in owner.attributes:
         return True
     attrs = ir.DictAttr(ir.ArrayAttr(owner.attributes["arg_attrs"])[value.arg_number])
     return "bufferization.writable" not in attrs or ir.BoolAttr(attrs["bufferization.writable"]).value
