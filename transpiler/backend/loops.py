@@ -344,7 +344,7 @@ def _accesses(loop) -> list:
 def _plain_buffer(buffer) -> bool:
     owner = buffer.owner
     if isinstance(owner, ir.Block):
-        return owner.owner is not None and owner.owner.name == "func.func"
+        return owner.owner is not None and owner.owner.operation.name == "func.func"   # (a FuncOp's .name is its symbol)
     return owner.name == "memref.alloc"
 
 
