@@ -48,6 +48,21 @@ def test_reshape_errors():
         transpile(lambda x: x.squeeze(0))(arr((2, 3)))
 
 
+@pytest.mark.parametrize("shape", [(-2,), (3, -4), (-7, 2, 1), (-1, -2), (-3, -3)])
+def test_any_negative_reshape_size_is_the_unknown_one(shape):
+    """NumPy takes any negative size as the one to infer (`x.reshape(-2)` flattens), and two of them as its
+    ValueError; ours refused every negative but -1."""
+    reshape = lambda x: x.reshape(shape)  # noqa: E731
+    x = arr((2, 3, 2))
+    if sum(s < 0 for s in shape) > 1:
+        with pytest.raises(ValueError, match="can only specify one unknown dimension"):
+            reshape(x)
+        with pytest.raises(ValueError, match="can only specify one unknown dimension"):
+            transpile(reshape)(x)
+    else:
+        check(reshape, x)
+
+
 @pytest.mark.parametrize("index", [
     np.s_[1], np.s_[-1], np.s_[1:3], np.s_[::2], np.s_[::-1], np.s_[-3:], np.s_[:-1, 2], np.s_[..., 1],
     np.s_[1, ..., ::-2], np.s_[2:0:-1], np.s_[:, None, 1:], np.s_[-1, -1], np.s_[5:], np.s_[:100],

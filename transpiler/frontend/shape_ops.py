@@ -162,7 +162,7 @@ def reshape(b: Builder, a, shape, order="C") -> Var:
     dims = []
     unknown = None
     for i, s in enumerate(shape):
-        if isinstance(s, (int, np.integer)) and int(s) == -1:
+        if isinstance(s, (int, np.integer)) and int(s) < 0:    # (NumPy takes any negative size as the unknown one)
             if unknown is not None:
                 raise UserError("can only specify one unknown dimension", ValueError)
             unknown = i
