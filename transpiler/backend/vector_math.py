@@ -13,9 +13,9 @@ cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd p
 to its polynomial or minus its reciprocal. arctan and arctan2 divide the smaller magnitude by the bigger one (t in
 [0, 1]) and add t's polynomial to a multiple of pi/2 by the octant; arcsin and arccos (fdlibm's reduction) take
 one polynomial on [0, 1/2], of x or of sqrt((1 - |x|) / 2). power is exp(y log|x|) in float64 (float64: log in
-double-double). The polynomials' coefficients were fitted for
-this module (weighted least squares refined toward minimax, in 50-digit arithmetic with mpmath; arctan's, tan's and
-arcsin's by tools/fit_polynomials.py, which reruns the fit); the arrangements are the textbook ones (fdlibm's for float64
+double-double; float32: 2**(y log2|x|) with short polynomials). The polynomials' coefficients were fitted for
+this module (weighted least squares refined toward minimax, in 50-digit arithmetic with mpmath; arctan's, tan's,
+arcsin's and float32 power's by tools/fit_polynomials.py, which reruns the fit); the arrangements are the textbook ones (fdlibm's for float64
 log).
 
 Accuracy (tests/test_vector_math.py, against a long-double reference): float64 exp within 1 ulp and tanh within 2
@@ -187,10 +187,12 @@ EXPANSIONS = {
 
 
 # log and log1p in a loop whose arguments were all found to be positive normal finite numbers (for log1p: 1 + x)
-# before it ran (_version_log_arguments): no subnormal scaling and no special values, a third fewer operations
+# before it ran (_version_log_arguments): no subnormal scaling and no special values, a third fewer operations;
+# power whose bases were: no sign, parity or special bases
 NORMAL_EXPANSIONS = {
     "math.log": lambda dt, x: log_normal(x, dt),
     "math.log1p": lambda dt, x: log1p_normal(x, dt),
+    "math.powf": lambda dt, x, y: power(x, y, dt, positive=True),
 }
 
 
@@ -348,24 +350,25 @@ _LOG_P32 = (0.3333333117160973, -0.24999993997629725, 0.20000715273249836, -0.16
             -0.12420123152891732, 0.11677185387173588, -0.11514844869517878, 0.070374532358396493)
 
 
+def _split_sqrt2(x: ir.Value, dt: np.dtype):
+    """(k, m) with x = 2**k m, m in [sqrt(1/2), sqrt(2)), k an integer of x's width, for positive normal finite x."""
+    it, mant = _int_type(dt), (52 if dt == F64 else 23)
+    bits = arith.bitcast(it, x)
+    k = arith.shrsi(arith.subi(bits, _int(it, _bits_of(np.sqrt(0.5), dt))), _int(it, mant))
+    return k, arith.bitcast(x.type, arith.subi(bits, arith.shli(k, _int(it, mant))))
+
+
 def _log_split(x: ir.Value, dt: np.dtype, normal: bool = False):
     """(k, f) with x = 2**k (1 + f), 1 + f in [sqrt(1/2), sqrt(2)), k an integer of x's width, for positive x (the
     others give garbage that the caller replaces): read from the bits, subnormals scaled by 2**54 or 2**25 first
     (`normal`: x is known to be normal, no scaling)."""
     t, it = x.type, _int_type(dt)
-    mant, scale_bits = (52, 54) if dt == F64 else (23, 25)
     if normal:
-        bits = arith.bitcast(it, x)
-        sqrt_half = _bits_of(np.sqrt(0.5), dt)
-        k = arith.shrsi(arith.subi(bits, _int(it, sqrt_half)), _int(it, mant))
-        m = arith.bitcast(t, arith.subi(bits, arith.shli(k, _int(it, mant))))
+        k, m = _split_sqrt2(x, dt)
         return k, arith.subf(m, _float(t, 1.0))
+    scale_bits = 54 if dt == F64 else 25
     subnormal = arith.cmpf(F.OLT, x, _float(t, float(np.finfo(dt).tiny)))
-    xs = arith.select(subnormal, arith.mulf(x, _float(t, 2.0 ** scale_bits)), x)
-    bits = arith.bitcast(it, xs)
-    sqrt_half = _bits_of(np.sqrt(0.5), dt)
-    k = arith.shrsi(arith.subi(bits, _int(it, sqrt_half)), _int(it, mant))
-    m = arith.bitcast(t, arith.subi(bits, arith.shli(k, _int(it, mant))))
+    k, m = _split_sqrt2(arith.select(subnormal, arith.mulf(x, _float(t, 2.0 ** scale_bits)), x), dt)
     k = arith.subi(k, arith.select(subnormal, _int(it, scale_bits), _int(it, 0)))
     return k, arith.subf(m, _float(t, 1.0))
 
@@ -568,8 +571,8 @@ def _version_big_arguments(module: ir.Module) -> None:
             _version(generic, body, trig, sliced, n_inputs, outside, slow_mark=_EXACT, bound=bound)
 
 
-_IN_DOMAIN = "transpiler.normal_arguments"   # marks log/log1p ops whose arguments were checked: NORMAL_EXPANSIONS
-_LOGS = ("math.log", "math.log1p")
+_IN_DOMAIN = "transpiler.normal_arguments"   # marks log/log1p/powf ops whose arguments were checked: NORMAL_EXPANSIONS
+_LOGS = ("math.log", "math.log1p", "math.powf")     # powf: its base, the first operand
 
 
 def _version_log_arguments(module: ir.Module) -> None:
@@ -577,7 +580,9 @@ def _version_log_arguments(module: ir.Module) -> None:
     becomes `if any argument (log1p: 1 + argument) is not a positive normal finite number: the loop as it is,
     else: the loop with log_normal/log1p_normal`, decided by a reduction over the arguments first (as
     _version_big_arguments does for sin and cos). The fast loop skips the subnormal scaling and the special values
-    (zero, negative, inf, NaN): float32 log's loop went from ~35 to ~23 operations per vector. Only arguments the
+    (zero, negative, inf, NaN): float32 log's loop went from ~35 to ~23 operations per vector. Float power is
+    versioned the same way on its base: with every base positive, normal and finite, its fast copy has no sign,
+    parity or special base to find (power(positive=True)). Only arguments the
     caller passed: a log of a value computed in the kernel (a row sum) stays as it is, so that its loop still fuses
     with its neighbours (loops.fuse_parallel_loops cannot look into an scf.if)."""
     generics = []
@@ -590,8 +595,9 @@ def _version_log_arguments(module: ir.Module) -> None:
         if not logs:
             continue
         n_inputs = len(generic.opview.inputs)
-        sliced = _argument_slice(body, [op.operands[0] for op in logs], n_inputs)
-        if sliced is None or not _reads_arguments_only(generic.opview, body, logs, sliced, n_inputs):
+        arguments = [op.operands[0] for op in logs]
+        sliced = _argument_slice(body, arguments, n_inputs)
+        if sliced is None or not _reads_arguments_only(generic.opview, body, arguments, sliced, n_inputs):
             continue
 
         dts = {_float_type(op.operands[0].type) for op in logs}
@@ -623,14 +629,13 @@ def _version_log_arguments(module: ir.Module) -> None:
             op.attributes[_IN_DOMAIN] = ir.UnitAttr.get()
 
 
-def _reads_arguments_only(generic, body: ir.Block, ops, sliced, n_inputs: int) -> bool:
-    """Whether the arguments of `ops` read only inputs that are the function's own arguments (or views of them),
-    at least one of them an array."""
+def _reads_arguments_only(generic, body: ir.Block, arguments, sliced, n_inputs: int) -> bool:
+    """Whether `arguments` (values of `body`, computed by the ops `sliced`) read only inputs that are the function's
+    own arguments (or views of them), at least one of them an array."""
     used = set()
-    for op in [*sliced, *ops]:
-        for v in op.operands:
-            if isinstance(v.owner, ir.Block) and v.owner == body:
-                used.add(ir.BlockArgument(v).arg_number)
+    for v in [*arguments, *(v for op in sliced for v in op.operands)]:
+        if isinstance(v.owner, ir.Block) and v.owner == body:
+            used.add(ir.BlockArgument(v).arg_number)
     if not used:
         return False
     inputs = list(generic.inputs)
@@ -971,26 +976,29 @@ def asin_acos(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     return result
 
 
-def power(x: ir.Value, y: ir.Value, dt: np.dtype) -> ir.Value:
-    """x**y = exp(y log|x|) in float64. float32 rounds a plain float64 exp(y log|x|) once: log's relative error
-    2**-52 becomes at most |y log x| 2**-52 <= 2**-45 in the result, far below float32's rounding. float64 takes
-    log|x| in double-double (_log_double) and y log|x| as an exact product plus its error, whose exp then loses
-    only exp's own rounding. C99's special values by selects: x**0 = 1 and 1**y = 1 (NaN included),
-    (-1)**+-inf = 1; a negative x gives the sign of an odd integer y, NaN for a finite non-integer y (-0.0 and -inf
-    count as negative only for the sign); +-0 and +-inf follow from log(0) = -inf, log(inf) = inf and exp's
-    overflow and underflow."""
+def power(x: ir.Value, y: ir.Value, dt: np.dtype, positive: bool = False) -> ir.Value:
+    """x**y = exp(y log|x|) (float32: _power_f32, in float64 arithmetic). float64 takes log|x| in double-double
+    (_log_double) and y log|x| as an exact product plus its error, whose exp then loses only exp's own rounding.
+    C99's special values by selects: x**0 = 1 and 1**y = 1 (NaN included), (-1)**+-inf = 1; a negative x gives the
+    sign of an odd integer y, NaN for a finite non-integer y (computed as 0 * inf, which raises NumPy's invalid
+    flag; -0.0 and -inf count as negative only for the sign); +-0 and +-inf follow from log(0) = -inf,
+    log(inf) = inf and exp's overflow and underflow. `positive`: every base is known to be a positive normal finite
+    number (a loop versioned on its bases, _version_log_arguments), so that only 1**y = 1 remains to be found
+    (y = 0 gives exp(0) = 1)."""
+    if dt != F64:
+        return _power_f32(x, y, positive)
     f64, i64, i1 = ir.F64Type.get(), ir.IntegerType.get_signless(64), ir.IntegerType.get_signless(1)
-    xd, yd = (x, y) if dt == F64 else (arith.extf(f64, x), arith.extf(f64, y))
-    ax, x_sign = _magnitude_and_sign(xd, F64)
+    xd, yd = x, y
+    ax, x_sign = _magnitude_and_sign(xd, F64) if not positive else (x, None)
+    log_hi, log_lo = _log_double(ax, positive)
+    product = arith.mulf(yd, log_hi)
+    error = arith.addf(_fma(yd, log_hi, arith.negf(product)), arith.mulf(yd, log_lo))
+    ordinary = arith.cmpf(F.OLT, _magnitude_and_sign(product, F64)[0], _f64(800.0))    # else 0, inf or NaN
+    magnitude = exp_f64(product, arith.select(ordinary, error, _f64(0.0)))
+    one = _f64(1.0)
+    if positive:
+        return arith.select(arith.cmpf(F.OEQ, xd, one), one, magnitude)
     ay = _magnitude_and_sign(yd, F64)[0]
-    if dt == F64:
-        log_hi, log_lo = _log_double(ax)
-        product = arith.mulf(yd, log_hi)
-        error = arith.addf(_fma(yd, log_hi, arith.negf(product)), arith.mulf(yd, log_lo))
-        ordinary = arith.cmpf(F.OLT, _magnitude_and_sign(product, F64)[0], _f64(800.0))    # else 0, inf or NaN
-        magnitude = exp_f64(product, arith.select(ordinary, error, _f64(0.0)))
-    else:
-        magnitude = exp_f64(arith.mulf(yd, _log_special(ax, _log_core(ax, F64), divide_raised=True)))
     # y's parity without a float-to-int conversion (AVX2 converts float64 to int64 one element at a time, see
     # _to_int): below 2**52, |y| + 2**52 rounds |y| to an integer whose parity is the last bit; from 2**52 every
     # float64 is an integer, odd only below 2**53 with its own last bit set. NaN is no integer.
@@ -1006,24 +1014,93 @@ def power(x: ir.Value, y: ir.Value, dt: np.dtype) -> ir.Value:
     result = arith.bitcast(f64, arith.xori(arith.bitcast(i64, magnitude), flip))
     finite_negative = arith.andi(arith.cmpf(F.OLT, xd, _f64(0.0)), arith.cmpf(F.OGT, xd, _f64(-pymath.inf)))
     not_integer = arith.andi(arith.xori(integer, _int(i1, 1)), arith.cmpf(F.OEQ, yd, yd))
-    result = arith.select(arith.andi(finite_negative, not_integer), _f64(pymath.nan), result)
-    one = _f64(1.0)
+    invalid = arith.mulf(arith.subf(xd, xd), _f64(pymath.inf))       # NaN where x is finite, raising invalid
+    result = arith.select(arith.andi(finite_negative, not_integer), invalid, result)
     unit = arith.ori(arith.ori(arith.cmpf(F.OEQ, yd, _f64(0.0)), arith.cmpf(F.OEQ, xd, one)),
                      arith.andi(arith.cmpf(F.OEQ, ax, one), arith.cmpf(F.OEQ, ay, _f64(pymath.inf))))
-    result = arith.select(unit, one, result)
-    return result if dt == F64 else arith.truncf(x.type, result)
+    return arith.select(unit, one, result)
+
+
+# float32 power's log2(1 + f) = s R(s**2) with s = f / (2 + f), |s| <= 3 - 2 sqrt(2) for 1 + f in [sqrt(1/2),
+# sqrt(2)), and 2**r = 1 + r Q(r) for |r| <= 1/2, in float64, fitted by tools/fit_polynomials.py (POWER_LOG2_R:
+# relative error 2**-36.3; POWER_EXP2_Q: 2**-28.9)
+_POWER_LOG2_R = (2.8853900817901206, 0.9617966732910445, 0.5770835939064054, 0.41167223081974247,
+                 0.34073835022328736)
+_POWER_EXP2_Q = (0.6931472028647603, 0.24022647912676887, 0.05550332449877843, 0.009618437401387632,
+                 0.0013398882960598847, 0.00015353369101738434)
+
+
+def _power_f32(x: ir.Value, y: ir.Value, positive: bool = False) -> ir.Value:
+    """float32 x**y = 2**(y log2|x|) in float64 arithmetic, to float64's precision only where it matters:
+    |x| = 2**k m with m in [sqrt(1/2), sqrt(2)) from its bits (in float64, where float32's subnormals are normal),
+    log2(m) = s R(s**2) with s = (m - 1) / (m + 1) (one division, m - 1 exact; relative error 2**-36 with R's),
+    p = y log2|x| rounded, and 2**p = 2**n (1 + r Q(r)) with n = rint(p) and r = p - n exact (no ln 2 in two
+    parts, 2**n from the bits of p + shifter). Where the result is a float32 other than 0 and inf, |p| <= 150, so
+    p is within 150 * 2**-36 of y log2|x| and the float64 result within 2**-28 of x**y: rounded once to float32 it
+    is within 0.56 ulp. Zero, inf and NaN bases take log2 = -inf, inf, NaN; p is clamped to [-160, 130] (0 or inf
+    in float32 beyond; NaN stays NaN). The sign and C99's special values are found in float32 (16 lanes) as float64
+    power finds them; a negative base with a non-integer exponent gives a NaN computed as 0 * inf, which raises
+    NumPy's invalid flag (backend/fp_status.py). `positive`: every base is a positive normal finite number (see
+    power): x splits in float32, and only 1**y = 1 remains to be found."""
+    f32, f64 = ir.F32Type.get(), ir.F64Type.get()
+    i32, i64, i1 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64), ir.IntegerType.get_signless(1)
+    if positive:   # x = 2**k m split in float32 (16 lanes; x is normal), m and k converted
+        k, m = _split_sqrt2(x, np.dtype(np.float32))
+        k, m = arith.sitofp(f64, k), arith.extf(f64, m)
+    else:          # in float64, where float32's subnormals are normal
+        ax = _magnitude_and_sign(arith.extf(f64, x), F64)[0]
+        bits = arith.bitcast(i64, ax)
+        k, m = _split_sqrt2(ax, F64)
+        k = _to_float(f64, k)
+    s = arith.divf(arith.subf(m, _f64(1.0)), arith.addf(m, _f64(1.0)))       # (m - 1 is exact)
+    log2 = _multiply_add(s, _horner(f64, arith.mulf(s, s), _POWER_LOG2_R), k)
+    if not positive:   # zero, inf, NaN: bits - 1 wraps or reaches those of inf - 1 (one unsigned compare for the three)
+        special = arith.cmpi(arith.CmpIPredicate.uge, arith.subi(bits, _i64(1)), _i64(_bits_of(pymath.inf, F64) - 1))
+        log2 = arith.select(special, arith.select(arith.cmpf(F.OEQ, ax, _f64(0.0)), _f64(-pymath.inf), ax), log2)
+    p = arith.minimumf(arith.maximumf(arith.mulf(arith.extf(f64, y), log2), _f64(-160.0)), _f64(130.0))
+    # p + shifter + 1023 rounds p to an integer n whose bits end in those of n + 1023 (the shifter's low 12 bits are
+    # 0): shifted left by 52 they are 2**n
+    biased_shifter = _f64(_SHIFTER + 1023)
+    shifted = arith.addf(p, biased_shifter)
+    r = arith.subf(p, arith.subf(shifted, biased_shifter))
+    scale = arith.bitcast(f64, arith.shli(arith.bitcast(i64, shifted), _i64(52)))
+    magnitude = arith.truncf(f32, arith.mulf(_multiply_add(r, _horner(f64, r, _POWER_EXP2_Q), _f64(1.0)), scale))
+    one = _float(f32, 1.0)
+    if positive:
+        return arith.select(arith.cmpf(F.OEQ, x, one), one, magnitude)
+    # y's parity as float64 power finds it (see there), with float32's 2**23 and 2**24
+    ay = _magnitude_and_sign(y, np.dtype(np.float32))[0]
+    two23 = _float(f32, 2.0 ** 23)
+    small = arith.cmpf(F.OLT, ay, two23)
+    rounded = arith.addf(ay, two23)
+    integer = arith.ori(arith.cmpf(F.OEQ, arith.subf(rounded, two23), ay), arith.cmpf(F.OGE, ay, two23))
+    last_bit = arith.andi(arith.bitcast(i32, arith.select(small, rounded, ay)), _int(i32, 1))
+    odd = arith.andi(arith.andi(integer, arith.cmpf(F.OLT, ay, _float(f32, 2.0 ** 24))),
+                     arith.cmpi(arith.CmpIPredicate.ne, last_bit, _int(i32, 0)))
+    x_sign = arith.andi(arith.bitcast(i32, x), _int(i32, -(1 << 31)))
+    flip = arith.select(odd, x_sign, _int(i32, 0))
+    result = arith.bitcast(f32, arith.xori(arith.bitcast(i32, magnitude), flip))
+    finite_negative = arith.andi(arith.cmpf(F.OLT, x, _float(f32, 0.0)), arith.cmpf(F.OGT, x, _float(f32, -pymath.inf)))
+    not_integer = arith.andi(arith.xori(integer, _int(i1, 1)), arith.cmpf(F.OEQ, y, y))
+    invalid = arith.mulf(arith.subf(x, x), _float(f32, pymath.inf))       # NaN where x is finite, raising invalid
+    result = arith.select(arith.andi(finite_negative, not_integer), invalid, result)
+    ax32 = _magnitude_and_sign(x, np.dtype(np.float32))[0]
+    unit = arith.ori(arith.ori(arith.cmpf(F.OEQ, y, _float(f32, 0.0)), arith.cmpf(F.OEQ, x, one)),
+                     arith.andi(arith.cmpf(F.OEQ, ax32, one), arith.cmpf(F.OEQ, ay, _float(f32, pymath.inf))))
+    return arith.select(unit, one, result)
 
 
 _TWO_THIRDS = (0.6666666666666666, 3.700743415417188e-17)     # 2/3 as a rounded value and its rounding error
 
 
-def _log_double(x: ir.Value):
+def _log_double(x: ir.Value, positive: bool = False):
     """log(x) for float64 x as hi + lo, about 2**-66 relative error for positive finite x (-inf, inf, NaN in hi and
     lo = 0 for the others): x = 2**k (1 + f), log(1 + f) = 2 atanh(s) = 2s + 2s**3/3 + s**5 R(s**2) with
     s = f / (2 + f) in double-double (the division's remainder and 2 + f's rounding error, by a second division),
-    2s**3/3 in double-double, the rest in float64 (below 6e-5 of the result); k ln 2 from ln 2 in two parts."""
+    2s**3/3 in double-double, the rest in float64 (below 6e-5 of the result); k ln 2 from ln 2 in two parts.
+    `positive`: x is known to be a positive normal finite number (no subnormal scaling, no special values)."""
     t = x.type
-    k, f = _log_split(x, F64)
+    k, f = _log_split(x, F64, normal=positive)
     kf = _to_float(t, k)
     two = _f64(2.0)
     d = arith.addf(two, f)
@@ -1047,5 +1124,7 @@ def _log_double(x: ir.Value):
     lo = arith.addf(arith.addf(arith.subf(big, hi), m_hi), arith.addf(arith.mulf(kf, _f64(_LN2_LO)), m_lo))
     total = arith.addf(hi, lo)
     lo = arith.subf(lo, arith.subf(total, hi))                                  # renormalize: |lo| <= ulp(total)/2
+    if positive:
+        return total, lo
     inside = arith.andi(arith.cmpf(F.OGT, x, _f64(0.0)), arith.cmpf(F.OLT, x, _f64(pymath.inf)))
     return _log_special(x, total), arith.select(inside, lo, _f64(0.0))
