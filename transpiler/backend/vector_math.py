@@ -815,13 +815,14 @@ def atan2(y: ir.Value, x: ir.Value, dt: np.dtype) -> ir.Value:
 
 def _exp_reduce(x: ir.Value, dt: np.dtype):
     """(n, r) with x = n ln 2 + r, n an integer-valued float of x's type, |r| <= ln(2)/2 (two-constant reduction;
-    float32's first constant has 9 bits so that n ln2_hi is exact)."""
+    float32's first constant has 9 bits so that n ln2_hi is exact). Multiply-adds LLVM may fuse, as float32 exp's
+    (three operations fewer per vector of tanh, sinh, cosh and expm1)."""
     if dt == F64:
         return _reduce(x)
     t = x.type
-    shifter = _float(t, 12582912.0)                                               # 1.5 * 2**23
-    n = arith.subf(arith.addf(arith.mulf(x, _float(t, _LOG2E)), shifter), shifter)
-    r = arith.subf(arith.subf(x, arith.mulf(n, _float(t, _LN2_HI_F32))), arith.mulf(n, _float(t, _LN2_LO_F32)))
+    shifter = _coefficient(t, 12582912.0)                                         # 1.5 * 2**23
+    n = arith.subf(_multiply_add(x, _coefficient(t, _LOG2E), shifter), shifter)
+    r = _multiply_add(n, _coefficient(t, -_LN2_LO_F32), _multiply_add(n, _coefficient(t, -_LN2_HI_F32), x))
     return n, r
 
 
