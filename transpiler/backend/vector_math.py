@@ -302,13 +302,16 @@ def tanh(x: ir.Value, dt: np.dtype) -> ir.Value:
 
 
 def _tanh_f32(x: ir.Value) -> ir.Value:
-    """float32 tanh in float32 (16 lanes): u / (u + 2) with u = expm1(2|x|) (unreduced below ln 2: no reduction
-    error), and the quotient corrected by its residual and the exact rounding error of u + 2 (Fast2Sum): within 1
-    ulp, where the plain quotient was within 2. |x| >= 10 gives +-1 (tanh rounds to 1 from 9.01 on)."""
+    """float32 tanh in float32 (16 lanes): u / (u + 2) with u = expm1(2|x|), and the quotient corrected by its
+    residual and the exact rounding error of u + 2 (Fast2Sum): within 1 ulp, where the plain quotient was within 2.
+    u's series stops at degree 7 (relative error 2**-26 in u, at most a quarter ulp in u / (u + 2), whose relative
+    error is u's times 2 / (u + 2) <= 1): it was of degree 9 with arguments below ln 2 unreduced, seven operations
+    more per vector for the same results (as many correctly rounded in 32 million samples). |x| >= 10 gives +-1
+    (tanh rounds to 1 from 9.01 on)."""
     f32 = np.dtype(np.float32)
     t, it = x.type, _int_type(f32)
     a, sign = _magnitude_and_sign(x, f32)
-    u = _expm1_core(arith.mulf(arith.minimumf(a, _float(t, 10.0)), _float(t, 2.0)), f32, 9, pymath.log(2.0))
+    u = _expm1_core(arith.mulf(arith.minimumf(a, _float(t, 10.0)), _float(t, 2.0)), f32, 7)
     two = _float(t, 2.0)
     d = arith.addf(u, two)
     u_bigger = arith.cmpf(F.OGT, u, two)
