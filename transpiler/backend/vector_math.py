@@ -853,12 +853,14 @@ def sinh_cosh(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     sinh(a) = c- + (c- (cosh(r) - 1) + c+ sinh(r)) and cosh(a) = c+ + (c+ (cosh(r) - 1) + c- sinh(r)) with
     c+- = (2**n +- 2**-n) / 2, exact powers of two and their exact sums: no division, one even and one odd series
     in r**2 (the cost of exp's one), the big term added last, c (r + r z S(z)) as one fused multiply-add. sinh of
-    a < 1 takes n = 0 and r = a: the series alone (longer, to |r| < 1), no cancellation, no reduction error. 2**(n-1) is applied as two powers of two so
-    that the result stays finite up to sinh's and cosh's own overflow (a = 710.47 in float64). sinh is odd
+    a < 1 takes n = 0 and r = a: the series alone (longer, to |r| < 1), no cancellation, no reduction error. The
+    sum is computed for c+- / 2 = 2**(n-2) +- 2**(-n-2) and doubled last (exact, or inf where sinh and cosh
+    overflow), so that 2**(n-2) is a normal float up to their overflow (a = 710.48 in float64, 89.42 in float32; a
+    is clamped just beyond); below the smallest normal exponent 2**(-n-2) is negligible and clamped. sinh is odd
     (sinh(-0.0) = -0.0), cosh even; NaN propagates, overflow gives inf."""
     t, it = x.type, _int_type(dt)
     a, sign = _magnitude_and_sign(x, dt)
-    high = 711.0 if dt == F64 else 90.0                   # overflow from there on; n - 1 at most 1025 (float32: 129)
+    high = 710.5 if dt == F64 else 89.5                   # overflow from there on; n - 2 at most 1023 (float32: 127)
     n, r = _exp_reduce(arith.select(arith.cmpf(F.OGT, a, _float(t, high)), _float(t, high), a), dt)
     if not cosine:
         below_one = arith.cmpf(F.OLT, a, _float(t, 1.0))
@@ -867,16 +869,15 @@ def sinh_cosh(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     z = arith.mulf(r, r)
     cosh_r1 = arith.mulf(z, _horner(t, z, _COSH_SERIES[dt]))                # cosh(r) - 1 (times 0 when n = 0)
     sinh_tail = arith.mulf(arith.mulf(r, z), _horner(t, z, (_SINH_SERIES if cosine else _SINH_SERIES_TO_1)[dt]))
-    # c+- = (first +- small) second, second = 2**(n - 1 - m_half), first = 2**m_half, small = 2**(-n-1) / second
-    m = arith.subi(n, _int(it, 1))
-    m_half = arith.shrsi(m, _int(it, 1))
-    first, second = _pow2(m_half), _pow2(arith.subi(m, m_half))
+    # c+- / 2 = first +- small with first = 2**(n-2), small = 2**(-n-2)
+    first = _pow2(arith.subi(n, _int(it, 2)))
     min_exponent = -1022 if dt == F64 else -126            # below, small is negligible (and _pow2 cannot build it)
-    small = _pow2(arith.maxsi(arith.subi(arith.subi(_int(it, -1), n), arith.subi(m, m_half)), _int(it, min_exponent)))
+    small = _pow2(arith.maxsi(arith.subi(_int(it, -2), n), _int(it, min_exponent)))
     plus, minus = arith.addf(first, small), arith.subf(first, small)
     big, other = (plus, minus) if cosine else (minus, plus)
     middle = _fma(other, r, arith.addf(arith.mulf(big, cosh_r1), arith.mulf(other, sinh_tail)))
-    result = arith.mulf(arith.addf(big, middle), second)
+    half = arith.addf(big, middle)
+    result = arith.addf(half, half)
     if not cosine:
         result = arith.bitcast(t, arith.ori(arith.bitcast(it, result), sign))
     return arith.select(arith.cmpf(F.UNO, x, x), x, result)
