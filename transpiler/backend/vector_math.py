@@ -15,8 +15,8 @@ to its polynomial or minus its reciprocal. arctan and arctan2 divide the smaller
 one polynomial on [0, 1/2], of x or of sqrt((1 - |x|) / 2). power is exp(y log|x|) in float64 (float64: log in
 double-double; float32: 2**(y log2|x|) with short polynomials). The polynomials' coefficients were fitted for
 this module (weighted least squares refined toward minimax, in 50-digit arithmetic with mpmath; arctan's, tan's,
-arcsin's and float32 power's by tools/fit_polynomials.py, which reruns the fit); the arrangements are the textbook ones (fdlibm's for float64
-log).
+arcsin's and float32 power's by tools/fit_polynomials.py, which reruns the fit); the arrangements are the textbook
+ones (fdlibm's for float64 log).
 
 Accuracy (tests/test_vector_math.py, against a long-double reference): float64 exp within 1 ulp and tanh within 2
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own
