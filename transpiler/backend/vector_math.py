@@ -857,7 +857,7 @@ def sinh_cosh(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     sum is computed for c+- / 2 = 2**(n-2) +- 2**(-n-2) and doubled last (exact, or inf where sinh and cosh
     overflow), so that 2**(n-2) is a normal float up to their overflow (a = 710.48 in float64, 89.42 in float32; a
     is clamped just beyond); below the smallest normal exponent 2**(-n-2) is negligible and clamped. sinh is odd
-    (sinh(-0.0) = -0.0), cosh even; NaN propagates, overflow gives inf."""
+    (sinh(-0.0) = -0.0), cosh even; NaN propagates (the arithmetic's, no select), overflow gives inf."""
     t, it = x.type, _int_type(dt)
     a, sign = _magnitude_and_sign(x, dt)
     high = 710.5 if dt == F64 else 89.5                   # overflow from there on; n - 2 at most 1023 (float32: 127)
@@ -880,7 +880,7 @@ def sinh_cosh(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     result = arith.addf(half, half)
     if not cosine:
         result = arith.bitcast(t, arith.ori(arith.bitcast(it, result), sign))
-    return arith.select(arith.cmpf(F.UNO, x, x), x, result)
+    return result   # NaN through the arithmetic: r is NaN, and so is middle's r term
 
 
 def _expm1_core(x: ir.Value, dt: np.dtype, degree: int, unreduced_below: float | None = None) -> ir.Value:
@@ -909,8 +909,9 @@ def expm1(x: ir.Value, dt: np.dtype) -> ir.Value:
     xc = arith.select(arith.cmpf(F.OLT, x, _float(t, low)), _float(t, low), x)
     xc = arith.select(arith.cmpf(F.OGT, xc, _float(t, high)), _float(t, high), xc)
     result = _expm1_core(xc, dt, _EXPM1_DEGREE[dt])
-    tiny = arith.cmpf(F.OLT, _magnitude_and_sign(x, dt)[0], _float(t, _TINY[dt]))
-    return arith.select(arith.cmpf(F.UNO, x, x), x, arith.select(tiny, x, result))
+    # tiny or NaN: x itself, one unordered compare for both
+    tiny = arith.cmpf(F.ULT, _magnitude_and_sign(x, dt)[0], _float(t, _TINY[dt]))
+    return arith.select(tiny, x, result)
 
 
 def log1p(x: ir.Value, dt: np.dtype) -> ir.Value:
