@@ -80,6 +80,10 @@ def _sin(x):
     return np.sin(x)
 
 
+def _power(x, y):
+    return np.power(x, y)
+
+
 CASES = [   # (name, function, arguments, NumPy's warning messages)
     ("divide by zero", _divide, (np.ones(5), np.array([1.0, 0.0, 2.0, -0.0, 4.0])),
      ["divide by zero encountered in divide"]),
@@ -108,6 +112,14 @@ CASES = [   # (name, function, arguments, NumPy's warning messages)
      ["invalid value encountered in cast"]),
     ("arcsin(2)", _arcsin, (np.array([2.0, 0.5]),), ["invalid value encountered in arcsin"]),
     ("0 ** -1", lambda x: x ** -1.0, (np.array([0.0, 0.5]),), ["divide by zero encountered in power"]),
+    ("(-2) ** 0.5, arrays (vector_math.power computes its NaN)", _power, (np.array([-2.0, 2.0]), np.array([0.5, 3.0])),
+     ["invalid value encountered in power"]),
+    ("(-2) ** 0.5, float32 arrays", _power, (np.array([-2.0, 2.0], np.float32), np.array([0.5, 3.0], np.float32)),
+     ["invalid value encountered in power"]),
+    ("0 ** -1, float32 arrays", _power, (np.array([0.0, 2.0], np.float32), np.array([-1.0, 3.0], np.float32)),
+     ["divide by zero encountered in power"]),
+    ("float32 power overflow", _power, (np.array([1e30, 2.0], np.float32), np.array([3.0, 3.0], np.float32)),
+     ["overflow encountered in power"]),
     ("sinh overflow", _sinh, (np.array([1000.0, 1.0]),), ["overflow encountered in sinh"]),
     ("sin(inf)", _sin, (np.array([np.inf, 1.0]),), ["invalid value encountered in sin"]),
     ("float16 divide", lambda x: x / 0, (np.ones(3, np.float16),), ["divide by zero encountered in divide"]),

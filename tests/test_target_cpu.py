@@ -73,6 +73,32 @@ def test_avx2_math_keeps_its_ulp_bounds():
     assert len(worst) == 20 and over == {}
 
 
+POWER_SCRIPT = """
+import json
+import numpy as np
+from transpiler import transpile
+from tests import test_vector_math as vm
+worst = {}
+for dtype in ("float64", "float32"):
+    for kind, pairs in (("any", vm.power_pairs), ("positive", vm.positive_base_pairs)):
+        x, y = pairs(dtype)
+        with np.errstate(all="ignore"):
+            actual = transpile(vm.power_of, disk_cache=False)(x, y)
+            expected = np.power(x.astype(np.longdouble), y.astype(np.longdouble)).astype(dtype)
+        worst[f"{kind} {dtype}"] = [float(vm.ulps(actual, expected).max()),
+                                    bool(np.array_equal(np.isnan(actual), np.isnan(expected)))]
+print(json.dumps(worst))
+"""
+
+
+def test_avx2_power_keeps_its_ulp_bound():
+    """float power compiled for AVX2, its complete loop (special bases) and its loop versioned on positive bases
+    (float32: the base split in float32, converted with vcvtdq2pd and vcvtps2pd): within 1 ulp, NaN where NumPy's
+    is."""
+    worst = json.loads(run_child(POWER_SCRIPT, AVX2))
+    assert len(worst) == 4 and all(error <= 1 and same_nan for error, same_nan in worst.values()), worst
+
+
 def test_float64_math_converts_no_integer_element_by_element():
     """The same kernel's LLVM IR, on any machine (no disassembler needed): no conversion between float64 and int64,
     which AVX2 can only make one element at a time (18 in this kernel before vector_math._to_int)."""

@@ -545,6 +545,70 @@ def test_power_parity_of_huge_exponents():
         assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers])), base
 
 
+def positive_base_pairs(dtype):
+    """Positive normal finite bases (every binade, the smallest and largest normals, 1 and its neighbours, bases
+    near 1 with large exponents) with exponents of every kind (every binade of both signs: zeros, subnormals, inf,
+    NaN, huge; small integers, moderate values), for power's versioned loop."""
+    info = np.finfo(dtype)
+    rng = np.random.default_rng(31)
+    every = np.abs(every_binade(dtype, 60_000, 32))
+    every = every[np.isfinite(every) & (every >= info.tiny)]
+    n = len(every)
+    near_one = 1 + rng.uniform(-1e-3, 1e-3, 20_000)
+    xs = [every, every[::-1], np.exp(rng.uniform(-5, 5, 40_000)), near_one,
+          np.array([info.tiny, info.max, 1.0, np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0), 2.0, 0.5] * 12)]
+    ys = [np.abs(every_binade(dtype, n, 33)[:n]) * rng.choice([-1, 1], n), rng.uniform(-8, 8, n),
+          rng.integers(-30, 30, 40_000).astype(float), rng.uniform(-2e4, 2e4, 20_000),
+          np.resize(SPECIAL + [float(info.max), -float(info.max), float(info.smallest_subnormal), 150.0, -150.0,
+                               0.25, 1e-3], 84)]
+    with np.errstate(over="ignore"):
+        x, y = (np.concatenate([part.astype(dtype) for part in parts]) for parts in (xs, ys))
+    if np.dtype(dtype).itemsize == 2:
+        x = np.where(np.isfinite(x) & (x >= np.finfo(np.float16).tiny), x, np.float16(1.5))
+    return x, y
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_power_loop_versioned_on_positive_bases(dtype):
+    """A loop of float power whose bases are the caller's arrays runs without sign, parity and special bases when
+    every base is a positive normal finite number (vector_math._version_log_arguments, power(positive=True); float32
+    splits the base in float32): the same ulp bound and special values (x**0 = 1, 1**y = 1 for NaN and inf y,
+    x**+-inf, NaN exponents) over every binade of bases and exponents; one special base anywhere (first, middle,
+    last) sends the loop to the complete version; a computed base (x * 0.5) and a computed exponent are versioned
+    the same way."""
+    x, y = positive_base_pairs(dtype)
+    compiled = transpile(power_of)
+
+    def exact(x, y):
+        return np.power(x.astype(np.longdouble), y.astype(np.longdouble)).astype(dtype)
+
+    def check(actual, expected, x, y, where):
+        assert actual.dtype == np.dtype(dtype)
+        error = ulps(actual, expected)
+        worst = int(np.argmax(error))
+        assert error.max() <= 1, (f"{where}: power({x[worst]!r}, {y[worst]!r}) = {actual[worst]!r}, "
+                                  f"exact {expected[worst]!r}")
+        numbers = ~np.isnan(expected)
+        assert np.array_equal(np.isnan(actual), ~numbers), where
+        assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers])), where
+
+    with np.errstate(all="ignore"):
+        expected = exact(x, y)
+        check(compiled(x, y), expected, x, y, "positive bases")
+        info = np.finfo(dtype)
+        specials = [0.0, -0.0, -2.0, -1.0, np.inf, -np.inf, np.nan, float(info.smallest_subnormal), -float(info.tiny)]
+        for special in specials:
+            for position in (0, len(x) // 2, len(x) - 1):
+                base, with_special = x.copy(), expected.copy()
+                base[position] = special
+                with_special[position] = exact(base[position:position + 1], y[position:position + 1])[0]
+                check(compiled(base, y), with_special, base, y, f"{special} at {position}")
+        half = transpile(lambda a, b: np.power(a * 0.5, b * 2))
+        scalar = np.dtype(dtype).type
+        x2, y2 = x * scalar(0.5), y * scalar(2)
+        check(half(x, y), exact(x2, y2), x2, y2, "computed base and exponent")
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("fn, name", [(log_of, "log"), (log1p_of, "log1p")])
 def test_log_loop_versioned_on_normal_arguments(fn, name, dtype):

@@ -1,5 +1,6 @@
 """Fits the polynomial coefficients of transpiler/backend/vector_math.py that were added with this script (arctan's,
-tan's and arcsin's so far): near-minimax in the relative error of the result, in 80-digit arithmetic, then rounded to the target type.
+tan's, arcsin's and float32 power's so far): near-minimax in the relative error of the result, in 80-digit
+arithmetic, then rounded to the target type.
 
     uv run --with mpmath python tools/fit_polynomials.py [NAME ...]
 
@@ -71,6 +72,31 @@ def _exp_weight(r):
     return r ** 2 / mp.exp(r)
 
 
+def _log2_r(z):
+    """R with log2(1 + f) = s R(s**2), s = f / (2 + f) (float32 power's log, in float64 arithmetic): 2 atanh(s) / ln 2
+    over s."""
+    if z < mp.mpf("1e-30"):
+        return 2 / mp.log(2) * (1 + z / 3)
+    s = mp.sqrt(z)
+    return 2 / mp.log(2) * mp.atanh(s) / s
+
+
+def _exp2_q(r):
+    """Q with 2**r = 1 + r Q(r) (float32 power's exp2, in float64 arithmetic)."""
+    if abs(r) < mp.mpf("1e-30"):
+        return mp.log(2) + r * mp.log(2) ** 2 / 2
+    return (mp.power(2, r) - 1) / r
+
+
+def _exp2_weight(r):
+    """How an error in Q moves 2**r, relatively: r / 2**r."""
+    return abs(r) / mp.power(2, r) if r != 0 else mp.mpf("1e-30")
+
+
+# float32 power's log: 1 + f in [sqrt(1/2), sqrt(2)), so |s| <= 3 - 2 sqrt(2)
+_LOG_S2_END = (3 - 2 * mp.sqrt(2)) ** 2
+
+
 # float32 exp's reduced argument: |r| <= ln(2)/2, and a little beyond (n is x log2(e) rounded in float32)
 _EXP_END = 0.3466
 
@@ -84,6 +110,8 @@ TARGETS = {
     "ASIN_P64": (_asin_p, (0, 0.25), 12, np.float64, _asin_weight),
     "ASIN_P32": (_asin_p, (0, 0.25), 5, np.float32, _asin_weight),
     "EXP_Q32": (_exp_q, (-_EXP_END, _EXP_END), 4, np.float32, _exp_weight),
+    "POWER_LOG2_R": (_log2_r, (0, _LOG_S2_END), 4, np.float64, lambda z: mp.mpf(1)),
+    "POWER_EXP2_Q": (_exp2_q, (-0.5, 0.5), 5, np.float64, _exp2_weight),
 }
 
 

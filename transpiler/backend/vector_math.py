@@ -13,10 +13,10 @@ cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd p
 to its polynomial or minus its reciprocal. arctan and arctan2 divide the smaller magnitude by the bigger one (t in
 [0, 1]) and add t's polynomial to a multiple of pi/2 by the octant; arcsin and arccos (fdlibm's reduction) take
 one polynomial on [0, 1/2], of x or of sqrt((1 - |x|) / 2). power is exp(y log|x|) in float64 (float64: log in
-double-double). The polynomials' coefficients were fitted for
-this module (weighted least squares refined toward minimax, in 50-digit arithmetic with mpmath; arctan's, tan's and
-arcsin's by tools/fit_polynomials.py, which reruns the fit); the arrangements are the textbook ones (fdlibm's for float64
-log).
+double-double; float32: 2**(y log2|x|) with short polynomials). The polynomials' coefficients were fitted for
+this module (weighted least squares refined toward minimax, in 50-digit arithmetic with mpmath; arctan's, tan's,
+arcsin's and float32 power's by tools/fit_polynomials.py, which reruns the fit); the arrangements are the textbook
+ones (fdlibm's for float64 log).
 
 Accuracy (tests/test_vector_math.py, against a long-double reference): float64 exp within 1 ulp and tanh within 2
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own
@@ -187,10 +187,12 @@ EXPANSIONS = {
 
 
 # log and log1p in a loop whose arguments were all found to be positive normal finite numbers (for log1p: 1 + x)
-# before it ran (_version_log_arguments): no subnormal scaling and no special values, a third fewer operations
+# before it ran (_version_log_arguments): no subnormal scaling and no special values, a third fewer operations;
+# power whose bases were: no sign, parity or special bases
 NORMAL_EXPANSIONS = {
     "math.log": lambda dt, x: log_normal(x, dt),
     "math.log1p": lambda dt, x: log1p_normal(x, dt),
+    "math.powf": lambda dt, x, y: power(x, y, dt, positive=True),
 }
 
 
@@ -300,13 +302,16 @@ def tanh(x: ir.Value, dt: np.dtype) -> ir.Value:
 
 
 def _tanh_f32(x: ir.Value) -> ir.Value:
-    """float32 tanh in float32 (16 lanes): u / (u + 2) with u = expm1(2|x|) (unreduced below ln 2: no reduction
-    error), and the quotient corrected by its residual and the exact rounding error of u + 2 (Fast2Sum): within 1
-    ulp, where the plain quotient was within 2. |x| >= 10 gives +-1 (tanh rounds to 1 from 9.01 on)."""
+    """float32 tanh in float32 (16 lanes): u / (u + 2) with u = expm1(2|x|), and the quotient corrected by its
+    residual and the exact rounding error of u + 2 (Fast2Sum): within 1 ulp, where the plain quotient was within 2.
+    u's series stops at degree 7 (relative error 2**-26 in u, at most a quarter ulp in u / (u + 2), whose relative
+    error is u's times 2 / (u + 2) <= 1): it was of degree 9 with arguments below ln 2 unreduced, seven operations
+    more per vector for the same results (as many correctly rounded in 32 million samples). |x| >= 10 gives +-1
+    (tanh rounds to 1 from 9.01 on)."""
     f32 = np.dtype(np.float32)
     t, it = x.type, _int_type(f32)
     a, sign = _magnitude_and_sign(x, f32)
-    u = _expm1_core(arith.mulf(arith.minimumf(a, _float(t, 10.0)), _float(t, 2.0)), f32, 9, pymath.log(2.0))
+    u = _expm1_core(arith.mulf(arith.minimumf(a, _float(t, 10.0)), _float(t, 2.0)), f32, 7)
     two = _float(t, 2.0)
     d = arith.addf(u, two)
     u_bigger = arith.cmpf(F.OGT, u, two)
@@ -348,24 +353,25 @@ _LOG_P32 = (0.3333333117160973, -0.24999993997629725, 0.20000715273249836, -0.16
             -0.12420123152891732, 0.11677185387173588, -0.11514844869517878, 0.070374532358396493)
 
 
+def _split_sqrt2(x: ir.Value, dt: np.dtype):
+    """(k, m) with x = 2**k m, m in [sqrt(1/2), sqrt(2)), k an integer of x's width, for positive normal finite x."""
+    it, mant = _int_type(dt), (52 if dt == F64 else 23)
+    bits = arith.bitcast(it, x)
+    k = arith.shrsi(arith.subi(bits, _int(it, _bits_of(np.sqrt(0.5), dt))), _int(it, mant))
+    return k, arith.bitcast(x.type, arith.subi(bits, arith.shli(k, _int(it, mant))))
+
+
 def _log_split(x: ir.Value, dt: np.dtype, normal: bool = False):
     """(k, f) with x = 2**k (1 + f), 1 + f in [sqrt(1/2), sqrt(2)), k an integer of x's width, for positive x (the
     others give garbage that the caller replaces): read from the bits, subnormals scaled by 2**54 or 2**25 first
     (`normal`: x is known to be normal, no scaling)."""
     t, it = x.type, _int_type(dt)
-    mant, scale_bits = (52, 54) if dt == F64 else (23, 25)
     if normal:
-        bits = arith.bitcast(it, x)
-        sqrt_half = _bits_of(np.sqrt(0.5), dt)
-        k = arith.shrsi(arith.subi(bits, _int(it, sqrt_half)), _int(it, mant))
-        m = arith.bitcast(t, arith.subi(bits, arith.shli(k, _int(it, mant))))
+        k, m = _split_sqrt2(x, dt)
         return k, arith.subf(m, _float(t, 1.0))
+    scale_bits = 54 if dt == F64 else 25
     subnormal = arith.cmpf(F.OLT, x, _float(t, float(np.finfo(dt).tiny)))
-    xs = arith.select(subnormal, arith.mulf(x, _float(t, 2.0 ** scale_bits)), x)
-    bits = arith.bitcast(it, xs)
-    sqrt_half = _bits_of(np.sqrt(0.5), dt)
-    k = arith.shrsi(arith.subi(bits, _int(it, sqrt_half)), _int(it, mant))
-    m = arith.bitcast(t, arith.subi(bits, arith.shli(k, _int(it, mant))))
+    k, m = _split_sqrt2(arith.select(subnormal, arith.mulf(x, _float(t, 2.0 ** scale_bits)), x), dt)
     k = arith.subi(k, arith.select(subnormal, _int(it, scale_bits), _int(it, 0)))
     return k, arith.subf(m, _float(t, 1.0))
 
@@ -568,8 +574,8 @@ def _version_big_arguments(module: ir.Module) -> None:
             _version(generic, body, trig, sliced, n_inputs, outside, slow_mark=_EXACT, bound=bound)
 
 
-_IN_DOMAIN = "transpiler.normal_arguments"   # marks log/log1p ops whose arguments were checked: NORMAL_EXPANSIONS
-_LOGS = ("math.log", "math.log1p")
+_IN_DOMAIN = "transpiler.normal_arguments"   # marks log/log1p/powf ops whose arguments were checked: NORMAL_EXPANSIONS
+_LOGS = ("math.log", "math.log1p", "math.powf")     # powf: its base, the first operand
 
 
 def _version_log_arguments(module: ir.Module) -> None:
@@ -577,7 +583,9 @@ def _version_log_arguments(module: ir.Module) -> None:
     becomes `if any argument (log1p: 1 + argument) is not a positive normal finite number: the loop as it is,
     else: the loop with log_normal/log1p_normal`, decided by a reduction over the arguments first (as
     _version_big_arguments does for sin and cos). The fast loop skips the subnormal scaling and the special values
-    (zero, negative, inf, NaN): float32 log's loop went from ~35 to ~23 operations per vector. Only arguments the
+    (zero, negative, inf, NaN): float32 log's loop went from ~35 to ~23 operations per vector. Float power is
+    versioned the same way on its base: with every base positive, normal and finite, its fast copy has no sign,
+    parity or special base to find (power(positive=True)). Only arguments the
     caller passed: a log of a value computed in the kernel (a row sum) stays as it is, so that its loop still fuses
     with its neighbours (loops.fuse_parallel_loops cannot look into an scf.if)."""
     generics = []
@@ -590,8 +598,9 @@ def _version_log_arguments(module: ir.Module) -> None:
         if not logs:
             continue
         n_inputs = len(generic.opview.inputs)
-        sliced = _argument_slice(body, [op.operands[0] for op in logs], n_inputs)
-        if sliced is None or not _reads_arguments_only(generic.opview, body, logs, sliced, n_inputs):
+        arguments = [op.operands[0] for op in logs]
+        sliced = _argument_slice(body, arguments, n_inputs)
+        if sliced is None or not _reads_arguments_only(generic.opview, body, arguments, sliced, n_inputs):
             continue
 
         dts = {_float_type(op.operands[0].type) for op in logs}
@@ -623,14 +632,13 @@ def _version_log_arguments(module: ir.Module) -> None:
             op.attributes[_IN_DOMAIN] = ir.UnitAttr.get()
 
 
-def _reads_arguments_only(generic, body: ir.Block, ops, sliced, n_inputs: int) -> bool:
-    """Whether the arguments of `ops` read only inputs that are the function's own arguments (or views of them),
-    at least one of them an array."""
+def _reads_arguments_only(generic, body: ir.Block, arguments, sliced, n_inputs: int) -> bool:
+    """Whether `arguments` (values of `body`, computed by the ops `sliced`) read only inputs that are the function's
+    own arguments (or views of them), at least one of them an array."""
     used = set()
-    for op in [*sliced, *ops]:
-        for v in op.operands:
-            if isinstance(v.owner, ir.Block) and v.owner == body:
-                used.add(ir.BlockArgument(v).arg_number)
+    for v in [*arguments, *(v for op in sliced for v in op.operands)]:
+        if isinstance(v.owner, ir.Block) and v.owner == body:
+            used.add(ir.BlockArgument(v).arg_number)
     if not used:
         return False
     inputs = list(generic.inputs)
@@ -810,13 +818,14 @@ def atan2(y: ir.Value, x: ir.Value, dt: np.dtype) -> ir.Value:
 
 def _exp_reduce(x: ir.Value, dt: np.dtype):
     """(n, r) with x = n ln 2 + r, n an integer-valued float of x's type, |r| <= ln(2)/2 (two-constant reduction;
-    float32's first constant has 9 bits so that n ln2_hi is exact)."""
+    float32's first constant has 9 bits so that n ln2_hi is exact). Multiply-adds LLVM may fuse, as float32 exp's
+    (three operations fewer per vector of tanh, sinh, cosh and expm1)."""
     if dt == F64:
         return _reduce(x)
     t = x.type
-    shifter = _float(t, 12582912.0)                                               # 1.5 * 2**23
-    n = arith.subf(arith.addf(arith.mulf(x, _float(t, _LOG2E)), shifter), shifter)
-    r = arith.subf(arith.subf(x, arith.mulf(n, _float(t, _LN2_HI_F32))), arith.mulf(n, _float(t, _LN2_LO_F32)))
+    shifter = _coefficient(t, 12582912.0)                                         # 1.5 * 2**23
+    n = arith.subf(_multiply_add(x, _coefficient(t, _LOG2E), shifter), shifter)
+    r = _multiply_add(n, _coefficient(t, -_LN2_LO_F32), _multiply_add(n, _coefficient(t, -_LN2_HI_F32), x))
     return n, r
 
 
@@ -844,12 +853,14 @@ def sinh_cosh(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     sinh(a) = c- + (c- (cosh(r) - 1) + c+ sinh(r)) and cosh(a) = c+ + (c+ (cosh(r) - 1) + c- sinh(r)) with
     c+- = (2**n +- 2**-n) / 2, exact powers of two and their exact sums: no division, one even and one odd series
     in r**2 (the cost of exp's one), the big term added last, c (r + r z S(z)) as one fused multiply-add. sinh of
-    a < 1 takes n = 0 and r = a: the series alone (longer, to |r| < 1), no cancellation, no reduction error. 2**(n-1) is applied as two powers of two so
-    that the result stays finite up to sinh's and cosh's own overflow (a = 710.47 in float64). sinh is odd
-    (sinh(-0.0) = -0.0), cosh even; NaN propagates, overflow gives inf."""
+    a < 1 takes n = 0 and r = a: the series alone (longer, to |r| < 1), no cancellation, no reduction error. The
+    sum is computed for c+- / 2 = 2**(n-2) +- 2**(-n-2) and doubled last (exact, or inf where sinh and cosh
+    overflow), so that 2**(n-2) is a normal float up to their overflow (a = 710.48 in float64, 89.42 in float32; a
+    is clamped just beyond); below the smallest normal exponent 2**(-n-2) is negligible and clamped. sinh is odd
+    (sinh(-0.0) = -0.0), cosh even; NaN propagates (the arithmetic's, no select), overflow gives inf."""
     t, it = x.type, _int_type(dt)
     a, sign = _magnitude_and_sign(x, dt)
-    high = 711.0 if dt == F64 else 90.0                   # overflow from there on; n - 1 at most 1025 (float32: 129)
+    high = 710.5 if dt == F64 else 89.5                   # overflow from there on; n - 2 at most 1023 (float32: 127)
     n, r = _exp_reduce(arith.select(arith.cmpf(F.OGT, a, _float(t, high)), _float(t, high), a), dt)
     if not cosine:
         below_one = arith.cmpf(F.OLT, a, _float(t, 1.0))
@@ -858,19 +869,18 @@ def sinh_cosh(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     z = arith.mulf(r, r)
     cosh_r1 = arith.mulf(z, _horner(t, z, _COSH_SERIES[dt]))                # cosh(r) - 1 (times 0 when n = 0)
     sinh_tail = arith.mulf(arith.mulf(r, z), _horner(t, z, (_SINH_SERIES if cosine else _SINH_SERIES_TO_1)[dt]))
-    # c+- = (first +- small) second, second = 2**(n - 1 - m_half), first = 2**m_half, small = 2**(-n-1) / second
-    m = arith.subi(n, _int(it, 1))
-    m_half = arith.shrsi(m, _int(it, 1))
-    first, second = _pow2(m_half), _pow2(arith.subi(m, m_half))
+    # c+- / 2 = first +- small with first = 2**(n-2), small = 2**(-n-2)
+    first = _pow2(arith.subi(n, _int(it, 2)))
     min_exponent = -1022 if dt == F64 else -126            # below, small is negligible (and _pow2 cannot build it)
-    small = _pow2(arith.maxsi(arith.subi(arith.subi(_int(it, -1), n), arith.subi(m, m_half)), _int(it, min_exponent)))
+    small = _pow2(arith.maxsi(arith.subi(_int(it, -2), n), _int(it, min_exponent)))
     plus, minus = arith.addf(first, small), arith.subf(first, small)
     big, other = (plus, minus) if cosine else (minus, plus)
     middle = _fma(other, r, arith.addf(arith.mulf(big, cosh_r1), arith.mulf(other, sinh_tail)))
-    result = arith.mulf(arith.addf(big, middle), second)
+    half = arith.addf(big, middle)
+    result = arith.addf(half, half)
     if not cosine:
         result = arith.bitcast(t, arith.ori(arith.bitcast(it, result), sign))
-    return arith.select(arith.cmpf(F.UNO, x, x), x, result)
+    return result   # NaN through the arithmetic: r is NaN, and so is middle's r term
 
 
 def _expm1_core(x: ir.Value, dt: np.dtype, degree: int, unreduced_below: float | None = None) -> ir.Value:
@@ -899,8 +909,9 @@ def expm1(x: ir.Value, dt: np.dtype) -> ir.Value:
     xc = arith.select(arith.cmpf(F.OLT, x, _float(t, low)), _float(t, low), x)
     xc = arith.select(arith.cmpf(F.OGT, xc, _float(t, high)), _float(t, high), xc)
     result = _expm1_core(xc, dt, _EXPM1_DEGREE[dt])
-    tiny = arith.cmpf(F.OLT, _magnitude_and_sign(x, dt)[0], _float(t, _TINY[dt]))
-    return arith.select(arith.cmpf(F.UNO, x, x), x, arith.select(tiny, x, result))
+    # tiny or NaN: x itself, one unordered compare for both
+    tiny = arith.cmpf(F.ULT, _magnitude_and_sign(x, dt)[0], _float(t, _TINY[dt]))
+    return arith.select(tiny, x, result)
 
 
 def log1p(x: ir.Value, dt: np.dtype) -> ir.Value:
@@ -971,26 +982,29 @@ def asin_acos(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     return result
 
 
-def power(x: ir.Value, y: ir.Value, dt: np.dtype) -> ir.Value:
-    """x**y = exp(y log|x|) in float64. float32 rounds a plain float64 exp(y log|x|) once: log's relative error
-    2**-52 becomes at most |y log x| 2**-52 <= 2**-45 in the result, far below float32's rounding. float64 takes
-    log|x| in double-double (_log_double) and y log|x| as an exact product plus its error, whose exp then loses
-    only exp's own rounding. C99's special values by selects: x**0 = 1 and 1**y = 1 (NaN included),
-    (-1)**+-inf = 1; a negative x gives the sign of an odd integer y, NaN for a finite non-integer y (-0.0 and -inf
-    count as negative only for the sign); +-0 and +-inf follow from log(0) = -inf, log(inf) = inf and exp's
-    overflow and underflow."""
+def power(x: ir.Value, y: ir.Value, dt: np.dtype, positive: bool = False) -> ir.Value:
+    """x**y = exp(y log|x|) (float32: _power_f32, in float64 arithmetic). float64 takes log|x| in double-double
+    (_log_double) and y log|x| as an exact product plus its error, whose exp then loses only exp's own rounding.
+    C99's special values by selects: x**0 = 1 and 1**y = 1 (NaN included), (-1)**+-inf = 1; a negative x gives the
+    sign of an odd integer y, NaN for a finite non-integer y (computed as 0 * inf, which raises NumPy's invalid
+    flag; -0.0 and -inf count as negative only for the sign); +-0 and +-inf follow from log(0) = -inf,
+    log(inf) = inf and exp's overflow and underflow. `positive`: every base is known to be a positive normal finite
+    number (a loop versioned on its bases, _version_log_arguments), so that only 1**y = 1 remains to be found
+    (y = 0 gives exp(0) = 1)."""
+    if dt != F64:
+        return _power_f32(x, y, positive)
     f64, i64, i1 = ir.F64Type.get(), ir.IntegerType.get_signless(64), ir.IntegerType.get_signless(1)
-    xd, yd = (x, y) if dt == F64 else (arith.extf(f64, x), arith.extf(f64, y))
-    ax, x_sign = _magnitude_and_sign(xd, F64)
+    xd, yd = x, y
+    ax, x_sign = _magnitude_and_sign(xd, F64) if not positive else (x, None)
+    log_hi, log_lo = _log_double(ax, positive)
+    product = arith.mulf(yd, log_hi)
+    error = arith.addf(_fma(yd, log_hi, arith.negf(product)), arith.mulf(yd, log_lo))
+    ordinary = arith.cmpf(F.OLT, _magnitude_and_sign(product, F64)[0], _f64(800.0))    # else 0, inf or NaN
+    magnitude = exp_f64(product, arith.select(ordinary, error, _f64(0.0)))
+    one = _f64(1.0)
+    if positive:
+        return arith.select(arith.cmpf(F.OEQ, xd, one), one, magnitude)
     ay = _magnitude_and_sign(yd, F64)[0]
-    if dt == F64:
-        log_hi, log_lo = _log_double(ax)
-        product = arith.mulf(yd, log_hi)
-        error = arith.addf(_fma(yd, log_hi, arith.negf(product)), arith.mulf(yd, log_lo))
-        ordinary = arith.cmpf(F.OLT, _magnitude_and_sign(product, F64)[0], _f64(800.0))    # else 0, inf or NaN
-        magnitude = exp_f64(product, arith.select(ordinary, error, _f64(0.0)))
-    else:
-        magnitude = exp_f64(arith.mulf(yd, _log_special(ax, _log_core(ax, F64), divide_raised=True)))
     # y's parity without a float-to-int conversion (AVX2 converts float64 to int64 one element at a time, see
     # _to_int): below 2**52, |y| + 2**52 rounds |y| to an integer whose parity is the last bit; from 2**52 every
     # float64 is an integer, odd only below 2**53 with its own last bit set. NaN is no integer.
@@ -1006,24 +1020,93 @@ def power(x: ir.Value, y: ir.Value, dt: np.dtype) -> ir.Value:
     result = arith.bitcast(f64, arith.xori(arith.bitcast(i64, magnitude), flip))
     finite_negative = arith.andi(arith.cmpf(F.OLT, xd, _f64(0.0)), arith.cmpf(F.OGT, xd, _f64(-pymath.inf)))
     not_integer = arith.andi(arith.xori(integer, _int(i1, 1)), arith.cmpf(F.OEQ, yd, yd))
-    result = arith.select(arith.andi(finite_negative, not_integer), _f64(pymath.nan), result)
-    one = _f64(1.0)
+    invalid = arith.mulf(arith.subf(xd, xd), _f64(pymath.inf))       # NaN where x is finite, raising invalid
+    result = arith.select(arith.andi(finite_negative, not_integer), invalid, result)
     unit = arith.ori(arith.ori(arith.cmpf(F.OEQ, yd, _f64(0.0)), arith.cmpf(F.OEQ, xd, one)),
                      arith.andi(arith.cmpf(F.OEQ, ax, one), arith.cmpf(F.OEQ, ay, _f64(pymath.inf))))
-    result = arith.select(unit, one, result)
-    return result if dt == F64 else arith.truncf(x.type, result)
+    return arith.select(unit, one, result)
+
+
+# float32 power's log2(1 + f) = s R(s**2) with s = f / (2 + f), |s| <= 3 - 2 sqrt(2) for 1 + f in [sqrt(1/2),
+# sqrt(2)), and 2**r = 1 + r Q(r) for |r| <= 1/2, in float64, fitted by tools/fit_polynomials.py (POWER_LOG2_R:
+# relative error 2**-36.3; POWER_EXP2_Q: 2**-28.9)
+_POWER_LOG2_R = (2.8853900817901206, 0.9617966732910445, 0.5770835939064054, 0.41167223081974247,
+                 0.34073835022328736)
+_POWER_EXP2_Q = (0.6931472028647603, 0.24022647912676887, 0.05550332449877843, 0.009618437401387632,
+                 0.0013398882960598847, 0.00015353369101738434)
+
+
+def _power_f32(x: ir.Value, y: ir.Value, positive: bool = False) -> ir.Value:
+    """float32 x**y = 2**(y log2|x|) in float64 arithmetic, to float64's precision only where it matters:
+    |x| = 2**k m with m in [sqrt(1/2), sqrt(2)) from its bits (in float64, where float32's subnormals are normal),
+    log2(m) = s R(s**2) with s = (m - 1) / (m + 1) (one division, m - 1 exact; relative error 2**-36 with R's),
+    p = y log2|x| rounded, and 2**p = 2**n (1 + r Q(r)) with n = rint(p) and r = p - n exact (no ln 2 in two
+    parts, 2**n from the bits of p + shifter). Where the result is a float32 other than 0 and inf, |p| <= 150, so
+    p is within 150 * 2**-36 of y log2|x| and the float64 result within 2**-28 of x**y: rounded once to float32 it
+    is within 0.56 ulp. Zero, inf and NaN bases take log2 = -inf, inf, NaN; p is clamped to [-160, 130] (0 or inf
+    in float32 beyond; NaN stays NaN). The sign and C99's special values are found in float32 (16 lanes) as float64
+    power finds them; a negative base with a non-integer exponent gives a NaN computed as 0 * inf, which raises
+    NumPy's invalid flag (backend/fp_status.py). `positive`: every base is a positive normal finite number (see
+    power): x splits in float32, and only 1**y = 1 remains to be found."""
+    f32, f64 = ir.F32Type.get(), ir.F64Type.get()
+    i32, i64, i1 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64), ir.IntegerType.get_signless(1)
+    if positive:   # x = 2**k m split in float32 (16 lanes; x is normal), m and k converted
+        k, m = _split_sqrt2(x, np.dtype(np.float32))
+        k, m = arith.sitofp(f64, k), arith.extf(f64, m)
+    else:          # in float64, where float32's subnormals are normal
+        ax = _magnitude_and_sign(arith.extf(f64, x), F64)[0]
+        bits = arith.bitcast(i64, ax)
+        k, m = _split_sqrt2(ax, F64)
+        k = _to_float(f64, k)
+    s = arith.divf(arith.subf(m, _f64(1.0)), arith.addf(m, _f64(1.0)))       # (m - 1 is exact)
+    log2 = _multiply_add(s, _horner(f64, arith.mulf(s, s), _POWER_LOG2_R), k)
+    if not positive:   # zero, inf, NaN: bits - 1 wraps or reaches those of inf - 1 (one unsigned compare for the three)
+        special = arith.cmpi(arith.CmpIPredicate.uge, arith.subi(bits, _i64(1)), _i64(_bits_of(pymath.inf, F64) - 1))
+        log2 = arith.select(special, arith.select(arith.cmpf(F.OEQ, ax, _f64(0.0)), _f64(-pymath.inf), ax), log2)
+    p = arith.minimumf(arith.maximumf(arith.mulf(arith.extf(f64, y), log2), _f64(-160.0)), _f64(130.0))
+    # p + shifter + 1023 rounds p to an integer n whose bits end in those of n + 1023 (the shifter's low 12 bits are
+    # 0): shifted left by 52 they are 2**n
+    biased_shifter = _f64(_SHIFTER + 1023)
+    shifted = arith.addf(p, biased_shifter)
+    r = arith.subf(p, arith.subf(shifted, biased_shifter))
+    scale = arith.bitcast(f64, arith.shli(arith.bitcast(i64, shifted), _i64(52)))
+    magnitude = arith.truncf(f32, arith.mulf(_multiply_add(r, _horner(f64, r, _POWER_EXP2_Q), _f64(1.0)), scale))
+    one = _float(f32, 1.0)
+    if positive:
+        return arith.select(arith.cmpf(F.OEQ, x, one), one, magnitude)
+    # y's parity as float64 power finds it (see there), with float32's 2**23 and 2**24
+    ay = _magnitude_and_sign(y, np.dtype(np.float32))[0]
+    two23 = _float(f32, 2.0 ** 23)
+    small = arith.cmpf(F.OLT, ay, two23)
+    rounded = arith.addf(ay, two23)
+    integer = arith.ori(arith.cmpf(F.OEQ, arith.subf(rounded, two23), ay), arith.cmpf(F.OGE, ay, two23))
+    last_bit = arith.andi(arith.bitcast(i32, arith.select(small, rounded, ay)), _int(i32, 1))
+    odd = arith.andi(arith.andi(integer, arith.cmpf(F.OLT, ay, _float(f32, 2.0 ** 24))),
+                     arith.cmpi(arith.CmpIPredicate.ne, last_bit, _int(i32, 0)))
+    x_sign = arith.andi(arith.bitcast(i32, x), _int(i32, -(1 << 31)))
+    flip = arith.select(odd, x_sign, _int(i32, 0))
+    result = arith.bitcast(f32, arith.xori(arith.bitcast(i32, magnitude), flip))
+    finite_negative = arith.andi(arith.cmpf(F.OLT, x, _float(f32, 0.0)), arith.cmpf(F.OGT, x, _float(f32, -pymath.inf)))
+    not_integer = arith.andi(arith.xori(integer, _int(i1, 1)), arith.cmpf(F.OEQ, y, y))
+    invalid = arith.mulf(arith.subf(x, x), _float(f32, pymath.inf))       # NaN where x is finite, raising invalid
+    result = arith.select(arith.andi(finite_negative, not_integer), invalid, result)
+    ax32 = _magnitude_and_sign(x, np.dtype(np.float32))[0]
+    unit = arith.ori(arith.ori(arith.cmpf(F.OEQ, y, _float(f32, 0.0)), arith.cmpf(F.OEQ, x, one)),
+                     arith.andi(arith.cmpf(F.OEQ, ax32, one), arith.cmpf(F.OEQ, ay, _float(f32, pymath.inf))))
+    return arith.select(unit, one, result)
 
 
 _TWO_THIRDS = (0.6666666666666666, 3.700743415417188e-17)     # 2/3 as a rounded value and its rounding error
 
 
-def _log_double(x: ir.Value):
+def _log_double(x: ir.Value, positive: bool = False):
     """log(x) for float64 x as hi + lo, about 2**-66 relative error for positive finite x (-inf, inf, NaN in hi and
     lo = 0 for the others): x = 2**k (1 + f), log(1 + f) = 2 atanh(s) = 2s + 2s**3/3 + s**5 R(s**2) with
     s = f / (2 + f) in double-double (the division's remainder and 2 + f's rounding error, by a second division),
-    2s**3/3 in double-double, the rest in float64 (below 6e-5 of the result); k ln 2 from ln 2 in two parts."""
+    2s**3/3 in double-double, the rest in float64 (below 6e-5 of the result); k ln 2 from ln 2 in two parts.
+    `positive`: x is known to be a positive normal finite number (no subnormal scaling, no special values)."""
     t = x.type
-    k, f = _log_split(x, F64)
+    k, f = _log_split(x, F64, normal=positive)
     kf = _to_float(t, k)
     two = _f64(2.0)
     d = arith.addf(two, f)
@@ -1047,5 +1130,7 @@ def _log_double(x: ir.Value):
     lo = arith.addf(arith.addf(arith.subf(big, hi), m_hi), arith.addf(arith.mulf(kf, _f64(_LN2_LO)), m_lo))
     total = arith.addf(hi, lo)
     lo = arith.subf(lo, arith.subf(total, hi))                                  # renormalize: |lo| <= ulp(total)/2
+    if positive:
+        return total, lo
     inside = arith.andi(arith.cmpf(F.OGT, x, _f64(0.0)), arith.cmpf(F.OLT, x, _f64(pymath.inf)))
     return _log_special(x, total), arith.select(inside, lo, _f64(0.0))
