@@ -3,6 +3,7 @@ writing into a small array) is seen at the next call, which compiles again (issu
 import numpy as np
 import pytest
 
+from helpers import assert_same
 from transpiler import transpile
 
 SCALE = np.array([1.0, 2.0, 3.0])
@@ -223,3 +224,63 @@ def test_views_of_a_large_module_level_array_returned_are_views_of_it():
 
     first, second, same = transpile(views)()
     assert same is BIG and np.shares_memory(first, BIG) and np.shares_memory(second, BIG)
+
+
+# Module-level values other than arrays are folded too: each is guarded, so a change compiles again (they ran stale).
+K_SCALE = 2
+FLAG = True
+EPS = 1e-5
+NP_SCALE = np.float32(2.0)
+COEFFS = [1.0, 2.0]
+TABLE_OF_NUMBERS = {"s": 1.0}
+OUT_DTYPE = np.float32
+
+
+def _double(v):
+    return v * 2
+
+
+ACTIVATION = _double
+
+
+class Constants:
+    SHIFT = 1.0
+
+
+CONSTANTS = Settings()
+CONSTANTS.offset = 1.0
+
+
+def _scalar_globals(x):
+    y = x * K_SCALE + EPS if FLAG else x - EPS
+    y = y * NP_SCALE + COEFFS[0] + sum(c for c in COEFFS) * TABLE_OF_NUMBERS["s"]
+    return ACTIVATION(y).astype(OUT_DTYPE) + Constants.SHIFT + CONSTANTS.offset
+
+
+@pytest.mark.parametrize("change", [
+    lambda g: g.update(K_SCALE=5), lambda g: g.update(FLAG=False), lambda g: g.update(EPS=0.5),
+    lambda g: g.update(NP_SCALE=np.float32(3.0)), lambda g: g["COEFFS"].__setitem__(0, 10.0),
+    lambda g: g["COEFFS"].append(3.0), lambda g: g["TABLE_OF_NUMBERS"].__setitem__("s", 4.0),
+    lambda g: g.update(OUT_DTYPE=np.float64), lambda g: g.update(ACTIVATION=np.sqrt),
+    lambda g: setattr(Constants, "SHIFT", 7.0), lambda g: setattr(CONSTANTS, "offset", -3.0)],
+    ids=["int", "bool", "float", "numpy-scalar", "list-item", "list-append", "dict-item", "dtype", "function",
+         "class-attribute", "object-attribute"])
+def test_a_changed_module_level_number_function_or_list_is_seen(change):
+    g = globals()
+    saved = {k: g[k] for k in ("K_SCALE", "FLAG", "EPS", "NP_SCALE", "OUT_DTYPE", "ACTIVATION")}
+    coeffs, table = list(COEFFS), dict(TABLE_OF_NUMBERS)
+    try:
+        f, x = transpile(_scalar_globals), np.arange(4.0)
+        assert_same(f(x), _scalar_globals(x))
+        change(g)
+        assert_same(f(x), _scalar_globals(x))
+        compilations = f.compilations
+        g["EPS"] = float(repr(g["EPS"]))     # rebound to an equal float (another object): not compiled again
+        assert_same(f(x), _scalar_globals(x))
+        assert f.compilations == compilations
+    finally:
+        g.update(saved)
+        COEFFS[:] = coeffs
+        TABLE_OF_NUMBERS.clear()
+        TABLE_OF_NUMBERS.update(table)
+        Constants.SHIFT, CONSTANTS.offset = 1.0, 1.0

@@ -22,7 +22,7 @@ from ..types import dtypes
 from . import indexing, loop_exits, numpy_api, numpy_calls, python_math  # noqa: F401  (they register handlers)
 from .memory import Memory, Ref
 from ..types.shapes import derived
-from ..runtime.globals_guard import LENGTH, MAX_COMPARED_BYTES
+from ..runtime.globals_guard import LENGTH, MAX_COMPARED_BYTES, snapshot
 from ..runtime.signature import Unavailable, is_structure_object, result_template
 from .builder import Builder
 from .elementwise import apply_ufunc
@@ -141,6 +141,7 @@ class Interpreter:
         builder.guard = self.guard_write
         self.top = builder.program   # the compiled function's program (not an outlined callee's)
         self.implicit: dict = {}     # id(module-level array) -> its input Var (module_array)
+        self.module_level: dict = {}  # id -> module-level object whose attributes are guarded (module_value)
         self.formatted_runtime = 0   # run-time values formatted into strings so far (expr_FormattedValue)
 
     def guard_write(self, store) -> None:
@@ -605,7 +606,26 @@ class Interpreter:
                     return self.module_array(root.globals, e.id, value)
                 if _holds_arrays(value):   # PARAMS rebound at module level: compiled again
                     self.b.program.globals_read.append((root.globals, e.id, value))
+                    return value
+        if not isinstance(value, np.ndarray) and e.id not in frame.locals:
+            root = frame
+            while root.parent is not None:
+                root = root.parent
+            if e.id not in root.locals and e.id in root.globals and root.globals[e.id] is value:
+                self.module_value(root.globals, e.id, value)
         return value
+
+    def module_value(self, namespace, key, value) -> None:
+        """A module-level value other than an array that the program folds in (`K = 2`, `EPS`, a helper function
+        `act`, `DT = np.float32`, `COEF = [1.0, 2.0]`, `config.EPS`, `CFG.eps`): guarded at each call
+        (runtime/globals_guard.py: numbers, strings and containers of them by value, anything else by identity),
+        so a module-level name rebound or changed after compiling compiles again, never runs stale."""
+        if isinstance(value, (types.ModuleType, Var)) or isinstance(namespace, dict) \
+                and str(namespace.get("__name__", "")).split(".")[0] in _LIBRARY_MODULES:
+            return     # (the library's own helpers, stdlib/, are not the user's to rebind)
+        self.top.globals_read.append((namespace, key, snapshot(value) or value))
+        if is_structure_object(value) or isinstance(value, type):
+            self.module_level[id(value)] = value     # its attributes read later are module-level too
 
     def module_array(self, container, key, array: np.ndarray):
         """A module-level array read by the program (a global, `config.W`, `CFG.w`, `LAYERS[0]` ...): guarded at
@@ -753,6 +773,9 @@ class Interpreter:
                 return self.module_array(vars(value), e.attr, result)
             if isinstance(result, (list, tuple, dict)) and _holds_arrays(result):
                 self.b.program.globals_read.append((vars(value), e.attr, result))   # config.LAYERS
+                return result
+            if _user_module(value) or self.module_level.get(id(value)) is value:
+                self.module_value(vars(value), e.attr, result)   # config.EPS, Cfg.EPS, CFG.eps
         return result
 
     def array_attribute(self, x: Var, name: str):
@@ -1007,6 +1030,18 @@ def _is_user_module(module: str) -> bool:
     path = getattr(mod, "__file__", None) or ""
     library = (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])
     return bool(path) and not any(path.startswith(p) for p in library)
+
+
+def _user_module(value) -> bool:
+    """A module of the user's (config.EPS is guarded), not NumPy's or the standard library's (np.pi is not)."""
+    if not isinstance(value, types.ModuleType):
+        return False
+    top = value.__name__.split(".")[0]
+    return top not in _LIBRARY_MODULES and not top.startswith("_")
+
+
+_LIBRARY_MODULES = frozenset({"numpy", "math", "builtins", "transpiler", "functools", "itertools", "operator",
+                              "collections", "typing", "types", "dataclasses", "os", "sys", "scipy", "cmath"})
 
 
 def _holds_arrays(container, depth: int = 4) -> bool:

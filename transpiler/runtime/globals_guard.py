@@ -5,9 +5,15 @@ the call compile again (the disk cache then finds or stores the kernel for the n
 
 Identity is checked for every array (a rebinding: `W = np.ones(3)` at module level). Contents are compared for
 arrays of at most `MAX_COMPARED_BYTES` (an in-place change: `W[0] = 5`); larger arrays changed in place are not
-detected, which docs/semantics.md says."""
+detected, which docs/semantics.md says.
+
+Other module-level values the compiler folds (a global `K = 2`, `FLAG`, `EPS = 1e-5`, a helper function `act`, a
+dtype `DT = np.float32`, `config.EPS`, `Cfg.EPS`, `CFG.eps` of a module-level object, a list or dict of numbers
+`COEF`) are guarded too: numbers, strings and NumPy scalars by type and value, lists, tuples, dicts and sets
+without arrays by a snapshot of their contents, anything else (functions, classes, objects) by identity."""
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 
 import numpy as np
@@ -16,6 +22,43 @@ MAX_COMPARED_BYTES = 1 << 16
 
 
 LENGTH = object()   # the key of an entry that guards a container's length (a loop over it was unrolled)
+
+_SCALARS = (bool, int, float, complex, str, bytes, type(None), np.generic)
+
+
+class Snapshot:
+    """The value a folded module-level number, string or container of them had when compiling: the guard compares
+    the name's value now against it (a rebinding to an equal value is not a change)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def matches(self, now) -> bool:
+        try:
+            return type(now) is type(self.value) and bool(now == self.value)
+        except Exception:     # (a comparison that cannot answer: treat as changed, compile again)
+            return False
+
+
+def snapshot(value):
+    """A Snapshot of value if it is compared by value (numbers, strings, containers of them), else None (identity)."""
+    if isinstance(value, _SCALARS):
+        return Snapshot(value)
+    if _plain(value, 0):
+        return Snapshot(copy.deepcopy(value))
+    return None
+
+
+def _plain(value, depth: int) -> bool:
+    """Whether value is a number or string, or a (small, shallow) container of them: compared by value. Containers
+    of arrays, objects or functions are guarded item by item or by identity instead (`==` on them would not say)."""
+    if isinstance(value, _SCALARS):
+        return True
+    if depth > 4 or not isinstance(value, (list, tuple, dict, set, frozenset)) or len(value) > 4096:
+        return False
+    items = list(value.keys()) + list(value.values()) if isinstance(value, dict) else value
+    return all(_plain(v, depth + 1) for v in items)
 
 
 def _lookup(container, key):
@@ -34,17 +77,23 @@ class GlobalsGuard:
             if (id(namespace), name) not in seen:
                 seen.add((id(namespace), name))
                 small = isinstance(array, np.ndarray) and array.nbytes <= MAX_COMPARED_BYTES
-                copy = array.copy() if small else None   # (a length, a container: identity or value only)
-                self.entries.append((namespace, name, array, copy))
+                kept = array.copy() if small else None   # (a length, a container: identity or value only)
+                if isinstance(array, Snapshot):          # a value compared, not an object
+                    array, kept = None, array
+                self.entries.append((namespace, name, array, kept))
 
     def __bool__(self) -> bool:
         return bool(self.entries)
 
     def unchanged(self) -> bool:
-        for namespace, name, array, copy in self.entries:
+        for namespace, name, array, kept in self.entries:
             now = _lookup(namespace, name)
+            if type(kept) is Snapshot:
+                if now is not kept.value and not kept.matches(now):
+                    return False
+                continue
             if now != array if name is LENGTH else now is not array:
                 return False
-            if copy is not None and not np.array_equal(array, copy, equal_nan=True):
+            if kept is not None and not np.array_equal(array, kept, equal_nan=True):
                 return False
         return True
