@@ -284,3 +284,34 @@ def test_a_changed_module_level_number_function_or_list_is_seen(change):
         TABLE_OF_NUMBERS.clear()
         TABLE_OF_NUMBERS.update(table)
         Constants.SHIFT, CONSTANTS.offset = 1.0, 1.0
+
+
+class _Scaler:
+    scale = 2.0                 # class attributes read through `self`: folded, so guarded
+    offset = np.ones(3)
+
+    def apply(self, x):
+        return x * self.scale + self.offset
+
+
+class _ScalerChild(_Scaler):
+    pass
+
+
+@pytest.mark.parametrize("change", [
+    lambda: setattr(_Scaler, "scale", 5.0), lambda: setattr(_ScalerChild, "scale", 7.0),
+    lambda: _Scaler.offset.__setitem__(0, -4.0), lambda: setattr(_Scaler, "offset", np.zeros(3))],
+    ids=["base-class-number", "number-set-on-the-subclass", "array-in-place", "array-rebound"])
+def test_a_changed_class_attribute_read_through_self_is_seen(change):
+    """Regression: `self.scale` of a class attribute (the object's own attributes are the specialization key, its
+    class's were not) was folded unguarded, so `Base.scale = 5.0` after compiling ran the stale kernel."""
+    try:
+        obj, x = _ScalerChild(), np.arange(3.0)
+        f = transpile(_Scaler.apply)
+        assert_same(f(obj, x), obj.apply(x))
+        change()
+        assert_same(f(obj, x), obj.apply(x))
+    finally:
+        _Scaler.scale, _Scaler.offset = 2.0, np.ones(3)
+        if "scale" in vars(_ScalerChild):
+            del _ScalerChild.scale

@@ -776,7 +776,35 @@ class Interpreter:
                 return result
             if _user_module(value) or self.module_level.get(id(value)) is value:
                 self.module_value(vars(value), e.attr, result)   # config.EPS, Cfg.EPS, CFG.eps
+        elif isinstance(value, type) or is_structure_object(value):
+            return self.class_attribute(value if isinstance(value, type) else type(value), e.attr, result)
         return result
+
+    def class_attribute(self, cls: type, attr: str, result):
+        """`self.scale` or `Derived.scale` read from a class in cls's MRO (not from the object itself, whose own
+        attributes are the specialization key): folded as a module-level value is, so guarded at each call; so is
+        the attribute's absence from the classes before it (a subclass that sets it later)."""
+        before = []
+        for c in cls.__mro__:
+            if attr in vars(c):
+                owner = c
+                break
+            before.append(c)
+        else:
+            return result
+        raw = vars(owner)[attr]
+        if owner.__module__.split(".")[0] in _LIBRARY_MODULES or owner.__module__ == "builtins":
+            return result
+        if isinstance(raw, np.ndarray):
+            guarded = self.module_array(vars(owner), attr, raw)
+        elif snapshot(raw) is not None or isinstance(raw, type):
+            self.module_value(vars(owner), attr, raw)
+            guarded = result
+        else:
+            return result    # (methods, properties and other descriptors)
+        for c in before:
+            self.top.globals_read.append((vars(c), attr, None))   # still absent there
+        return guarded
 
     def array_attribute(self, x: Var, name: str):
         if name in numpy_api.ATTRIBUTES:
