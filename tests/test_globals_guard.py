@@ -315,3 +315,27 @@ def test_a_changed_class_attribute_read_through_self_is_seen(change):
         _Scaler.scale, _Scaler.offset = 2.0, np.ones(3)
         if "scale" in vars(_ScalerChild):
             del _ScalerChild.scale
+
+
+def test_a_free_variable_rebound_by_the_enclosing_function_is_seen():
+    """Regression: a closure's free variables (numbers, lists of numbers, arrays) were folded unguarded, so the
+    enclosing function rebinding one after compiling (`k = 5.0`) ran the stale kernel."""
+    x = np.arange(4.0)
+    k, coeffs, w = 2.0, [1.0], np.ones(4)
+
+    def f(x):
+        return x * k + coeffs[0] + w
+
+    g = transpile(f)
+    assert_same(g(x), f(x))
+    k = 5.0
+    assert_same(g(x), f(x))
+    coeffs[0] = 10.0
+    assert_same(g(x), f(x))
+    w[1] = -3.0
+    assert_same(g(x), f(x))
+    w = np.zeros(4)
+    assert_same(g(x), f(x))
+    compilations = g.compilations
+    assert_same(g(x), f(x))
+    assert g.compilations == compilations

@@ -22,7 +22,7 @@ from ..types import dtypes
 from . import indexing, loop_exits, numpy_api, numpy_calls, python_math  # noqa: F401  (they register handlers)
 from .memory import Memory, Ref
 from ..types.shapes import derived
-from ..runtime.globals_guard import LENGTH, MAX_COMPARED_BYTES, snapshot
+from ..runtime.globals_guard import CELL, LENGTH, MAX_COMPARED_BYTES, snapshot
 from ..runtime.signature import Unavailable, is_structure_object, result_template
 from .builder import Builder
 from .elementwise import apply_ufunc
@@ -597,6 +597,15 @@ class Interpreter:
         value = frame.lookup(e.id)
         if isinstance(value, Undefined):
             raise UserError(value.why, NameError)
+        cell = _closure_cell(frame, e.id)
+        if cell is not None:     # a free variable: the enclosing function may rebind it after compiling
+            if isinstance(value, np.ndarray):
+                return self.module_array(cell, CELL, value)
+            if isinstance(value, (list, tuple, dict)) and _holds_arrays(value):
+                self.b.program.globals_read.append((cell, CELL, value))
+            else:
+                self.module_value(cell, CELL, value)
+            return value
         if isinstance(value, (np.ndarray, list, tuple, dict)):
             root = frame
             while root.parent is not None:
@@ -1058,6 +1067,19 @@ def _is_user_module(module: str) -> bool:
     path = getattr(mod, "__file__", None) or ""
     library = (sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"])
     return bool(path) and not any(path.startswith(p) for p in library)
+
+
+def _closure_cell(frame, name: str):
+    """The cell a name read in frame resolves to (a free variable of a compiled Python function), or None (a local
+    or a global), following Frame.lookup's order."""
+    while frame is not None:
+        if name in frame.locals:
+            return None
+        if name in frame.closure:
+            cell = frame.closure[name]
+            return cell if hasattr(cell, "cell_contents") else None
+        frame = frame.parent
+    return None
 
 
 def _user_module(value) -> bool:

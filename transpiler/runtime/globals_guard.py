@@ -23,6 +23,8 @@ MAX_COMPARED_BYTES = 1 << 16
 
 LENGTH = object()   # the key of an entry that guards a container's length (a loop over it was unrolled)
 
+CELL = object()     # the key of an entry that guards a closure's cell (a free variable of the compiled function)
+
 _SCALARS = (bool, int, float, complex, str, bytes, type(None), np.generic)
 
 
@@ -65,6 +67,11 @@ def _lookup(container, key):
     """What `container[key]` holds now (a namespace or dict by name, a list or tuple by position), or None."""
     if key is LENGTH:
         return len(container)
+    if key is CELL:
+        try:
+            return container.cell_contents
+        except ValueError:      # (emptied: `del` of the enclosing variable)
+            return None
     if isinstance(container, Mapping):      # a namespace, a dict, a class's attributes (a mappingproxy)
         return container.get(key)
     return container[key] if -len(container) <= key < len(container) else None
