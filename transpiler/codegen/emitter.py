@@ -193,10 +193,45 @@ def lower_program(program: Program) -> ir.Module:
     return module
 
 
+# Ops whose results bufferize to a buffer of their own in the identity layout (or block arguments of a function):
+# a call may pass them as they are. Anything else (tensor.extract_slice, a reshape of one, a value joined by scf.if
+# or carried by a loop) may bufferize to a strided view of another buffer.
+_FRESH_PRODUCERS = ("linalg.", "tensor.empty", "bufferization.alloc_tensor", "func.call", "arith.constant",
+                    "tensor.generate", "tensor.from_elements")
+
+
+def _plain_copy(op) -> bool:
+    """A linalg op that only copies its input (`x[:, :3].copy()`): canonicalization erases it, leaving the view."""
+    if op.name == "linalg.copy":
+        return True
+    if op.name != "linalg.generic":
+        return False
+    ops = list(op.regions[0].blocks[0].operations)
+    return len(ops) == 1 and len(ops[0].operands) == 1 and isinstance(ops[0].operands[0].owner, ir.Block)
+
+
+def _contiguous(value: ir.Value) -> ir.Value:
+    """value as a call operand: a copy into a buffer of its own where it may be a strided view. Function
+    boundaries are bufferized with identity layouts (backend/pipeline.py), where the call casts its operand's
+    memref to one: a strided view (`x[:, :3]`, `x[1]`) was then read as if contiguous from its buffer's start,
+    wrong elements (tests/test_views_into_calls.py). Outlined callees never write their arguments
+    (frontend/outline.py inlines those), so the copy changes no semantics."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        parent = owner.owner
+        if getattr(parent, "operation", parent).name == "func.func":   # (loop-carried values may be views)
+            return value
+    elif any(owner.name.startswith(p) for p in _FRESH_PRODUCERS) and not _plain_copy(owner):
+        return value
+    if not isinstance(value.type, ir.RankedTensorType):
+        return value
+    return bufferization.alloc_tensor(value.type, [], copy=value)
+
+
 @emitter("call")
 def _call(em: Emitter, e):
     callee = e.params["_program"]
-    operands = [em.cast_to(em[v], formal, callee) for v, formal in zip(e.inputs, callee.inputs)]
+    operands = [_contiguous(em.cast_to(em[v], formal, callee)) for v, formal in zip(e.inputs, callee.inputs)]
     # each call its own destinations: an alloc_tensor, unlike tensor.empty, is never merged with another call's by
     # CSE (two calls writing one buffer: the second overwrote the first's result while it was still read)
     destinations = [em.cast_to(em.empty(v, fresh=True), formal, callee) for v, formal in zip(e.outputs, callee.outputs)]
