@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import UserError
 from ..program import Var, next_var_id
-from ..runtime.signature import ArgumentView, ResultView, object_attributes
+from ..runtime.signature import ArgumentView, Choice, ResultView, object_attributes
 from ..types import dtypes
 from ..types.shapes import DIM_OPS, Sym, is_checkable
 
@@ -66,6 +66,11 @@ class Alias:
     """The value may share memory with these buffers (as of these versions) in a way not followed."""
     deps: tuple         # ((Buffer, version Var), ...)
     why: str
+    chosen: bool = False    # one array or another as a run-time branch or loop decides (as_returned)
+    # for a chosen one: which array each path gives, as the call can make it (Control._choice): None (the kernel's
+    # value), ("argument", Buffer), ("steps", Buffer, replayable steps), ("view", Buffer, view_params Vars) or
+    # ("choice", flag Var, form if the flag is True, form if False)
+    choice: object = None
 
 
 def _contiguous_slice(specs) -> bool:
@@ -129,6 +134,12 @@ class Memory:
             if isinstance(v, Var) and v.ref is not None and not self.is_current(v):
                 raise UserError(self._stale_message(v), TypeError)
 
+    def check_returned(self, outputs) -> None:
+        """check_current of the kernel's results, but for the kernel's value of an array chosen on a path
+        (Alias.choice, made a runtime Choice by as_inputs): that value is an array made on its path, which no later
+        write reached (Control._form); the call returns the caller's own array on the other paths."""
+        self.check_current([v for v in outputs if not (isinstance(v.ref, Alias) and v.ref.choice is not None)])
+
     def _stale_message(self, v: Var) -> str:
         if isinstance(v.ref, Alias):
             return (f"this array may share memory with an array that was written after it was made ({v.ref.why}), "
@@ -176,9 +187,9 @@ class Memory:
         step = Step(prim, dict(params), tuple(inputs[1:]), out.dtype, out.shape, out.scalar)
         out.ref = Ref(ref.buffer, ref.base, ref.path + (step,), contiguous)
 
-    def alias(self, buffers, why: str) -> Alias:
+    def alias(self, buffers, why: str, chosen: bool = False) -> Alias:
         """An Alias of these buffers as of their current versions."""
-        return Alias(tuple((buf, self.current[buf]) for buf in buffers), why)
+        return Alias(tuple((buf, self.current[buf]) for buf in buffers), why, chosen)
 
     def unknown_alias(self, x: Var, out: Var, why: str) -> Var:
         """`out` may or may not share x's memory (NumPy decides from strides the compiler does not know)."""
@@ -194,6 +205,15 @@ class Memory:
         if not isinstance(ref, Ref) or v.scalar or v.weak:
             return None
         return _path_params(b, ref.base.shape, ref.path, v.ndim)
+
+    @staticmethod
+    def position_count(v: Var) -> int | None:
+        """How many values view_params gives for `v` (None where it gives none)."""
+        ref = v.ref
+        if not isinstance(ref, Ref) or any(s.prim not in _STRIDED_STEPS for s in ref.path):
+            return None
+        n, m = len(ref.base.shape), v.ndim
+        return n + m + m * n
 
     def strided_view(self, buffer: Buffer, value: Var, params: list) -> Var:
         """`value` is the view of `buffer` at these positions (view_params), as of the buffer's current version."""
@@ -365,6 +385,9 @@ class Memory:
         value = self.as_inputs(value, computed)
         leaves: list = []
         var_leaves(value, leaves)
+        for v in leaves:
+            if isinstance(v.ref, Alias) and v.ref.chosen and any(buf.argument is not None for buf, _ in v.ref.deps):
+                raise UserError(_CHOSEN_RETURNED.format(why=v.ref.why), TypeError)
         by_buffer: dict = {}
         for v in leaves:
             ref = v.ref
@@ -388,6 +411,13 @@ class Memory:
         its own array back, as in NumPy). A view of an argument at positions only the kernel knows (`x[s[0]:]`)
         is the same view of the caller's array, its positions returned by the kernel (`computed`)."""
         ref = value.ref if isinstance(value, Var) else None
+        # (also after a write into one of the arrays: the call returns the caller's array as it is then, and the
+        # kernel's value on another path is an array made on that path, which no write since can have reached:
+        # Control._form)
+        if isinstance(ref, Alias) and ref.chosen and ref.choice is not None:
+            chosen = _chosen(value, ref.choice, computed)
+            if chosen is not None:
+                return chosen
         if isinstance(ref, Ref) and ref.buffer.argument is not None and self.current.get(ref.buffer) is ref.base:
             if not ref.path:
                 return ref.buffer.argument
@@ -399,6 +429,33 @@ class Memory:
         if isinstance(value, dict):
             return {k: self.as_inputs(v, computed) for k, v in value.items()}
         return value
+
+
+# NumPy returns the argument (or a view of it) on one path and another array on the other: the kernel's result is a
+# copy, which a caller writing into it would tell apart
+_CHOSEN_RETURNED = ("returning {why}, where one of them is an argument or a view of one, is not supported: NumPy "
+                    "returns the argument's own memory on that path, the compiled function would return a copy. "
+                    "Return a copy on every path (`return x.copy()`, `return x[j].copy()`), or return a view of "
+                    "one argument on every path (`x[j]` and `x[k]`: a view at a run-time position)")
+
+
+def _chosen(value: Var, form, computed):
+    """What the call returns for a value that is one array or another as the kernel's path decided (Alias.choice):
+    the argument, the same view of it, or the kernel's value, as a flag the kernel returns picks (Choice); None
+    when a position or flag is not available at the top level of the program."""
+    if form is None:
+        return value
+    kind, buffer, *rest = form
+    if kind == "argument":
+        return buffer.argument
+    if kind == "steps":
+        return ArgumentView(buffer.argument, rest[0])
+    if kind == "view":
+        steps = _replayable((Step("strided", {}, tuple(rest[0]), value.dtype, value.shape, False),), computed)
+        return ArgumentView(buffer.argument, steps) if steps is not None else None
+    flag = computed(buffer) if computed is not None else None    # ("choice", flag, then, else)
+    then, other = (_chosen(value, f, computed) for f in rest)
+    return None if flag is None or then is None or other is None else Choice(flag, then, other)
 
 
 def _path_params(b, base_shape, path: tuple, ndim: int):
