@@ -219,3 +219,23 @@ def test_a_returned_array_the_call_cannot_make_is_refused():
         transpile(reshaped)(argument("contiguous"), 3.0)
     x = argument("contiguous")
     np.testing.assert_array_equal(transpile(reshaped_copy)(x, 3.0), reshaped_copy(x, 3.0))
+
+
+def test_an_array_chosen_beside_its_base_is_refused():
+    """`v` is a view of `U` on one path and a new array on the other; returned beside `U`, the kernel's copy of it
+    would not share U's memory as NumPy's does: refused."""
+    def beside(x, k):
+        U = x * 2.0
+        v = U[1:] if k > 0 else np.ones(3)
+        return U, v
+
+    def alone(x, k):
+        U = x * 2.0
+        v = U[1:] if k > 0 else np.ones(3)
+        return v
+
+    with pytest.raises(CompileError, match="returned beside it"):
+        transpile(beside)(np.arange(4.0), np.int64(1))
+    compiled = transpile(alone)
+    for k in (0, 1):
+        np.testing.assert_array_equal(compiled(np.arange(4.0), np.int64(k)), alone(np.arange(4.0), k))

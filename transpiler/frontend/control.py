@@ -516,17 +516,28 @@ class Control:
             self.memory.set_version(self.b, buf, version)
 
     def _view_position(self, v, before, eqns):
-        """(buffer, position) of `v` when it is a view of an array that existed `before` (memory.view_params,
-        computed at the end of `eqns`); None otherwise."""
+        """(anchor, position) of `v` when it is a view of an array that existed `before` (memory.view_anchor and
+        view_params, computed at the end of `eqns`); None otherwise."""
         if not isinstance(v, Var) or not isinstance(v.ref, Ref) or v.scalar or v.weak \
                 or not self.memory.existed(before, v.ref.buffer):
+            return None
+        anchor = self._anchor(v)
+        if anchor is None:
             return None
         with self.b.recording() as made:
             params = self.memory.view_params(self.b, v)
         if params is None:
             return None
         eqns.extend(made)
-        return v.ref.buffer, params
+        return anchor, params
+
+    def _anchor(self, v):
+        """v's memory.view_anchor where the code being emitted can make it again (its dims computable here)."""
+        anchor = self.memory.view_anchor(v)
+        if anchor is None or not anchor.prefix:
+            return anchor
+        computable = _computable_here(self.b, [])
+        return anchor if all(computable(d) for step in anchor.prefix for d in step.shape) else None
 
     def _view_join(self, t, e, before, t_eqns, e_eqns):
         """(buffer, joined positions) when `t` and `e`, the values of one name at the end of the two paths, are views
@@ -550,11 +561,11 @@ class Control:
             return None
         t_made, e_made = [], []
         t_position, e_position = self._view_position(t, before, t_made), self._view_position(e, before, e_made)
-        if t_position is None or e_position is None:
+        if t_position is None or e_position is None or not t_position[0].same(e_position[0], self.b.env):
             return None
         t_eqns.extend(t_made)
         e_eqns.extend(e_made)
-        return t.ref.buffer, self.join_values(t_position[1], e_position[1], "a view's position", t_eqns, e_eqns)
+        return t_position[0], self.join_values(t_position[1], e_position[1], "a view's position", t_eqns, e_eqns)
 
     def _alias(self, value, sources, before, choice=None):
         """A joined array that is one existing array or another depending on the run-time path: it may alias
@@ -587,7 +598,7 @@ class Control:
             return ("argument", buffer)
         position = self._view_position(v, before, eqns)
         if position is not None:
-            return ("view", buffer, position[1])
+            return ("view", position[0], position[1])
         steps = _replayable(ref.path)
         return ("steps", buffer, steps) if steps is not None else _NO
 
@@ -904,11 +915,12 @@ class Control:
             v = state.initial(n)
             if not isinstance(v, Var) or v.scalar or v.weak or not isinstance(self.memory.ref_of(v), Ref):
                 continue
-            params = self.memory.view_params(self.b, v)      # (before the loop)
+            anchor = self._anchor(v)
+            params = self.memory.view_params(self.b, v) if anchor is not None else None     # (before the loop)
             if params is None:
                 continue
             keys = [_Position(n, i) for i in range(len(params))]
-            state.positions[n] = (v.ref.buffer, keys)
+            state.positions[n] = (anchor, keys)
             for key, p in zip(keys, params):
                 state.position_initial[key] = p
                 types[key], aliases[key] = _type_of(p), set()
@@ -928,11 +940,11 @@ class Control:
                     or not self.memory.existed(before, new.ref.buffer):
                 continue
             state.position_tried.add(n)
-            count = self.memory.position_count(new)
-            if count is None:
+            anchor, count = self._anchor(new), self.memory.position_count(new)
+            if anchor is None or count is None:
                 continue
             keys = [_Position(n, i) for i in range(count)]
-            state.positions[n] = (new.ref.buffer, keys)
+            state.positions[n] = (anchor, keys)
             for key in keys:
                 state.position_initial[key] = UNSET
                 types[key], aliases[key] = (dtypes.INT64, (), False, False), set()
@@ -979,8 +991,8 @@ class Control:
         out_of = dict(zip(live, outs))
         for n, v in zip(live, outs):
             if n in positions:       # a view of its array at the position the loop ends with
-                buffer, keys = positions[n]
-                frame.locals[n] = self.memory.strided_view(buffer, v, [out_of[k] for k in keys])
+                anchor, keys = positions[n]
+                frame.locals[n] = self.memory.strided_view(anchor, v, [out_of[k] for k in keys])
             elif not isinstance(n, (Buffer, _Position)):
                 if aliases.get(n):
                     v.ref = self.memory.alias(aliases[n], _rebound(n), chosen=True)
@@ -1081,10 +1093,10 @@ class _LoopState:
         """run() (a round of the body), then the positions of the carried views as it leaves them."""
         self.unpositioned = []
         value = run()
-        for n, (buffer, keys) in self.positions.items():
+        for n, (anchor, keys) in self.positions.items():
             new = self.frame.locals.get(n)
-            params = self.memory.view_params(b, new) if isinstance(new, Var) and isinstance(new.ref, Ref) \
-                and new.ref.buffer is buffer else None
+            now = self.memory.view_anchor(new) if isinstance(new, Var) else None
+            params = self.memory.view_params(b, new) if now is not None and anchor.same(now, b.env) else None
             if params is None:
                 self.unpositioned.append(n)
             else:
@@ -1111,8 +1123,8 @@ class _LoopState:
         self.memory.restore(b, self.start)
         for n, v in args.items():
             if n in self.positions:
-                buffer, keys = self.positions[n]
-                self.memory.strided_view(buffer, v, [args[k] for k in keys])
+                anchor, keys = self.positions[n]
+                self.memory.strided_view(anchor, v, [args[k] for k in keys])
             elif not isinstance(n, (Buffer, _Position)):
                 deps = aliases[n] | {buf for buf, _ in self.memory.deps(self.snapshot.get(n))
                                      if self.memory.existed(self.buffers, buf)}
