@@ -239,3 +239,24 @@ def test_an_array_chosen_beside_its_base_is_refused():
     compiled = transpile(alone)
     for k in (0, 1):
         np.testing.assert_array_equal(compiled(np.arange(4.0), np.int64(k)), alone(np.arange(4.0), k))
+
+
+def _find_row(x, t):
+    for j in range(x.shape[0]):
+        if x[j, 0] > t:
+            return x[j]
+    return x[-1]
+
+
+def _write_through_a_found_row(x, t):
+    r = _find_row(x, t)          # a view of x from a called function's loop: writes through it reach x
+    r[0] = -1.0
+    r[1:] *= 2.0
+    return x.sum(), r
+
+
+def test_a_view_returned_from_a_called_functions_loop_is_written_through():
+    compiled = transpile(_write_through_a_found_row)
+    for t in THRESHOLDS:
+        x, y = argument("contiguous"), argument("contiguous")
+        _check(_write_through_a_found_row(x, t), compiled(y, t), x, y)
