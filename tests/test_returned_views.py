@@ -260,3 +260,66 @@ def test_a_view_returned_from_a_called_functions_loop_is_written_through():
     for t in THRESHOLDS:
         x, y = argument("contiguous"), argument("contiguous")
         _check(_write_through_a_found_row(x, t), compiled(y, t), x, y)
+
+
+# ---- random programs: a view (or a new array) returned from a loop's body or a branch, another after it ----------
+_RANK_1 = {"run-time": ["x[j]", "x[j, ::-1]", "x[j, 1:]", "x[:, j % 4]", "x.T[j % 4, ::2]", "x[j, ::2]"],
+           "static": ["x[0]", "x[-1, ::-1]", "x[:, 2]", "x.T[1, 1:]", "x[0] * 2.0", "x[1] + x[2]", "np.zeros(4)"]}
+_RANK_2 = {"run-time": ["x[j:]", "x[j:, ::2]", "x[::-1][j:]", "x.T[:, j:]", "x[j][None]", "x[None, j]"],
+           "static": ["x", "x[::-1]", "x.T", "x[1:3]", "x * 2.0", "x[2:] + 1.0", "x[:, ::-1]"]}
+
+
+def _random_program(seed: int) -> str:
+    import random
+
+    rng = random.Random(seed)
+    pool = rng.choice([_RANK_1, _RANK_2])
+    inside = rng.choice(pool["run-time"] + pool["static"])
+    after = rng.choice(pool["static"] + pool["static"][:2])
+    if rng.random() < 0.7:
+        test = rng.choice(["x[j, 0] > t", "x[j].sum() > t", "x[j, -1] < -t"])
+        body = f"for j in range(x.shape[0]):\n    if {test}:\n        return {inside}\n"
+    else:
+        inside = rng.choice(pool["static"])
+        body = f"j = 0\nif x.sum() > t:\n    return {inside}\n"
+    return "def program(x, t):\n" + "\n".join("    " + line for line in (body + f"return {after}").splitlines()) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_returned_views(seed, tmp_path):
+    source = _random_program(seed)
+    path = tmp_path / f"program_{seed}.py"
+    path.write_text("import numpy as np\n\n" + source)
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    program = namespace["program"]
+    compiled = transpile(program)
+    for t in (-100.0, 3.5, 9.5, 22.0, 1e9):
+        for layout in ("contiguous", "reversed"):
+            x, y = argument(layout), argument(layout)
+            try:
+                _check(program(x, t), compiled(y, t), x, y)
+            except AssertionError as e:
+                raise AssertionError(f"{source}\nt = {t}, {layout}") from e
+
+
+def test_a_local_array_chosen_beside_an_argument():
+    """`v` is an array the function made on one path, the argument on the other: returned, it is the argument or
+    the kernel's value of that array; written after the choice, that value would be stale: refused."""
+    def chosen(x, t):
+        U = x * 2.0
+        v = U if x.sum() > t else x
+        return v
+
+    def written_after(x, t):
+        U = x * 2.0
+        v = U if x.sum() > t else x
+        U[0] = 5.0
+        return v
+
+    compiled = transpile(chosen)
+    for t in (-1e9, 1e9):
+        x, y = argument("contiguous"), argument("contiguous")
+        _check(chosen(x, t), compiled(y, t), x, y)
+    with pytest.raises(CompileError, match="returning an array that is one of several arrays"):
+        transpile(written_after)(argument("contiguous"), 0.0)

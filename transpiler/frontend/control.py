@@ -582,8 +582,9 @@ class Control:
 
     def _form(self, v, before, eqns):
         """How the call can make the array `v` (one path's value at a join) from the caller's arrays (Alias.choice):
-        None for an array the kernel makes (or a path that never gives one), _NO where it cannot (a view of an array
-        the function made before the join, an Alias it does not follow)."""
+        None for an array the kernel makes (or a path that never gives one), ("local", buffer) for an array the
+        function made before the join (the kernel's value, while nothing writes it after the join), _NO where it
+        cannot (a view of such an array, an Alias it does not follow)."""
         if v is UNSET or not isinstance(v, Var) or v.scalar or v.weak:
             return None
         ref = self.memory.ref_of(v)
@@ -593,7 +594,7 @@ class Control:
         if not self.memory.existed(before, buffer):
             return None
         if buffer.argument is None:
-            return _NO
+            return ("local", buffer) if not ref.path else _NO
         if not ref.path:
             return ("argument", buffer)
         position = self._view_position(v, before, eqns)
@@ -608,7 +609,7 @@ class Control:
         kernel returns a flag for the path and the positions, `make(their joined values)` is the Alias.choice that
         lets the call return the caller's own memory where NumPy does. None where there is nothing to choose."""
         t_form, e_form = self._form(t, before, t_eqns), self._form(e, before, e_eqns)
-        if t_form is _NO or e_form is _NO or t_form is None and e_form is None:
+        if t_form is _NO or e_form is _NO or _kernels(t_form) and _kernels(e_form):
             return None
         t_vars, e_vars = _form_vars(t_form), _form_vars(e_form)
         flags = [Var(dtypes.BOOL, ()) for _ in range(2)]
@@ -618,10 +619,10 @@ class Control:
         joined += [self.join_values(v, UNSET, "a view's position", t_eqns, e_eqns) for v in t_vars]
         joined += [self.join_values(UNSET, v, "a view's position", t_eqns, e_eqns) for v in e_vars]
 
-        def make(values):
+        def make(values):      # (after the join: a local array's version then)
             it = iter(values)
             flag = next(it)
-            return ("choice", flag, _form_rebuild(t_form, it), _form_rebuild(e_form, it))
+            return ("choice", flag, _form_rebuild(t_form, it, self.memory), _form_rebuild(e_form, it, self.memory))
         return joined, make
 
     def _run_branch(self, stmts, frame, catch_return: bool, memory):
@@ -1181,22 +1182,30 @@ def join_shapes(env, first: tuple, second: tuple, name: str, message: str, branc
 _NO = object()     # Control._form: an array the call cannot make
 
 
+def _kernels(form) -> bool:
+    """A form of the kernel's value only (no path gives the caller's array)."""
+    return form is None or form[0] == "local"
+
+
 def _form_vars(form) -> list:
-    if form is None or form[0] in ("argument", "steps"):
+    if form is None or form[0] in ("argument", "steps", "local"):
         return []
     if form[0] == "view":
         return list(form[2])
     return [form[1]] + _form_vars(form[2]) + _form_vars(form[3])
 
 
-def _form_rebuild(form, values):
-    """The form with its Vars replaced by the next `values` (their joined values), in _form_vars' order."""
-    if form is None or form[0] in ("argument", "steps"):
+def _form_rebuild(form, values, memory):
+    """The form with its Vars replaced by the next `values` (their joined values), in _form_vars' order; a local
+    array with its version after the join."""
+    if form is None or form[0] in ("argument", "steps") or len(form) == 3 and form[0] == "local":
         return form
+    if form[0] == "local":
+        return ("local", form[1], memory.version_in(memory.current, form[1]))
     if form[0] == "view":
         return ("view", form[1], [next(values) for _ in form[2]])
     flag = next(values)
-    return ("choice", flag, _form_rebuild(form[2], values), _form_rebuild(form[3], values))
+    return ("choice", flag, _form_rebuild(form[2], values, memory), _form_rebuild(form[3], values, memory))
 
 
 def _leaf_pairs(t, e) -> list:

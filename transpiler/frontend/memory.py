@@ -68,7 +68,8 @@ class Alias:
     why: str
     chosen: bool = False    # one array or another as a run-time branch or loop decides (as_returned)
     # for a chosen one: which array each path gives, as the call can make it (Control._choice): None (the kernel's
-    # value), ("argument", Buffer), ("steps", Buffer, replayable steps), ("view", Anchor, view_params Vars) or
+    # value), ("local", Buffer, its version after the join: the kernel's value while that is current),
+    # ("argument", Buffer), ("steps", Buffer, replayable steps), ("view", Anchor, view_params Vars) or
     # ("choice", flag Var, form if the flag is True, form if False)
     choice: object = None
 
@@ -434,7 +435,7 @@ class Memory:
         # kernel's value on another path is an array made on that path, which no write since can have reached:
         # Control._form)
         if isinstance(ref, Alias) and ref.chosen and ref.choice is not None:
-            chosen = _chosen(value, ref.choice, computed)
+            chosen = _chosen(value, ref.choice, computed, self.current)
             if chosen is not None:
                 return chosen
         if isinstance(ref, Ref) and ref.buffer.argument is not None and self.current.get(ref.buffer) is ref.base:
@@ -459,13 +460,16 @@ _CHOSEN_RETURNED = ("returning {why}, where one of them is an argument or a view
                     "one argument on every path (`x[j]` and `x[k]`: a view at a run-time position)")
 
 
-def _chosen(value: Var, form, computed):
+def _chosen(value: Var, form, computed, current):
     """What the call returns for a value that is one array or another as the kernel's path decided (Alias.choice):
     the argument, the same view of it, or the kernel's value, as a flag the kernel returns picks (Choice); None
-    when a position or flag is not available at the top level of the program."""
+    when a position or flag is not available at the top level of the program, or a local array chosen on a path
+    was written after the join (the kernel's value is then not NumPy's)."""
     if form is None:
         return value
     kind, buffer, *rest = form
+    if kind == "local":
+        return value if current.get(buffer, buffer.initial) is rest[0] else None
     if kind == "argument":
         return buffer.argument
     if kind == "steps":
@@ -476,7 +480,7 @@ def _chosen(value: Var, form, computed):
                             computed)
         return ArgumentView(anchor.buffer.argument, steps) if steps is not None else None
     flag = computed(buffer) if computed is not None else None    # ("choice", flag, then, else)
-    then, other = (_chosen(value, f, computed) for f in rest)
+    then, other = (_chosen(value, f, computed, current) for f in rest)
     return None if flag is None or then is None or other is None else Choice(flag, then, other)
 
 
