@@ -191,8 +191,9 @@ def test_joined_views_of_a_local_array(fn):
 
 
 def test_joined_views_that_cannot_be_followed_are_refused():
-    """A reshape of a non-contiguous view (NumPy decides view or copy from strides) or a complex part on one path:
-    a write through the joined value stays a clear CompileError, never a copy written in silence."""
+    """A reshape of a non-contiguous view (NumPy decides view or copy from strides) on one path, or the real part
+    on one path and the imaginary part on the other: a write through the joined value stays a clear CompileError,
+    never a copy written in silence."""
     def reshaped(x, k):
         v = x[:, ::2].reshape(-1) if k > 0 else x[0]
         v[0] = 1.0
@@ -248,3 +249,90 @@ def test_one_element_written_through_a_joined_view_is_one_store():
     assert len(stores) == 1 and "%" in stores[0]
     value = stores[0].split("update_strided")[1].split(",")[1].strip()
     assert f"{value}:float64[] =" in typed, typed
+
+
+# views of a reshape or of a complex part: positions over the axes of what the reshape or part makes
+def _rows_of_a_reshape_in_a_loop(x, k):
+    v = x.reshape(3, -1)
+    for j in range(k):
+        v = v[::-1, ::-1]
+        v[0, j] = -1.0
+    return v
+
+
+def _reshape_row_returned_from_a_loop(x, t):
+    m = x.reshape(3, -1)
+    for j in range(3):
+        if m[j, 0] > t:
+            return m[j]
+    return m[0, ::-1]
+
+
+def _reshape_views_joined(x, k):
+    m = x.reshape(3, -1)
+    v = m[1:, ::2] if k > 0 else m.T[::-1]
+    v[0] += 100
+    return v
+
+
+def _real_part_moved_in_a_loop(z, k):
+    v = z.real
+    for _ in range(k):
+        v = v[1:]
+        v[0] = -1.0
+    return v
+
+
+def _imaginary_parts_joined(z, k):
+    v = z.imag[1:] if k > 0 else z.imag[::-1]
+    v[0] = 42.0
+    v += 1.0
+    return v
+
+
+def _imaginary_row_returned_from_a_loop(z, t):
+    for j in range(z.shape[0]):
+        if z[j, 0].real > t:
+            return z.imag[j]
+    return z.imag[0]
+
+
+@pytest.mark.parametrize("fn", [_rows_of_a_reshape_in_a_loop, _reshape_row_returned_from_a_loop,
+                                _reshape_views_joined], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_joined_views_of_a_reshape(fn, dtype):
+    compiled = transpile(fn)
+    for k in (0, 1, 2, 3, 5, 100):
+        x, y = np.arange(12, dtype=dtype), np.arange(12, dtype=dtype)
+        try:
+            expected = fn(x, k)
+        except IndexError:          # (NumPy's error, and nothing written after it)
+            with pytest.raises(IndexError):
+                compiled(y, np.int64(k))
+            np.testing.assert_array_equal(y, x)
+            continue
+        got = compiled(y, np.int64(k))
+        np.testing.assert_array_equal(y, x)
+        assert got.dtype == expected.dtype
+        _check_view(expected, got, x, y)
+
+
+@pytest.mark.parametrize("fn, shape", [(_real_part_moved_in_a_loop, (6,)), (_imaginary_parts_joined, (6,)),
+                                       (_imaginary_row_returned_from_a_loop, (3, 4))], ids=lambda f: str(f))
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_joined_views_of_a_complex_part(fn, shape, dtype):
+    compiled = transpile(fn)
+    for k in (0, 1, 2, 3, 9):
+        z = (np.arange(np.prod(shape)) * (1 + 2j)).astype(dtype).reshape(shape)
+        w = z.copy()
+        try:
+            expected = fn(z, k)
+        except IndexError:
+            with pytest.raises(IndexError):
+                compiled(w, np.int64(k))
+            np.testing.assert_array_equal(w, z)
+            continue
+        got = compiled(w, np.int64(k))
+        np.testing.assert_array_equal(w, z)
+        assert got.dtype == expected.dtype
+        _check_view(expected, got, z, w)
