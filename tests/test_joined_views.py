@@ -318,7 +318,8 @@ def test_joined_views_of_a_reshape(fn, dtype):
 
 
 @pytest.mark.parametrize("fn, shape", [(_real_part_moved_in_a_loop, (6,)), (_imaginary_parts_joined, (6,)),
-                                       (_imaginary_row_returned_from_a_loop, (3, 4))], ids=lambda f: str(f))
+                                       (_imaginary_row_returned_from_a_loop, (3, 4))],
+                         ids=lambda f: f.__name__ if callable(f) else str(f))   # (stable ids: pytest-xdist)
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
 def test_joined_views_of_a_complex_part(fn, shape, dtype):
     compiled = transpile(fn)
