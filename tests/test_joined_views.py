@@ -337,3 +337,28 @@ def test_joined_views_of_a_complex_part(fn, shape, dtype):
         np.testing.assert_array_equal(w, z)
         assert got.dtype == expected.dtype
         _check_view(expected, got, z, w)
+
+
+def _update_by_own_full_view(a, b):
+    v0 = b[0:-2:1] if (a * 0.0).sum() == 0.0 else np.flip(b, 0)
+    a *= 0.5
+    v0 *= v0[...] * 0.25
+    return v0, b + 0.0
+
+
+@pytest.mark.parametrize("zero", [True, False])
+def test_a_joined_view_updated_by_its_own_full_view(zero):
+    """`v0[...]` of a view chosen at run time has the view's size: a CompileError said the sizes
+    `same(j, max(j, 0))` and `j` could not be checked equal (a size read off an array was not known to be
+    non-negative; test_writes_fuzz.py joined seed 530574)."""
+    data = np.random.default_rng(7)
+    a, b = data.standard_normal((4, 5)), data.standard_normal(5)
+    if not zero:
+        a[0, 0] = np.inf      # (a * 0.0).sum() is nan: the other view
+    want_a, want_b, got_a, got_b = a.copy(), b.copy(), a.copy(), b.copy()
+    expected, actual = _update_by_own_full_view(want_a, want_b), transpile(_update_by_own_full_view)(got_a, got_b)
+    for x, y in zip(actual, expected):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(got_a, want_a)
+    np.testing.assert_array_equal(got_b, want_b)
+    assert np.shares_memory(actual[0], got_b)
