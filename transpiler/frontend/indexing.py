@@ -88,8 +88,12 @@ def getitem(b: Builder, x: Var, index):
         return get_masked(b, x, mask if isinstance(mask, Var) else np.asarray(mask))
     items = index if isinstance(index, tuple) else (index,)
     if x.ndim == 0 and all(i is Ellipsis for i in items):
-        # NumPy: a 0-d array indexed by () is a scalar; anything indexed by ... is a 0-d array (a view)
-        return b.emit1("copy", [x], x.dtype, (), scalar=not items) if x.scalar == bool(items) else x
+        # NumPy: a 0-d array indexed by () is a scalar; anything indexed by ... is a 0-d array (a new view of a
+        # 0-d array: another object)
+        if x.scalar == bool(items):
+            return b.emit1("copy", [x], x.dtype, (), scalar=not items)
+        from .shape_ops import same_view
+        return same_view(b, x) if items else x
     mask_dims: dict = {}
     if any(_is_bool_array(i) for i in items):
         index = _masks_as_ids(b, items, mask_dims)   # x[mask, j], x[:, mask]: its positions, one array per dim
