@@ -1,0 +1,127 @@
+"""Wrong answers found by hunting with small realistic functions, each reduced to the NumPy (or Python) rule it broke.
+
+Each test compares with NumPy's own run of the function: same result, or the same exception type."""
+import numpy as np
+import pytest
+
+from helpers import check
+from transpiler import transpile
+
+
+def _raises_like_numpy(fn, *args):
+    """NumPy's run raises: the compiled function raises the same builtin exception type (not a wrong value)."""
+    with pytest.raises(Exception) as expected, np.errstate(all="ignore"):
+        fn(*args)
+    kind = next(c for c in type(expected.value).__mro__ if c.__module__ == "builtins")
+    with pytest.raises(kind) as info:
+        transpile(fn)(*args)
+    assert "internal compiler error" not in str(info.value)
+    return info.value
+
+
+# ---- np.clip: NumPy drops a Python int bound past the dtype on its own side; any other one it cannot hold raises ---
+def clip(x, lo, hi):
+    return np.clip(x, lo, hi)
+
+
+def clip_method(x, lo, hi):
+    return x.clip(lo, hi)
+
+
+def clip_to(x, hi):
+    return np.clip(x, 0, hi)
+
+
+@pytest.mark.parametrize("lo, hi", [(0, -1), (-300, -1), (256, 5), (300, 400), (None, -1), (300, None), (-1, -1)])
+@pytest.mark.parametrize("fn", [clip, clip_method])
+def test_clip_with_a_python_int_bound_the_dtype_cannot_hold_raises(fn, lo, hi):
+    """np.clip(uint8_array, 0, -1) is NumPy's OverflowError (its `_clip` drops only a minimum at or below the dtype's
+    smallest value and a maximum at or above its largest); it was all zeros."""
+    _raises_like_numpy(fn, np.array([0, 1, 255, 7], np.uint8), lo, hi)
+
+
+@pytest.mark.parametrize("lo, hi", [(-1, None), (None, 300), (-1, 300), (-5, 100), (2, 3), (0, 255), (None, None)])
+def test_clip_drops_the_bounds_past_the_dtype(lo, hi):
+    x = np.array([0, 1, 255, 7], np.uint8)
+    check(clip, x, lo, hi)
+    check(clip_method, x, lo, hi)
+    check(lambda x: np.clip(x, -2**63, 2**64), x.astype(np.int8))
+
+
+@pytest.mark.parametrize("hi", [7, -1, 2**70, -2**63])
+def test_clip_to_a_python_int_argument_is_numpys(hi):
+    """A run-time int argument specializes by value where it meets the uint8 array: then NumPy's rule above."""
+    x = np.array([0, 1, 255, 7], np.uint8)
+    if hi in (-1, -2**63):
+        _raises_like_numpy(clip_to, x, hi)
+    else:
+        check(clip_to, x, hi)
+
+
+# ---- np.full of a Python int into an integer dtype: by value, as NumPy's copyto -----------------------------------
+def full_of(x, n):
+    return np.full(3, n, dtype=x.dtype)
+
+
+def full_constant(x):
+    return np.full(x.shape, 300, dtype=x.dtype)
+
+
+def full_like_minus_one(x):
+    return np.full_like(x, -1)
+
+
+@pytest.mark.parametrize("n", [300, -1, 2**40, 2**63 - 1, -2**63])
+def test_full_of_a_python_int_the_dtype_cannot_hold_raises(n):
+    """np.full(3, 300, dtype=np.uint8) is NumPy's OverflowError; it was 300 wrapped ([44, 44, 44])."""
+    x = np.array([1, 2, 3], np.uint8)
+    _raises_like_numpy(full_of, x, n)
+    _raises_like_numpy(full_constant, x)
+    _raises_like_numpy(full_like_minus_one, x)
+
+
+def test_full_of_python_ints_that_fit_and_of_other_scalars():
+    x = np.array([1, 2, 3], np.int8)
+    check(full_of, x, 127)
+    check(full_of, x, -128)
+    check(lambda x: np.full(2, 2.7, dtype=x.dtype), x)              # a float is cast (unsafe), as NumPy's copyto
+    check(lambda x: np.full(2, np.int64(300), dtype=x.dtype), x)    # a NumPy int is cast too: it wraps
+    check(lambda x: np.full(x.shape, 2**40), x)
+
+
+# ---- Python int division by zero: ZeroDivisionError, as Python (NumPy's ints would give 0) -------------------------
+def floor_divide(a, b):
+    return a // b
+
+
+def modulo(a, b):
+    return a % b
+
+
+def mean_per_bucket(x, n, buckets):
+    per = n // buckets
+    return x[:per].sum(), n % buckets
+
+
+@pytest.mark.parametrize("fn", [floor_divide, modulo])
+@pytest.mark.parametrize("a, b", [(7, 0), (0, 0), (-2**63, 0), (-7, 2), (7, -2), (-2**63, 1), (-2**63, -1)])
+def test_python_int_division_is_pythons(fn, a, b):
+    """`a // b` and `a % b` of Python int arguments: ZeroDivisionError for b == 0 (they returned 0); -2**63 // -1
+    leaves int64: the documented OverflowError."""
+    try:
+        expected = fn(a, b)
+    except ZeroDivisionError:
+        with pytest.raises(ZeroDivisionError):
+            transpile(fn)(a, b)
+        return
+    if expected > 2**63 - 1:
+        with pytest.raises(OverflowError):
+            transpile(fn)(a, b)
+        return
+    check(fn, a, b)
+
+
+def test_python_int_division_by_zero_in_a_realistic_function():
+    x = np.arange(10.0)
+    check(mean_per_bucket, x, 10, 3)
+    _raises_like_numpy(mean_per_bucket, x, 10, 0)
