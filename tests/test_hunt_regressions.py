@@ -125,3 +125,50 @@ def test_python_int_division_by_zero_in_a_realistic_function():
     x = np.arange(10.0)
     check(mean_per_bucket, x, 10, 3)
     _raises_like_numpy(mean_per_bucket, x, 10, 0)
+
+
+# ---- a run-time `and` / `or` evaluates its right operand only where Python does ------------------------------------
+def first_above(x, t):
+    i = 0
+    while i < x.shape[0] and x[i] <= t:
+        i += 1
+    return i
+
+
+def past_end_or_positive(x, i):
+    return bool(i >= x.shape[0] or x[i] > 0)
+
+
+def ordered_pair(x, i, j):
+    if i < x.shape[0] and j < x.shape[0] and x[i] > x[j]:
+        return 1
+    return 0
+
+
+def checked_twice(x, i):
+    return bool(i < x.shape[0] and x[i] > 0 and x[i + 5] > 0)
+
+
+@pytest.mark.parametrize("t", [10.0, 2.0, 0.0, -5.0])
+def test_a_while_condition_guarding_an_index_with_and(t):
+    """`while i < n and x[i] <= t` reads x[i] only while i < n: it raised IndexError once i reached n."""
+    check(first_above, np.array([1.0, -2.0, 3.0, 0.5]), t)
+    check(first_above, np.zeros(0), t)
+
+
+@pytest.mark.parametrize("i", [0, 1, 3, 4, 9])
+def test_an_index_guarded_by_or_and_by_chained_ands(i):
+    x = np.array([1.0, -2.0, 3.0, 0.5])
+    check(past_end_or_positive, x, i)
+    for j in (0, 2, 7):
+        check(ordered_pair, x, i, j)
+
+
+@pytest.mark.parametrize("i", [0, 1, 4])
+def test_the_last_operand_of_an_and_still_raises_where_python_reaches_it(i):
+    x = np.array([1.0, -2.0, 3.0, 0.5])
+    if i == 0:
+        _raises_like_numpy(checked_twice, x, i)      # x[5] is read: IndexError
+    else:
+        check(checked_twice, x, i)
+

@@ -698,7 +698,15 @@ class Interpreter:
         combine = np.logical_and if is_and else np.logical_or
         result = self.control.condition(first)
         for operand in rest:
-            value = self.eval(operand, frame)
+            # Python evaluates the operand only where the ones before did not decide: its checks fail only there
+            # (its reads are clamped, as every checked read is)
+            evaluated = result if is_and else self.numpy_call(np.logical_not, [result], {})
+            outer = self.b.check_mask
+            self.b.check_mask = evaluated if outer is None else self.numpy_call(np.logical_and, [outer, evaluated], {})
+            try:
+                value = self.eval(operand, frame)
+            finally:
+                self.b.check_mask = outer
             if not isinstance(value, Var):
                 if self.truth(value, operand, frame) != is_and:   # `c and False`, `c or True`: decided
                     return value if not is_and else self.b.const(np.asarray(False))
