@@ -172,3 +172,39 @@ def test_the_last_operand_of_an_and_still_raises_where_python_reaches_it(i):
     else:
         check(checked_twice, x, i)
 
+
+# ---- x[ids] = v with a multi-dimensional integer array: v broadcasts to ids' shape ------------------------------
+def add_at_ids(x, ids):
+    x[ids] += 1
+    return x
+
+
+def set_at_ids(x, ids, v):
+    x[ids] = v
+    return x
+
+
+def set_columns(a, ids, v):
+    a[:, ids] = v
+    return a
+
+
+IDS_2D = np.array([[1, 2], [2, 3]])
+
+
+@pytest.mark.parametrize("value", [np.array([[5.0, 6.0], [7.0, 8.0]]), np.array([5.0, 6.0]), np.array([[5.0], [6.0]]),
+                                   np.array([[5.0, 6.0], [7.0, 8.0]]).T, 2.5])
+def test_a_store_through_a_2d_index_array_broadcasts_to_its_shape(value):
+    """`x[ids] = v` and `x[ids] += 1` with a (2, 2) ids: the value broadcasts to (2, 2) as NumPy's; both were refused
+    (the value was fitted to the flattened ids, (4,))."""
+    x = np.arange(10.0)
+    check(set_at_ids, x, IDS_2D, value)
+    check(add_at_ids, x, IDS_2D)
+    check(add_at_ids, x.astype(np.uint8), np.array([[0, 0], [9, 0]]))
+    check(set_columns, np.arange(20.0).reshape(4, 5), IDS_2D, np.arange(16.0).reshape(4, 2, 2))
+
+
+def test_a_store_through_a_2d_index_array_of_the_flattened_length_is_refused_as_numpy():
+    """NumPy cannot broadcast a (4,) value to x[ids]'s (2, 2): ValueError (the flattened region accepted it)."""
+    _raises_like_numpy(set_at_ids, np.arange(10.0), IDS_2D, np.array([5.0, 6.0, 7.0, 8.0]))
+    _raises_like_numpy(set_at_ids, np.arange(10.0), IDS_2D, np.array([5.0, 6.0, 7.0]))

@@ -294,11 +294,12 @@ def _scatter(b: Builder, x: Var, specs, advanced, value) -> Var:
     order, so a repeated id keeps the last value, as in NumPy."""
     axis, _, ids = advanced
     ids = _index_array(b, ids)
+    # the value broadcasts to x[ids]'s shape (ids' own dims), then is stored id by id as the ids are, flattened
+    v = fit_value(b, value, x.dtype, x.shape[:axis] + ids.shape + x.shape[axis + 1:])
     if ids.ndim != 1:
         from .shape_ops import reshape
         ids = reshape(b, ids, (-1,))
-    region = x.shape[:axis] + ids.shape + x.shape[axis + 1:]
-    v = fit_value(b, value, x.dtype, region)
+        v = reshape(b, v, x.shape[:axis] + ids.shape + x.shape[axis + 1:])
     n = x.shape[axis]
     flag = b.emit1("index_check", [ids], dtypes.BOOL, (), n=n)
     b.check(flag, IndexError, f"index out of bounds for axis {axis} with size {n}")
