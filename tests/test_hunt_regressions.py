@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from helpers import check
-from transpiler import transpile
+from transpiler import CompileError, transpile
 
 
 def _raises_like_numpy(fn, *args):
@@ -208,3 +208,98 @@ def test_a_store_through_a_2d_index_array_of_the_flattened_length_is_refused_as_
     """NumPy cannot broadcast a (4,) value to x[ids]'s (2, 2): ValueError (the flattened region accepted it)."""
     _raises_like_numpy(set_at_ids, np.arange(10.0), IDS_2D, np.array([5.0, 6.0, 7.0, 8.0]))
     _raises_like_numpy(set_at_ids, np.arange(10.0), IDS_2D, np.array([5.0, 6.0, 7.0]))
+
+
+# ---- compile-time containers made before a run-time loop or `if` and mutated inside it: refused -----------------
+def appended_in_a_branch(x):
+    out = []
+    if x.sum() > 0:
+        out.append(1)
+    return len(out)
+
+
+def keyed_in_branches(x):
+    d = {}
+    if x.sum() > 0:
+        d["positive"] = 1
+    else:
+        d["negative"] = 2
+    return len(d)
+
+
+def appended_in_a_loop(x, n):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] * n)
+    return len(out)
+
+
+def item_set_in_a_loop(x):
+    last = [0]
+    for i in range(x.shape[0]):
+        last[0] = i
+    return last[0]
+
+
+def built_inside_the_loop(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        parts = []
+        parts.append(x[i])
+        parts.append(2 * x[i])
+        total += parts[0] + parts[1]
+    return total
+
+
+@pytest.mark.parametrize("fn", [appended_in_a_branch, keyed_in_branches, item_set_in_a_loop])
+def test_a_container_mutated_in_a_run_time_branch_or_loop_is_refused(fn):
+    """The branch or loop body is interpreted once while compiling: `out.append(1)` under `if x.sum() > 0` made
+    len(out) 1 whatever the condition (NumPy: 0 for a negative sum), and the dict got both keys; an item set in a
+    run-time loop was an internal error."""
+    with pytest.raises(CompileError, match="made before a run-time loop or `if`"):
+        transpile(fn)(-np.ones(3))
+
+
+def test_a_list_appended_in_a_run_time_loop_is_refused_or_exact():
+    """A loop over a run-time length appending to an outer list: refused (its len was 1 for any trip count)."""
+    with pytest.raises(CompileError, match="made before a run-time loop or `if`"):
+        transpile(appended_in_a_loop)(np.arange(5.0), 2)
+
+
+def test_a_container_made_inside_the_loop_body_is_still_compiled():
+    check(built_inside_the_loop, np.arange(6.0))
+
+
+class _Log:
+    def __init__(self):
+        self.items = []
+
+
+def appended_to_an_attribute(log, x):
+    for i in range(x.shape[0]):
+        log.items.append(i)
+    return len(log.items)
+
+
+def extended_in_a_loop(x):
+    out = []
+    for i in range(x.shape[0]):
+        out += [i]
+    return len(out)
+
+
+def extended_in_a_long_constant_loop(x):
+    out = []
+    for i in range(20):
+        out += [x[i] * 2]
+    return len(out), out[-1]
+
+
+def test_an_attribute_list_or_a_list_extended_with_op_assign_in_a_run_time_loop_is_refused():
+    """`log.items.append(i)` and `out += [i]` in a loop over a run-time length: len was 1 for any trip count."""
+    with pytest.raises(CompileError, match="made before a run-time loop or `if`"):
+        transpile(appended_to_an_attribute)(_Log(), np.arange(4.0))
+    with pytest.raises(CompileError, match="made before a run-time loop or `if`"):
+        transpile(extended_in_a_loop)(np.arange(4.0))
+    check(extended_in_a_long_constant_loop, np.arange(20.0))      # a compile-time range: unrolled instead
+
