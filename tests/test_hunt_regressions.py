@@ -303,3 +303,15 @@ def test_an_attribute_list_or_a_list_extended_with_op_assign_in_a_run_time_loop_
         transpile(extended_in_a_loop)(np.arange(4.0))
     check(extended_in_a_long_constant_loop, np.arange(20.0))      # a compile-time range: unrolled instead
 
+
+# ---- Python int ** negative Python int: Python's float, which the typed program cannot choose by value --------------
+def python_int_power(a, k):
+    return a ** k
+
+
+def test_a_negative_run_time_exponent_of_python_ints_says_what_python_does():
+    """3 ** -1 is 0.333... in Python: the call raises a ValueError that says so (it was NumPy's message for integer
+    arrays, as if the function had no meaning); non-negative exponents are exact."""
+    check(python_int_power, 3, 4)
+    with pytest.raises(ValueError, match=r"float\(n\) \*\* k"):
+        transpile(python_int_power)(3, -1)

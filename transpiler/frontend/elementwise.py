@@ -85,7 +85,8 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         in_dts = [_exact_int_dtype(a, dt) for a, dt in zip(args, in_dts)]
     operands = [coerce(b, a, dt) for a, dt in zip(args, in_dts)]
     if ufunc is np.power and in_dts[0].kind in "iub":
-        _check_integer_exponent(b, args[1] if in_dts[1].kind == "i" else 0)
+        python_ints = python_op and all(is_weak(a) for a in args)
+        _check_integer_exponent(b, args[1] if in_dts[1].kind == "i" else 0, python_ints)
     operands = checked_in_kernel(b, operands)
     shape = broadcast([o.shape for o in operands], b.env)
     weak = python_op and (all(is_weak(a) for a in args) or ufunc not in _ORDERINGS and
@@ -249,9 +250,13 @@ def _exact_int_dtype(value, dtype: np.dtype) -> np.dtype:
     raise UserError(f"Python integer {value} out of bounds for comparison", OverflowError)
 
 
-def _check_integer_exponent(b: Builder, e) -> None:
-    """NumPy refuses negative integer exponents of integers: at compile time, or by a kernel check flag."""
+def _check_integer_exponent(b: Builder, e, python_ints: bool = False) -> None:
+    """NumPy refuses negative integer exponents of integers: at compile time, or by a kernel check flag. Python
+    gives a float for two Python ints (`2 ** -1`), a type the typed program cannot choose by value: refused too."""
     message = "Integers to negative integer powers are not allowed."
+    if python_ints:
+        message = ("a negative exponent of Python ints (Python's `n ** k` is then a float; the compiled one is an "
+                   "int64) is not supported: write float(n) ** k")
     if isinstance(e, Var):
         from .reductions import reduce
         negative = apply_ufunc(b, np.less, [e, 0])
