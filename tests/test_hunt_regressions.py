@@ -315,3 +315,15 @@ def test_a_negative_run_time_exponent_of_python_ints_says_what_python_does():
     check(python_int_power, 3, 4)
     with pytest.raises(ValueError, match=r"float\(n\) \*\* k"):
         transpile(python_int_power)(3, -1)
+
+
+# ---- np.average with constant weights along an axis of a run-time array ------------------------------------------
+@pytest.mark.parametrize("axis", [0, 1, (0, 2), (2, 0)])
+def test_average_with_constant_weights_along_an_axis(axis):
+    """The weights were reshaped with a's sizes, run-time ones: constant weights were refused ("ndarray.reshape()
+    is not supported on run-time arrays")."""
+    a = np.arange(24.0).reshape(2, 3, 4)
+    weights = {0: np.array([1.0, 3.0]), 1: np.arange(1, 4), (0, 2): np.arange(1.0, 9.0).reshape(2, 4),
+               (2, 0): np.arange(1.0, 9.0).reshape(4, 2)}[axis]
+    check(lambda a: np.average(a, axis=axis, weights=weights), a)
+    check(lambda a, w: np.average(a, axis=axis, weights=w, returned=True), a, weights)
