@@ -327,3 +327,22 @@ def test_average_with_constant_weights_along_an_axis(axis):
                (2, 0): np.arange(1.0, 9.0).reshape(4, 2)}[axis]
     check(lambda a: np.average(a, axis=axis, weights=weights), a)
     check(lambda a, w: np.average(a, axis=axis, weights=w, returned=True), a, weights)
+
+
+# ---- slice bounds and steps past int64 (Python ints, which specialize by value) -------------------------------
+def sliced(x, a, b, s):
+    return x[a:b:s]
+
+
+def written_through_a_slice(x, a, b, s):
+    x[a:b:s] = 1.0
+    return x
+
+
+@pytest.mark.parametrize("a, b, s", [(3, 2**70, 1), (-2**70, 5, 1), (2**70, None, -1), (None, -2**70, -1),
+                                     (None, None, 2**70), (None, None, -2**70), (1, 2**64, 3), (2**63, None, None)])
+def test_slice_bounds_and_steps_past_int64_clamp_as_numpys(a, b, s):
+    """x[3:2**70] is x[3:] in NumPy; it was an internal compiler error (the bound became an MLIR constant)."""
+    x = np.arange(12.0)
+    check(sliced, x, a, b, s)
+    check(written_through_a_slice, x, a, b, s)

@@ -469,6 +469,7 @@ def _slice_spec(b: Builder, s: slice, n):
     step = int(step)
     if step == 0:
         raise UserError("slice step cannot be zero", ValueError)
+    step = max(min(step, _HUGE_STEP), -_HUGE_STEP)     # past any length: one element, in the kernel's int64
     n = b.env.find(n)
     bounds = [s.start, s.stop]
     if all(v is None or isinstance(v, (int, np.integer)) for v in bounds) and isinstance(n, int):
@@ -527,6 +528,8 @@ def _bound(v, n, default, low, high):
         d = derived("wrap", run_time_int(v), n)     # any run-time int: its sign is known only at run time
     if d is None:
         raise UserError("slice bounds must be integers", TypeError)
+    if isinstance(d, int):     # past any length (x[3:2**70]): clamps as it would, and fits the kernel's int64
+        d = max(min(d, _HUGE_STEP), -_HUGE_STEP)
     if isinstance(d, int) and d < 0:
         d = derived("add", n, d)
     return derived("max", derived("min", d, high), low)
