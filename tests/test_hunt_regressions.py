@@ -346,3 +346,20 @@ def test_slice_bounds_and_steps_past_int64_clamp_as_numpys(a, b, s):
     x = np.arange(12.0)
     check(sliced, x, a, b, s)
     check(written_through_a_slice, x, a, b, s)
+
+
+def indexed(x, i):
+    return x[i]
+
+
+def written_at(x, i):
+    x[i] = 1.0
+    return x
+
+
+@pytest.mark.parametrize("i", [2**70, -2**70, 2**64, 2**63])
+def test_an_index_past_int64_is_numpys_index_error(i):
+    """x[2**70] is NumPy's IndexError (x[2**63] its OverflowError); it was an internal compiler error (np.int64(i)
+    overflowed)."""
+    _raises_like_numpy(indexed, np.arange(12.0), i)
+    _raises_like_numpy(written_at, np.arange(12.0), i)

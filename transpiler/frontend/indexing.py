@@ -446,6 +446,11 @@ def _index_spec(b: Builder, item, n, axis: int):
             if not -size <= i < size:
                 raise UserError(f"index {i} is out of bounds for axis {axis} with size {size}", IndexError)
             return ("index", i % size if size else i, None)
+        if 2**63 <= i < 2**64:        # NumPy's conversion of what fits a uint64 fails so
+            raise UserError("Python int too large to convert to C long", OverflowError)
+        if not -2**63 <= i < 2**63:   # NumPy cannot take it as an index (x[2**70])
+            raise UserError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+                            "boolean arrays are valid indices", IndexError)
         item = b.const(np.int64(i))  # a run-time size: normalized and checked in the kernel
         item.known = i               # (a view at this index can still be replayed on an argument: memory.py)
     if isinstance(item, Var) and item.ndim == 0 and item.dtype.kind in "iu":
