@@ -363,3 +363,10 @@ def test_an_index_past_int64_is_numpys_index_error(i):
     overflowed)."""
     _raises_like_numpy(indexed, np.arange(12.0), i)
     _raises_like_numpy(written_at, np.arange(12.0), i)
+
+
+@pytest.mark.parametrize("i", [2**70, -2**70, 2**64])
+def test_split_at_an_index_past_int64_clamps_as_numpys(i):
+    """np.split(x, [2**70]) slices as NumPy does; it was an internal compiler error."""
+    check(lambda x: np.split(x, [3, i]), np.arange(12.0))
+    check(lambda x: np.array_split(x, [i, 2]), np.arange(12.0))

@@ -330,6 +330,8 @@ def as_dim_or_error(i):
 
 
 def _clamp_index(i, n):
+    if isinstance(i, int):    # past any length (np.split(x, [2**70])): NumPy's slice clamps it; int64 constants here
+        i = max(min(i, 2**62), -2**62)
     if isinstance(i, int) and i < 0:
         i = derived("max", derived("add", n, i), 0)
     return derived("min", i, n)
