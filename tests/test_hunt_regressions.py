@@ -370,3 +370,28 @@ def test_split_at_an_index_past_int64_clamps_as_numpys(i):
     """np.split(x, [2**70]) slices as NumPy does; it was an internal compiler error."""
     check(lambda x: np.split(x, [3, i]), np.arange(12.0))
     check(lambda x: np.array_split(x, [i, 2]), np.arange(12.0))
+
+
+# ---- x[mask] = a view of x: NumPy stores element by element from the changing view ------------------------------
+def reversed_into_mask(x, m):
+    x[m] = x[:int(m.sum())][::-1]
+    return x
+
+
+def test_a_masked_store_of_a_view_of_the_same_array_is_refused():
+    """NumPy's boolean-mask store reads the values as it writes: x[m] = x[::-1] with an all-True m gives
+    [5, 4, 3, 3, 4, 5]; the compiled store read them first ([5, 4, 3, 2, 1, 0]). A copy is compiled."""
+    with pytest.raises(CompileError, match="view of x"):
+        transpile(reversed_into_mask)(np.arange(6.0), np.ones(6, bool))
+    check(copied_into_mask, np.arange(6.0), np.arange(6) > 1)
+    check(gathered_into_mask, np.arange(6.0), np.arange(6) > 1)
+
+
+def copied_into_mask(x, m):
+    x[m] = x[:4][::-1].copy()
+    return x
+
+
+def gathered_into_mask(x, m):
+    x[m] = x[::-1][m]
+    return x

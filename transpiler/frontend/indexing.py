@@ -266,6 +266,12 @@ def _set_masked_values(b: Builder, x: Var, mask: Var, value) -> Var:
     if v.ndim != len(rest) + 1:
         raise UserError(f"NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, input has "
                         f"{v.ndim} dimensions", ValueError)
+    from .memory import Ref
+    if isinstance(v.ref, Ref) and isinstance(x.ref, Ref) and v.ref.buffer is x.ref.buffer:
+        # NumPy stores element by element from the view as it changes (x[m] = x[::-1] of all-True m gives
+        # [5, 4, 3, 3, 4, 5]), where the compiled store reads the values first
+        raise UserError("x[mask] = values where the values are a view of x: NumPy stores them one by one, reading "
+                        "the ones already overwritten; not supported: pass a copy (`.copy()`)", TypeError)
     v = fit_value(b, v, x.dtype, (v.shape[0],) + tuple(rest))
     count = reduce(b, "sum", b.convert(mask, dtypes.INT64))
     size = b.emit1("dim_size", [v], dtypes.INT64, (), axis=0)
