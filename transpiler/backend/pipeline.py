@@ -178,7 +178,7 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
         destinations.strided_copies_as_loops(module)
         vector_math.expand(module)
         widen_bool_buffers(module)
-        matmul_lowering.matmuls_to_calls(module, blas.direct_available())
+        matmul_lowering.matmuls_to_calls(module, blas.direct_available(), threads)
     run(module, pipeline_text(LOOPS))
     with module.context, ir.Location.unknown():
         versioned = check_versioning.version_checked_loops(module)
