@@ -70,23 +70,25 @@ def _time_pair(sides, args, clock, budget_s):
     return [statistics.median(t) for t in samples]
 
 
-def measure(quick: bool, cpu_time: bool) -> list:
-    """Rows of (pair, transposed, m, k, n, loops_s, blas_s) in this process's configuration."""
+def measure(quick: bool, cpu_time: bool, gpt2: bool = False) -> list:
+    """Rows of (pair, transposed, m, k, n, loops_s, blas_s) in this process's configuration; with `gpt2`, only
+    GPT-2's tied output embedding `x @ wte.T` (float64 @ float32, wte (50257, 768))."""
     clock = time.process_time if cpu_time else time.perf_counter
     rng = np.random.default_rng(0)
-    rows, sizes = (ROWS[::2] + [ROWS[-1]], SIZES) if quick else (ROWS, SIZES)
+    rows = ROWS[::2] + [ROWS[-1]] if quick else ROWS
+    cases = [(pair, transposed, [(k, n) for k in SIZES for n in SIZES])
+             for pair in PAIRS for transposed in (False, True)]
+    if gpt2:
+        rows, cases = [r for r in rows if r <= 64], [(PAIRS[0], True, [(768, 50257)])]
     results = []
-    for pair in PAIRS:
-        for transposed in (False, True):
-            fn = (lambda a, w: a @ w.T) if transposed else (lambda a, w: a @ w)
-            sides = [_forced(fn, ALWAYS), _forced(fn, NEVER)]
-            for k in sizes:
-                for n in sizes:
-                    for m in rows:
-                        a = rng.standard_normal((m, k)).astype(pair[0])
-                        w = rng.standard_normal((n, k) if transposed else (k, n)).astype(pair[1])
-                        loops, blas = _time_pair(sides, (a, w), clock, 0.02 if quick else 0.05)
-                        results.append(["@".join(pair), transposed, m, k, n, loops, blas])
+    for pair, transposed, shapes in cases:
+        fn = (lambda a, w: a @ w.T) if transposed else (lambda a, w: a @ w)
+        sides = [_forced(fn, ALWAYS), _forced(fn, NEVER)]
+        for (k, n), m in ((shape, m) for shape in shapes for m in rows):
+            a = rng.standard_normal((m, k)).astype(pair[0])
+            w = rng.standard_normal((n, k) if transposed else (k, n)).astype(pair[1])
+            loops, blas = _time_pair(sides, (a, w), clock, 0.02 if quick else 0.05)
+            results.append(["@".join(pair), transposed, m, k, n, loops, blas])
     return results
 
 
@@ -120,6 +122,38 @@ def fit(rows):
     return model, (per_element / gain, max(fixed_blas - fixed_loops, 0.0) / gain)
 
 
+def choose(rows, current=None):
+    """The rule m < ROWS + SIZE_ROWS / (k * n) that loses least against the faster side over one group's rows (the
+    sum of log(chosen time / faster time): a wrong choice near the crossover costs little, far from it much), by
+    search over ROWS 0..128 and SIZE_ROWS 0 or 10^3..10^8; with the loss of `current` (an entry) and of BLAS
+    always, as mean slowdowns."""
+    m, k, n, loops, blas = (np.array([r[i] for r in rows], dtype=float) for i in range(2, 7))
+    best = np.log(np.minimum(loops, blas))
+
+    def loss(entry):
+        chosen = np.where(m < entry[0] + entry[1] // (k * n), loops, blas)
+        return float(np.mean(np.log(chosen) - best))
+    candidates = [(r, s) for r in range(0, 129) for s in [0] + [int(10 ** (e / 4)) for e in range(12, 33)]]
+    rule = min(candidates, key=lambda entry: (round(loss(entry), 4), entry[1], entry[0]))
+    slowdown = {name: float(np.expm1(loss(entry))) for name, entry in
+                (("chosen", rule), ("current", current or rule), ("BLAS always", (0, 0)))}
+    return rule, slowdown
+
+
+def parse(path):
+    """The measured rows of a report this script printed: {config: rows}."""
+    found, config = {}, None
+    with open(path) as report_file:
+        for line in report_file:
+            if line.startswith("## "):
+                config = line[3:].strip()
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) == 8 and cells[2].isdigit():
+                found.setdefault(config, []).append([cells[0], cells[1] == "a @ w.T", int(cells[2]), int(cells[3]),
+                                                     int(cells[4]), float(cells[5]) / 1e3, float(cells[6]) / 1e3])
+    return found
+
+
 def report(config: str, results: list) -> dict:
     print(f"\n## {config}\n")
     print("| product | layout | m | k | n | loops ms | BLAS ms | loops / BLAS |")
@@ -127,29 +161,29 @@ def report(config: str, results: list) -> dict:
     for pair, transposed, m, k, n, loops, blas in results:
         layout = "a @ w.T" if transposed else "a @ w"
         print(f"| {pair} | {layout} | {m} | {k} | {n} | {loops * 1e3:.4g} | {blas * 1e3:.4g} | {loops / blas:.2f} |")
-    fits = {}
-    print("\n| product | layout | k | n | measured crossover rows | model's |")
-    print("|---|---|---|---|---|---|")
-    groups = {}
+    from transpiler.backend import matmul_lowering
+    threaded = not config.startswith("1thread")
+    groups, fits = {}, {}
     for row in results:
         groups.setdefault((row[0], row[1]), []).append(row)
+    print("\n| product | layout | k | n | measured crossover rows | least-loss rule's |")
+    print("|---|---|---|---|---|---|")
     for (pair, transposed), rows in groups.items():
-        model, limit = fit(rows)
-        fits[f"{pair} {'a @ w.T' if transposed else 'a @ w'}"] = {"model": model, "limit": limit}
-        for k in SIZES:
-            for n in SIZES:
-                points = sorted((r[2], r[5], r[6]) for r in rows if r[3] == k and r[4] == n)
-                measured = crossover(points)
-                predicted = None if limit is None else limit[0] + limit[1] / (k * n)
-                show = "loops win at every m" if measured is None else f"{measured:.1f}"
-                print(f"| {pair} | {'a @ w.T' if transposed else 'a @ w'} | {k} | {n} | {show} | "
-                      f"{'never' if predicted is None else f'{predicted:.1f}'} |")
+        layout = "a @ w.T" if transposed else "a @ w"
+        current = matmul_lowering.FEW_ROWS["b" if pair.startswith("float64") else "a", transposed, threaded]
+        entry, slowdown = choose(rows, current)
+        fits[f"{pair} {layout}"] = (fit(rows), entry, slowdown, current)
+        for k, n in sorted({(r[3], r[4]) for r in rows}):
+            measured = crossover(sorted((r[2], r[5], r[6]) for r in rows if r[3] == k and r[4] == n))
+            show = "loops win at every m" if measured is None else f"{measured:.1f}"
+            print(f"| {pair} | {layout} | {k} | {n} | {show} | {matmul_lowering.few_rows_limit(entry, k, n)} |")
     print()
-    for name, found in fits.items():
-        terms = ", ".join(f"{key} {value:.4g}" for key, value in found["model"].items())
-        limit = found["limit"]
+    for name, ((model, limit), entry, slowdown, current) in fits.items():
+        terms = ", ".join(f"{key} {value:.4g}" for key, value in model.items())
         rule = "loops at every m" if limit is None else f"m < {limit[0]:.1f} + {limit[1]:.4g} / (k * n)"
-        print(f"{config} {name}: {terms}; {rule}")
+        print(f"{config} {name}: cost lines {terms}; their crossover {rule}")
+        print(f"{config} {name}: least-loss FEW_ROWS entry {entry}; mean slowdown against the faster side: " +
+              ", ".join(f"{key} {value:.1%}" for key, value in slowdown.items()) + f" (current {current})")
     return fits
 
 
@@ -159,16 +193,22 @@ def main(argv=None) -> int:
     parser.add_argument("--cpu-time", action="store_true", help="CPU time of the process instead of wall time")
     parser.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated: " + ", ".join(CONFIGS))
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)   # one configuration, in-process
+    parser.add_argument("--gpt2", action="store_true", help="only GPT-2's x @ wte.T (k = 768, n = 50257)")
+    parser.add_argument("--refit", metavar="REPORT", help="fit again the rows of a report this script printed")
     options = parser.parse_args(argv)
+    if options.refit:
+        for config, rows in parse(options.refit).items():
+            report(config, rows)
+        return 0
     if options.measure:
-        json.dump(measure(options.quick, options.cpu_time), sys.stdout)
+        json.dump(measure(options.quick, options.cpu_time, options.gpt2), sys.stdout)
         return 0
     from .harness import cpu_model
     print(f"# few-row products, loops against convert + BLAS; CPU: {cpu_model()}")
     for config in options.configs.split(","):
         env = dict(os.environ, TRANSPILER_CACHE_DIR="", **CONFIGS[config])
         command = [sys.executable, "-m", "benchmarks.few_rows", "--measure"] + \
-            ["--quick"] * options.quick + ["--cpu-time"] * options.cpu_time
+            ["--quick"] * options.quick + ["--cpu-time"] * options.cpu_time + ["--gpt2"] * options.gpt2
         done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
         if done.returncode:
             print(done.stderr, file=sys.stderr)
