@@ -6,9 +6,9 @@ it is.
 NumPy 2 promotes `float64 @ float32` to float64 by converting the whole float32 operand first: for GPT-2's weights
 that is a full float64 copy of every weight matrix on every call (and for `x @ wte.T` a transposed, cache-hostile
 one). With few rows (a short prompt, one decoding step) the product itself is cheap and the conversion dominates.
-Below a number of rows that a measured cost model gives (FEW_ROWS: it depends on k * n, the layout, which operand
-is narrow and threads) the kernel runs a loop nest instead, chosen at run time, that widens each element as it
-multiplies:
+Below a number of rows that a measured cost model gives (FEW_ROWS: it depends on the inner size k, the layout,
+which operand is narrow and threads) the kernel runs a loop nest instead, chosen at run time, that widens each
+element as it multiplies:
 - `a @ w.T` with `w` row-major (GPT-2's tied output embedding): a parallel loop over the rows of `w`, each dotted
   with ROW_BLOCK rows of `a` at a time along the contiguous k axis (reassociable sums, so LLVM vectorizes them);
 - `a @ w`: for each row of `a`, the rows of `w` are scaled and accumulated into the contiguous output row.
@@ -112,16 +112,17 @@ def _is_zero(attr) -> bool:
     return isinstance(attr, (ir.FloatAttr, ir.IntegerAttr)) and attr.value == 0
 
 
-# The few-row cost model (benchmarks/few_rows.py measures it, docs/performance.md gives its figures): a mixed
-# product runs the widening loops while its rows m < ROWS + SIZE_ROWS // (k * n), else converts the narrow operand
-# and calls BLAS. Why that form: widening costs about k * n (once, for a narrow w), the loops m * k * n at one rate
-# and BLAS m * k * n at a faster one, plus fixed costs (the tile buffer, the calls): the crossover is a number of
-# rows, higher for small products, where the fixed costs weigh. Keyed by (narrow operand, `a @ w.T`, threads).
-FEW_ROWS = {
-    ("b", False, False): (16, 0), ("b", False, True): (16, 0),
-    ("b", True, False): (64, 0), ("b", True, True): (64, 0),
-    ("a", False, False): (16, 0), ("a", False, True): (16, 0),
-    ("a", True, False): (64, 0), ("a", True, True): (64, 0),
+# The few-row cost model (benchmarks/few_rows.py measures it, docs/performance.md gives its figures and the CPU): a
+# mixed product runs the widening loops while its rows m < ROWS + k // K_PER_ROW (no k term where K_PER_ROW is 0),
+# else converts the narrow operand and calls BLAS. Why that form: converting a narrow w costs about k * n, once; the
+# loops cost m * k * n at a slower rate than BLAS, plus, in `a @ w.T`, a horizontal sum and a store per output
+# element, which a long k amortizes: the longer k, the more rows the conversion is worth. Keyed by (narrow
+# operand, `a @ w.T`, threads); a narrow a (float32 @ float64) costs BLAS only m * k to convert.
+FEW_ROWS = {   # fitted 2026-12-01 on a Zen 4 (2 cores; one thread: AVX-512 and x86-64-v3 code pooled)
+    ("b", False, False): (4, 768), ("b", False, True): (4, 768),      # float64 @ float32: 4 + k // 768 rows
+    ("b", True, False): (9, 256), ("b", True, True): (5, 192),        # float64 @ float32.T: 12 rows at k = 768
+    ("a", False, False): (0, 768), ("a", False, True): (0, 768),      # float32 @ float64: loops from k = 768 on
+    ("a", True, False): (5, 1024), ("a", True, True): (4, 768),
 }
 
 
@@ -151,21 +152,19 @@ def _small_rows_limit(op, threads: bool = True):
 
 def few_rows_limit(entry, k: int, n: int) -> int:
     """The rows from which a product of inner size k and n columns calls BLAS, for a FEW_ROWS entry (_few_rows
-    computes it in the kernel)."""
-    rows, size_rows = entry
-    return rows + size_rows // max(k * n, 1)
+    computes the same in the kernel)."""
+    rows, k_per_row = entry
+    return rows + (k // k_per_row if k_per_row else 0)
 
 
 def _few_rows(a, b, c, limit):
-    """Whether the product takes the widening loops: m < rows + size_rows // (k * n) (few_rows_limit), at run
-    time."""
+    """Whether the product takes the widening loops: m < rows + k // k_per_row (few_rows_limit), at run time."""
     index = ir.IndexType.get()
-    rows, size_rows = limit
-    m, k, n = memref.dim(a, _dim(0)), memref.dim(a, _dim(1)), memref.dim(c, _dim(1))
+    rows, k_per_row = limit
+    m, k = memref.dim(a, _dim(0)), memref.dim(a, _dim(1))
     bound = arith.constant(index, rows)
-    if size_rows:
-        size = arith.maxui(arith.muli(k, n), _dim(1))
-        bound = arith.addi(bound, arith.divui(arith.constant(index, size_rows), size))
+    if k_per_row:
+        bound = arith.addi(bound, arith.divui(k, arith.constant(index, k_per_row)))
     return arith.cmpi(arith.CmpIPredicate.ult, m, bound)
 
 
