@@ -123,18 +123,19 @@ def fit(rows):
 
 
 def choose(rows, current=None):
-    """The rule m < ROWS + SIZE_ROWS / (k * n) that loses least against the faster side over one group's rows (the
-    sum of log(chosen time / faster time): a wrong choice near the crossover costs little, far from it much), by
-    search over ROWS 0..128 and SIZE_ROWS 0 or 10^3..10^8; with the loss of `current` (an entry) and of BLAS
-    always, as mean slowdowns."""
+    """The FEW_ROWS entry (rows, k_per_row), the rule m < rows + k // k_per_row, that loses least against the faster
+    side over these rows (the mean of log(chosen time / faster time): a wrong choice near the crossover costs
+    little, far from it much), searched over rows 0..64 and k_per_row 0 (no k term) or 64..2048; with the mean
+    slowdowns of that rule, of `current` and of BLAS always."""
+    from transpiler.backend import matmul_lowering
     m, k, n, loops, blas = (np.array([r[i] for r in rows], dtype=float) for i in range(2, 7))
     best = np.log(np.minimum(loops, blas))
 
     def loss(entry):
-        chosen = np.where(m < entry[0] + entry[1] // (k * n), loops, blas)
-        return float(np.mean(np.log(chosen) - best))
-    candidates = [(r, s) for r in range(0, 129) for s in [0] + [int(10 ** (e / 4)) for e in range(12, 33)]]
-    rule = min(candidates, key=lambda entry: (round(loss(entry), 4), entry[1], entry[0]))
+        limit = np.array([matmul_lowering.few_rows_limit(entry, int(a), int(b)) for a, b in zip(k, n)])
+        return float(np.mean(np.log(np.where(m < limit, loops, blas)) - best))
+    candidates = [(r, q) for r in range(0, 65) for q in (0, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048)]
+    rule = min(candidates, key=lambda entry: (round(loss(entry), 4), entry[1] == 0, entry))
     slowdown = {name: float(np.expm1(loss(entry))) for name, entry in
                 (("chosen", rule), ("current", current or rule), ("BLAS always", (0, 0)))}
     return rule, slowdown
