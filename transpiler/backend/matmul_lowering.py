@@ -118,8 +118,11 @@ def _is_zero(attr) -> bool:
 # loops cost m * k * n at a slower rate than BLAS, plus, in `a @ w.T`, a horizontal sum and a store per output
 # element, which a long k amortizes: the longer k, the more rows the conversion is worth. Keyed by (narrow
 # operand, `a @ w.T`, threads); a narrow a (float32 @ float64) costs BLAS only m * k to convert.
+# a @ w keeps the loops to 8 + k // 768 rows where the least-loss fit says 4 + k // 768: nearly as good over the grid
+# (mean slowdown 1.7-2.8% against 1.0-2.4%), and GPT-2's (8, 3072) @ (3072, 768) takes 2.5-2.9 ms in the loops
+# against 7.2-8.7 ms converted, two threads (docs/performance.md).
 FEW_ROWS = {   # fitted 2026-12-01 on a Zen 4 (2 cores; one thread: AVX-512 and x86-64-v3 code pooled)
-    ("b", False, False): (4, 768), ("b", False, True): (4, 768),      # float64 @ float32: 4 + k // 768 rows
+    ("b", False, False): (8, 768), ("b", False, True): (8, 768),      # float64 @ float32: 8 + k // 768 rows
     ("b", True, False): (9, 256), ("b", True, True): (5, 192),        # float64 @ float32.T: 12 rows at k = 768
     ("a", False, False): (0, 768), ("a", False, True): (0, 768),      # float32 @ float64: loops from k = 768 on
     ("a", True, False): (5, 1024), ("a", True, True): (4, 768),
@@ -127,7 +130,7 @@ FEW_ROWS = {   # fitted 2026-12-01 on a Zen 4 (2 cores; one thread: AVX-512 and 
 
 
 def _small_rows_limit(op, threads: bool = True):
-    """((rows, size_rows) of FEW_ROWS, whether b is read transposed) for a mixed float matmul of canonical a and c;
+    """((rows, k_per_row) of FEW_ROWS, whether b is read transposed) for a mixed float matmul of canonical a and c;
     else (None, None). Same-type products need no conversion: since they call OpenBLAS from the kernel's own
     threads (blas_lowering.py), BLAS beats the loops or ties at every row count (one thread, minimums, Zen 4,
     2026-12-01, loops / BLAS / NumPy: float64 (4, 768) @ (768, 2304) 1.72 / 1.39 / 0.86-1.29 ms; (8, 768) @ (768,
