@@ -4,19 +4,8 @@ Each test compares with NumPy's own run of the function: same result, or the sam
 import numpy as np
 import pytest
 
-from helpers import check
+from helpers import check, raises_like_numpy
 from transpiler import CompileError, transpile
-
-
-def _raises_like_numpy(fn, *args):
-    """NumPy's run raises: the compiled function raises the same builtin exception type (not a wrong value)."""
-    with pytest.raises(Exception) as expected, np.errstate(all="ignore"):
-        fn(*args)
-    kind = next(c for c in type(expected.value).__mro__ if c.__module__ == "builtins")
-    with pytest.raises(kind) as info:
-        transpile(fn)(*args)
-    assert "internal compiler error" not in str(info.value)
-    return info.value
 
 
 # ---- np.clip: NumPy drops a Python int bound past the dtype on its own side; any other one it cannot hold raises ---
@@ -37,7 +26,7 @@ def clip_to(x, hi):
 def test_clip_with_a_python_int_bound_the_dtype_cannot_hold_raises(fn, lo, hi):
     """np.clip(uint8_array, 0, -1) is NumPy's OverflowError (its `_clip` drops only a minimum at or below the dtype's
     smallest value and a maximum at or above its largest); it was all zeros."""
-    _raises_like_numpy(fn, np.array([0, 1, 255, 7], np.uint8), lo, hi)
+    raises_like_numpy(fn, np.array([0, 1, 255, 7], np.uint8), lo, hi)
 
 
 @pytest.mark.parametrize("lo, hi", [(-1, None), (None, 300), (-1, 300), (-5, 100), (2, 3), (0, 255), (None, None)])
@@ -53,7 +42,7 @@ def test_clip_to_a_python_int_argument_is_numpys(hi):
     """A run-time int argument specializes by value where it meets the uint8 array: then NumPy's rule above."""
     x = np.array([0, 1, 255, 7], np.uint8)
     if hi in (-1, -2**63):
-        _raises_like_numpy(clip_to, x, hi)
+        raises_like_numpy(clip_to, x, hi)
     else:
         check(clip_to, x, hi)
 
@@ -75,9 +64,9 @@ def full_like_minus_one(x):
 def test_full_of_a_python_int_the_dtype_cannot_hold_raises(n):
     """np.full(3, 300, dtype=np.uint8) is NumPy's OverflowError; it was 300 wrapped ([44, 44, 44])."""
     x = np.array([1, 2, 3], np.uint8)
-    _raises_like_numpy(full_of, x, n)
-    _raises_like_numpy(full_constant, x)
-    _raises_like_numpy(full_like_minus_one, x)
+    raises_like_numpy(full_of, x, n)
+    raises_like_numpy(full_constant, x)
+    raises_like_numpy(full_like_minus_one, x)
 
 
 def test_full_of_python_ints_that_fit_and_of_other_scalars():
@@ -124,7 +113,7 @@ def test_python_int_division_is_pythons(fn, a, b):
 def test_python_int_division_by_zero_in_a_realistic_function():
     x = np.arange(10.0)
     check(mean_per_bucket, x, 10, 3)
-    _raises_like_numpy(mean_per_bucket, x, 10, 0)
+    raises_like_numpy(mean_per_bucket, x, 10, 0)
 
 
 # ---- a run-time `and` / `or` evaluates its right operand only where Python does ------------------------------------
@@ -168,7 +157,7 @@ def test_an_index_guarded_by_or_and_by_chained_ands(i):
 def test_the_last_operand_of_an_and_still_raises_where_python_reaches_it(i):
     x = np.array([1.0, -2.0, 3.0, 0.5])
     if i == 0:
-        _raises_like_numpy(checked_twice, x, i)      # x[5] is read: IndexError
+        raises_like_numpy(checked_twice, x, i)      # x[5] is read: IndexError
     else:
         check(checked_twice, x, i)
 
@@ -206,8 +195,8 @@ def test_a_store_through_a_2d_index_array_broadcasts_to_its_shape(value):
 
 def test_a_store_through_a_2d_index_array_of_the_flattened_length_is_refused_as_numpy():
     """NumPy cannot broadcast a (4,) value to x[ids]'s (2, 2): ValueError (the flattened region accepted it)."""
-    _raises_like_numpy(set_at_ids, np.arange(10.0), IDS_2D, np.array([5.0, 6.0, 7.0, 8.0]))
-    _raises_like_numpy(set_at_ids, np.arange(10.0), IDS_2D, np.array([5.0, 6.0, 7.0]))
+    raises_like_numpy(set_at_ids, np.arange(10.0), IDS_2D, np.array([5.0, 6.0, 7.0, 8.0]))
+    raises_like_numpy(set_at_ids, np.arange(10.0), IDS_2D, np.array([5.0, 6.0, 7.0]))
 
 
 # ---- compile-time containers made before a run-time loop or `if` and mutated inside it: refused -----------------
@@ -361,8 +350,8 @@ def written_at(x, i):
 def test_an_index_past_int64_is_numpys_index_error(i):
     """x[2**70] is NumPy's IndexError (x[2**63] its OverflowError); it was an internal compiler error (np.int64(i)
     overflowed)."""
-    _raises_like_numpy(indexed, np.arange(12.0), i)
-    _raises_like_numpy(written_at, np.arange(12.0), i)
+    raises_like_numpy(indexed, np.arange(12.0), i)
+    raises_like_numpy(written_at, np.arange(12.0), i)
 
 
 @pytest.mark.parametrize("i", [2**70, -2**70, 2**64])
