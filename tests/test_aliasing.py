@@ -316,3 +316,29 @@ def test_arrays_and_views_made_on_both_paths_of_a_run_time_if():
         b, a = transpile(_same_object_on_both_paths)(c)
         assert b is a and a[1] == 5
         assert transpile(_view_made_on_both_paths)(c, False) == _view_made_on_both_paths(c, False)
+
+
+def _iterate_from_the_argument(x, n):
+    y = x
+    for _ in range(n):
+        y = y * 0.5 + 1
+    return y
+
+
+def _halve_in_place(x, n):
+    y = x
+    for _ in range(n):
+        y *= 0.5
+    return y
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_an_array_a_loop_carries_from_an_argument(n):
+    """semantics.md: updated in place, the loop's array is the argument itself, as in NumPy; rebound to new arrays,
+    a loop that runs zero times returns a copy where NumPy returns the argument (the known difference)."""
+    x, y = np.arange(3.0), np.arange(3.0)
+    assert transpile(_halve_in_place)(y, n) is y and _halve_in_place(x, n) is x
+    np.testing.assert_array_equal(y, x)
+    got = transpile(_iterate_from_the_argument)(y, n)
+    np.testing.assert_array_equal(got, _iterate_from_the_argument(x, n))
+    assert not np.shares_memory(got, y)      # (NumPy's is `x` itself when n == 0)
