@@ -703,7 +703,9 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_NOVALUE):
                                             for m, ax in zip(wgt.shape, axis)):
                 raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
             wgt = wgt.transpose(tuple(int(k) for k in np.argsort(axis)))
-            wgt = wgt.reshape(tuple((s if ax in axis else 1) for ax, s in enumerate(a.shape)))
+            # weights' own sizes (in the order of the sorted axes), not a's: constant weights stay constant
+            order = sorted(axis)
+            wgt = wgt.reshape(tuple((wgt.shape[order.index(ax)] if ax in axis else 1) for ax in range(a.ndim)))
         scl = wgt.sum(axis=axis, dtype=result_dtype, keepdims=keep)
         raise_if(scl == 0.0, ZeroDivisionError, "Weights sum to zero, can't be normalized")
         avg = np.multiply(a, wgt, dtype=result_dtype).sum(axis, keepdims=keep) / scl

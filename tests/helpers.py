@@ -116,3 +116,16 @@ def assert_same_effects(fn, compiled, *args, raises=IndexError):
         compiled(*got)
     for i, (a, b) in enumerate(zip(got, ref)):
         np.testing.assert_array_equal(a, b, err_msg=f"argument {i} of {args[1:]}")
+
+
+def raises_like_numpy(fn, *args):
+    """NumPy's run raises: the compiled function raises the same builtin exception type (not a wrong value, not an
+    internal error); the compiled function's exception."""
+    with pytest.raises(Exception) as expected, np.errstate(all="ignore"):
+        fn(*args)
+    kind = next(c for c in type(expected.value).__mro__ if c.__module__ == "builtins")
+    with pytest.raises(kind) as info:
+        transpile(fn)(*args)
+    assert "internal compiler error" not in str(info.value)
+    return info.value
+

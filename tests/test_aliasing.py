@@ -174,6 +174,34 @@ def test_an_identity_view_is_a_new_object(name):
     assert got is not y
 
 
+def _views_of_a_zero_d_array(b):
+    v1 = b[-3]           # a scalar (a copy)
+    v2 = v1[...]         # a 0-d array made from it
+    v3 = v2[...]         # a new view of that 0-d array
+    return v1, v2, v3
+
+
+def _written_through_a_zero_d_view(b):
+    v2 = b[-3][...]
+    v3 = v2[...]
+    v3[...] = 5.0
+    return v2, v3
+
+
+@pytest.mark.parametrize("fn", [_views_of_a_zero_d_array, _written_through_a_zero_d_view], ids=lambda f: f.__name__)
+def test_an_identity_view_of_a_zero_d_array_is_a_new_object(fn):
+    """`v[...]` of a 0-d array is a new view of it (returned, another object sharing its memory); it was the array
+    itself (test_writes_fuzz.py joined seed 110866)."""
+    x, y = np.arange(5.0), np.arange(5.0)
+    expected, got = fn(x), transpile(fn)(y)
+    for e, g in zip(expected, got):
+        np.testing.assert_array_equal(g, e)
+        assert type(g) is type(e)
+    assert (got[-1] is got[-2]) == (expected[-1] is expected[-2]) is False
+    assert np.shares_memory(got[-1], got[-2]) and np.shares_memory(expected[-1], expected[-2])
+    np.testing.assert_array_equal(y, x)
+
+
 def test_squeeze_with_nothing_to_squeeze_is_the_array_itself():
     """Unlike the identity views above, NumPy's squeeze returns its argument itself when no axis has size 1."""
     def fn(x):
@@ -288,3 +316,29 @@ def test_arrays_and_views_made_on_both_paths_of_a_run_time_if():
         b, a = transpile(_same_object_on_both_paths)(c)
         assert b is a and a[1] == 5
         assert transpile(_view_made_on_both_paths)(c, False) == _view_made_on_both_paths(c, False)
+
+
+def _iterate_from_the_argument(x, n):
+    y = x
+    for _ in range(n):
+        y = y * 0.5 + 1
+    return y
+
+
+def _halve_in_place(x, n):
+    y = x
+    for _ in range(n):
+        y *= 0.5
+    return y
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_an_array_a_loop_carries_from_an_argument(n):
+    """semantics.md: updated in place, the loop's array is the argument itself, as in NumPy; rebound to new arrays,
+    a loop that runs zero times returns a copy where NumPy returns the argument (the known difference)."""
+    x, y = np.arange(3.0), np.arange(3.0)
+    assert transpile(_halve_in_place)(y, n) is y and _halve_in_place(x, n) is x
+    np.testing.assert_array_equal(y, x)
+    got = transpile(_iterate_from_the_argument)(y, n)
+    np.testing.assert_array_equal(got, _iterate_from_the_argument(x, n))
+    assert not np.shares_memory(got, y)      # (NumPy's is `x` itself when n == 0)

@@ -191,8 +191,9 @@ def test_joined_views_of_a_local_array(fn):
 
 
 def test_joined_views_that_cannot_be_followed_are_refused():
-    """A reshape of a non-contiguous view (NumPy decides view or copy from strides) or a complex part on one path:
-    a write through the joined value stays a clear CompileError, never a copy written in silence."""
+    """A reshape of a non-contiguous view (NumPy decides view or copy from strides) on one path, or the real part
+    on one path and the imaginary part on the other: a write through the joined value stays a clear CompileError,
+    never a copy written in silence."""
     def reshaped(x, k):
         v = x[:, ::2].reshape(-1) if k > 0 else x[0]
         v[0] = 1.0
@@ -248,3 +249,108 @@ def test_one_element_written_through_a_joined_view_is_one_store():
     assert len(stores) == 1 and "%" in stores[0]
     value = stores[0].split("update_strided")[1].split(",")[1].strip()
     assert f"{value}:float64[] =" in typed, typed
+
+
+# views of a reshape or of a complex part: positions over the axes of what the reshape or part makes
+def _rows_of_a_reshape_in_a_loop(x, k):
+    v = x.reshape(3, -1)
+    for j in range(k):
+        v = v[::-1, ::-1]
+        v[0, j] = -1.0
+    return v
+
+
+def _reshape_row_returned_from_a_loop(x, t):
+    m = x.reshape(3, -1)
+    for j in range(3):
+        if m[j, 0] > t:
+            return m[j]
+    return m[0, ::-1]
+
+
+def _reshape_views_joined(x, k):
+    m = x.reshape(3, -1)
+    v = m[1:, ::2] if k > 0 else m.T[::-1]
+    v[0] += 100
+    return v
+
+
+def _real_part_moved_in_a_loop(z, k):
+    v = z.real
+    for _ in range(k):
+        v = v[1:]
+        v[0] = -1.0
+    return v
+
+
+def _imaginary_parts_joined(z, k):
+    v = z.imag[1:] if k > 0 else z.imag[::-1]
+    v[0] = 42.0
+    v += 1.0
+    return v
+
+
+def _imaginary_row_returned_from_a_loop(z, t):
+    for j in range(z.shape[0]):
+        if z[j, 0].real > t:
+            return z.imag[j]
+    return z.imag[0]
+
+
+@pytest.mark.parametrize("fn", [_rows_of_a_reshape_in_a_loop, _reshape_row_returned_from_a_loop,
+                                _reshape_views_joined], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_joined_views_of_a_reshape(fn, dtype):
+    _check_calls(fn, lambda: np.arange(12, dtype=dtype), (0, 1, 2, 3, 5, 100))
+
+
+def _check_calls(fn, make, ks):
+    """fn(array, k) for each k, compiled and in NumPy, on two equal arrays `make()` gives: the same error, or the
+    same result as a view of the same part of the argument, and the argument unchanged."""
+    compiled = transpile(fn)
+    for k in ks:
+        x, y = make(), make()
+        try:
+            expected = fn(x, k)
+        except IndexError:          # (NumPy's error, and nothing written after it)
+            with pytest.raises(IndexError):
+                compiled(y, np.int64(k))
+            np.testing.assert_array_equal(y, x)
+            continue
+        got = compiled(y, np.int64(k))
+        np.testing.assert_array_equal(y, x)
+        assert got.dtype == expected.dtype
+        _check_view(expected, got, x, y)
+
+
+@pytest.mark.parametrize("fn, shape", [(_real_part_moved_in_a_loop, (6,)), (_imaginary_parts_joined, (6,)),
+                                       (_imaginary_row_returned_from_a_loop, (3, 4))],
+                         ids=lambda f: f.__name__ if callable(f) else str(f))   # (stable ids: pytest-xdist)
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_joined_views_of_a_complex_part(fn, shape, dtype):
+    _check_calls(fn, lambda: (np.arange(np.prod(shape)) * (1 + 2j)).astype(dtype).reshape(shape), (0, 1, 2, 3, 9))
+
+
+def _update_by_own_full_view(a, b):
+    v0 = b[0:-2:1] if (a * 0.0).sum() == 0.0 else np.flip(b, 0)
+    a *= 0.5
+    v0 *= v0[...] * 0.25
+    return v0, b + 0.0
+
+
+@pytest.mark.parametrize("zero", [True, False])
+def test_a_joined_view_updated_by_its_own_full_view(zero):
+    """`v0[...]` of a view chosen at run time has the view's size: a CompileError said the sizes
+    `same(j, max(j, 0))` and `j` could not be checked equal (a size read off an array was not known to be
+    non-negative; test_writes_fuzz.py joined seed 530574)."""
+    data = np.random.default_rng(7)
+    a, b = data.standard_normal((4, 5)), data.standard_normal(5)
+    if not zero:
+        a[0, 0] = np.inf      # (a * 0.0).sum() is nan: the other view
+    want_a, want_b, got_a, got_b = a.copy(), b.copy(), a.copy(), b.copy()
+    expected, actual = _update_by_own_full_view(want_a, want_b), transpile(_update_by_own_full_view)(got_a, got_b)
+    for x, y in zip(actual, expected):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(got_a, want_a)
+    np.testing.assert_array_equal(got_b, want_b)
+    assert np.shares_memory(actual[0], got_b)

@@ -89,7 +89,7 @@ def test_dot_of_nd_arrays_sums_over_the_last_and_second_to_last_axes(shapes):
                          ids=str)
 @pytest.mark.parametrize("transposed", [False, True])
 def test_mixed_products_with_few_rows(m, pair, transposed):
-    """Below matmul_lowering.SMALL_M (SMALL_M_TRANSPOSED for a mixed `a @ w.T`) rows, float products run as
+    """Below the few-row limit of matmul_lowering.FEW_ROWS (tests/test_mixed_few_rows.py), mixed float products run as
     generated loops that widen a narrow operand element by element (rows in blocks of ROW_BLOCK, then one by one);
     above, NumPy's BLAS. Both sum the same exact products: equal to NumPy to rounding."""
     a = arr((m, 33), pair[0])

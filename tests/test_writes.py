@@ -1075,3 +1075,29 @@ def pad_each_axis(x, k):
 def test_size_checks_of_a_statement_that_writes_in_several_steps():
     for k in (0, 1, 3):
         np.testing.assert_array_equal(transpile(pad_each_axis)(np.ones((4, 3)), k), pad_each_axis(np.ones((4, 3)), k))
+
+
+def _scatter_into_an_empty_view(a):
+    v0 = a[-1:-1:1]
+    v0[:, [0]] += -2.0
+    return v0
+
+
+def _scatter_into_an_empty_column_range(a):
+    a[[0, -1, -1], 0:-1:1] *= -2.0
+    return a
+
+
+def _mask_write_into_an_empty_view(a):
+    v = a[:, 1:1]
+    v[v > 0] = 3.0
+    return a
+
+
+@pytest.mark.parametrize("fn", [_scatter_into_an_empty_view, _scatter_into_an_empty_column_range,
+                                _mask_write_into_an_empty_view], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("shape", [(4, 5), (4, 1), (1, 1)], ids=str)
+def test_integer_array_and_mask_writes_into_statically_empty_regions(fn, shape):
+    """Writes by integer arrays into a region of static size 0 store nothing, as in NumPy (an internal error: MLIR's
+    verifier refused the slice at offset 0 into a size of 0; test_writes_fuzz.py seeds 609763 and 688953)."""
+    check(fn, rng().random(shape))

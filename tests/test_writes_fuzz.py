@@ -1,6 +1,9 @@
 """Differential fuzzing of writes and views: random straight-line programs that take views of their arguments and of
 local arrays, write through them (`=`, `op=`, masks, integer lists among ints and slices, `out=`), copy and read, compared with NumPy's own run: every
-returned value and the final contents of every argument (issue #13)."""
+returned value and the final contents of every argument (issue #13). `FUZZ_EXAMPLES=N` draws N programs of each
+kind with fresh seeds instead of the default suite's 40 and 25 derandomized ones (guarantees.md, "Running the long
+fuzz run")."""
+import os
 import random
 import textwrap
 
@@ -10,6 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from helpers import aliasing_mismatch, assert_same
 from transpiler import transpile
 
+FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0"))
 # argument shapes, size-1 dims included (they are specialized: broadcasting against them is decided while compiling)
 SHAPES = [((4, 5), (5,)), ((1, 5), (5,)), ((4, 1), (1,)), ((1, 1), (1,)), ((4, 5), (1,))]
 
@@ -149,13 +153,15 @@ def check_program(source, seed, tmp_path_factory):
     assert msg is None, f"{msg}\n{source}"
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=FUZZ_EXAMPLES or 40, deadline=None, derandomize=not FUZZ_EXAMPLES,
+          suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_random_programs_of_views_and_writes(seed, tmp_path_factory):
     check_program(generate(seed), seed, tmp_path_factory)
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@settings(max_examples=FUZZ_EXAMPLES or 25, deadline=None, derandomize=not FUZZ_EXAMPLES,
+          suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_random_programs_with_views_chosen_at_run_time(seed, tmp_path_factory):
     """The same programs with views a run-time condition chooses among (joined at a run-time `if`: positions the

@@ -69,7 +69,7 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     try:
         template = result_template(value, inputs, outputs)
         if interp.b.memory is not None:    # a returned value taken before a write it cannot follow: refused
-            interp.b.memory.check_current(outputs)
+            interp.b.memory.check_returned(outputs)
     except UserError as e:
         src = function_source(fn)
         raise compile_error(str(e), src.filename, src.node.lineno, src.node.col_offset, e.kind) from None

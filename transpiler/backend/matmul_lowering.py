@@ -6,8 +6,9 @@ it is.
 NumPy 2 promotes `float64 @ float32` to float64 by converting the whole float32 operand first: for GPT-2's weights
 that is a full float64 copy of every weight matrix on every call (and for `x @ wte.T` a transposed, cache-hostile
 one). With few rows (a short prompt, one decoding step) the product itself is cheap and the conversion dominates.
-Below SMALL_M rows (SMALL_M_TRANSPOSED for a mixed `a @ w.T`) the kernel runs a loop nest instead, chosen at run
-time by the row count, that widens each element as it multiplies:
+Below a number of rows that a measured cost model gives (FEW_ROWS: it depends on the inner size k, the layout,
+which operand is narrow and threads) the kernel runs a loop nest instead, chosen at run time, that widens each
+element as it multiplies:
 - `a @ w.T` with `w` row-major (GPT-2's tied output embedding): a parallel loop over the rows of `w`, each dotted
   with ROW_BLOCK rows of `a` at a time along the contiguous k axis (reassociable sums, so LLVM vectorizes them);
 - `a @ w`: for each row of `a`, the rows of `w` are scaled and accumulated into the contiguous output row.
@@ -24,12 +25,12 @@ from mlir.dialects import arith, func, linalg, memref, scf
 from . import batched_blas, blas_lowering
 
 
-def matmuls_to_calls(module: ir.Module, direct_blas: bool = False) -> None:
+def matmuls_to_calls(module: ir.Module, direct_blas: bool = False, threads: bool = True) -> None:
     """Replace each linalg.matmul / batch_matmul / contract on buffers by BLAS: with `direct_blas`, float32 and
     float64 2-D products call OpenBLAS from the kernel's threads (blas_lowering.py), stacks and complex products
     (linalg.contract) too, per matrix (batched_blas.py); other matmuls call an external function named after their
     operand types (as convert-linalg-to-std names them), which runtime/blas.py provides: NumPy's matmul. A contract
-    left in place becomes loops."""
+    left in place becomes loops. `threads`: whether the kernel's loops run on threads (the few-row model's case)."""
     ops = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
     declared = {op.attributes["sym_name"].value for op in ops if op.name == "func.func"}
@@ -51,17 +52,14 @@ def matmuls_to_calls(module: ir.Module, direct_blas: bool = False) -> None:
                 call = functools.partial(blas_lowering.product, module, *operands)
             else:
                 call = functools.partial(_call_numpy_matmul, module, op.name, operands, declared)
-            limit, transposed = _small_rows_limit(op)
+            limit, transposed = _small_rows_limit(op, threads)
             fill = _zero_fill_before(op)   # BLAS overwrites c (beta = 0): only the few-row loops add into zeros
             if limit is None:
                 call()
                 if fill is not None:
                     fill.erase()
             else:
-                index = ir.IndexType.get()
-                rows = memref.dim(op.operands[0], arith.constant(index, 0))
-                branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ult, rows, arith.constant(index, limit)),
-                                  [], has_else=True)
+                branch = scf.IfOp(_few_rows(*op.operands, limit), [], has_else=True)
                 with ir.InsertionPoint(branch.then_block):
                     _widening_loops(*op.operands, transposed)
                     scf.YieldOp([])
@@ -114,18 +112,31 @@ def _is_zero(attr) -> bool:
     return isinstance(attr, (ir.FloatAttr, ir.IntegerAttr)) and attr.value == 0
 
 
-SMALL_M = 16              # mixed a @ w: w is read once per row of a
-SMALL_M_TRANSPOSED = 64   # mixed a @ w.T: w is read once, each of its rows against every row of a
+# The few-row cost model (benchmarks/few_rows.py measures it, docs/performance.md gives its figures and the CPU): a
+# mixed product runs the widening loops while its rows m < ROWS + k // K_PER_ROW (no k term where K_PER_ROW is 0),
+# else converts the narrow operand and calls BLAS. Why that form: converting a narrow w costs about k * n, once; the
+# loops cost m * k * n at a slower rate than BLAS, plus, in `a @ w.T`, a horizontal sum and a store per output
+# element, which a long k amortizes: the longer k, the more rows the conversion is worth. Keyed by (narrow
+# operand, `a @ w.T`, threads); a narrow a (float32 @ float64) costs BLAS only m * k to convert.
+# a @ w keeps the loops to 8 + k // 768 rows where the least-loss fit says 4 + k // 768: nearly as good over the grid
+# (mean slowdown 1.7-2.8% against 1.0-2.4%), and GPT-2's (8, 3072) @ (3072, 768) takes 2.5-2.9 ms in the loops
+# against 7.2-8.7 ms converted, two threads (docs/performance.md).
+FEW_ROWS = {   # fitted 2026-12-01 on a Zen 4 (2 cores; one thread: AVX-512 and x86-64-v3 code pooled)
+    ("b", False, False): (8, 768), ("b", False, True): (8, 768),      # float64 @ float32: 8 + k // 768 rows
+    ("b", True, False): (9, 256), ("b", True, True): (5, 192),        # float64 @ float32.T: 12 rows at k = 768
+    ("a", False, False): (0, 768), ("a", False, True): (0, 768),      # float32 @ float64: loops from k = 768 on
+    ("a", True, False): (5, 1024), ("a", True, True): (4, 768),
+}
 
 
-def _small_rows_limit(op):
-    """(row limit, whether b is read transposed) for a float matmul of canonical a and c; else (None, None).
-    Mixed-precision products avoid a converted copy below the limit. Same-type products need no conversion: since
-    they call OpenBLAS from the kernel's own threads (blas_lowering.py), BLAS beats the loops or ties at every row count
-    (one thread, minimums, Zen 4, 2026-12-01, loops / BLAS / NumPy: float64 (4, 768) @ (768, 2304) 1.72 / 1.39 /
-    0.86-1.29 ms; (8, 768) @ (768, 3072) 12.5 / 2.15 / 1.8-2.0 ms; (15, 2000) @ (2000, 2000) 29.0 / 6.1 / 5.1-5.6
-    ms; float32 (15, 2000) @ (2000, 2000) 4.67 / 3.35 / 2.5-3.2 ms; float32 at 4 and 8 rows of 768 about even; one
-    row, where BLAS is gemv as NumPy calls it: see blas_lowering._chunked_row_gemv)."""
+def _small_rows_limit(op, threads: bool = True):
+    """((rows, k_per_row) of FEW_ROWS, whether b is read transposed) for a mixed float matmul of canonical a and c;
+    else (None, None). Same-type products need no conversion: since they call OpenBLAS from the kernel's own
+    threads (blas_lowering.py), BLAS beats the loops or ties at every row count (one thread, minimums, Zen 4,
+    2026-12-01, loops / BLAS / NumPy: float64 (4, 768) @ (768, 2304) 1.72 / 1.39 / 0.86-1.29 ms; (8, 768) @ (768,
+    3072) 12.5 / 2.15 / 1.8-2.0 ms; (15, 2000) @ (2000, 2000) 29.0 / 6.1 / 5.1-5.6 ms; float32 (15, 2000) @ (2000,
+    2000) 4.67 / 3.35 / 2.5-3.2 ms; float32 at 4 and 8 rows of 768 about even; one row, where BLAS is gemv as NumPy
+    calls it: see blas_lowering._chunked_row_gemv)."""
     if op.name != "linalg.matmul":
         return None, None
     a, b, c = (ir.MemRefType(v.type).element_type for v in op.operands)
@@ -138,7 +149,30 @@ def _small_rows_limit(op):
     if a == b == c:
         return None, None   # no conversion to avoid: OpenBLAS (docstring)
     transposed = maps[1] == _CANONICAL[1][::-1]
-    return (SMALL_M_TRANSPOSED if transposed else SMALL_M), transposed
+    narrow = "b" if b != c else "a"     # (both narrow: a is widened whole, b by tiles, as a narrow b)
+    return FEW_ROWS[narrow, transposed, threads and blas_lowering.usable_cores() > 1], transposed
+
+
+def few_rows_limit(entry, k: int, n: int) -> int:
+    """The rows from which a product of inner size k and n columns calls BLAS, for a FEW_ROWS entry (_few_rows
+    computes the same in the kernel)."""
+    rows, k_per_row = entry
+    return rows + (k // k_per_row if k_per_row else 0)
+
+
+def _few_rows(a, b, c, limit):
+    """Whether the product takes the widening loops: m < rows + k // k_per_row (few_rows_limit), at run time."""
+    index = ir.IndexType.get()
+    rows, k_per_row = limit
+    m, k = memref.dim(a, _dim(0)), memref.dim(a, _dim(1))
+    bound = arith.constant(index, rows)
+    if k_per_row:
+        bound = arith.addi(bound, arith.divui(k, arith.constant(index, k_per_row)))
+    return arith.cmpi(arith.CmpIPredicate.ult, m, bound)
+
+
+def _dim(i: int):
+    return arith.constant(ir.IndexType.get(), i)
 
 
 def _widening_loops(a, b, c, transposed: bool) -> None:

@@ -19,7 +19,11 @@ from ..runtime import blas
 # makes a value with several uses (softmax's numerator) be computed once: fusion only duplicates single-use
 # producers.
 _FUSE = "linalg-fold-unit-extent-dims, canonicalize, cse, linalg-fuse-elementwise-ops"
-OPTIMIZE = ["GENERALIZE", f"func.func({_FUSE}, {_FUSE}, canonicalize, cse)"]
+# Broadcasts (`x[:, None, :] - y`) read an operand through a map with a constant 0 (a size-1 dim): folding unit dims
+# first turns those into reshapes between the broadcast and its reduction, and they no longer fuse (the
+# difference, its square and the sum were three passes over an (n, m, d) temporary). So fusion runs once before.
+_FUSE_FIRST = "canonicalize, cse, linalg-fuse-elementwise-ops"
+OPTIMIZE = ["GENERALIZE", f"func.func({_FUSE_FIRST}, {_FUSE}, {_FUSE}, canonicalize, cse)"]
 
 # Tensors -> buffers (with ownership-based deallocation). Then exp/tanh become polynomials (backend/vector_math.py)
 # and matrix products BLAS calls or few-row loops (matmul_lowering.py).
@@ -178,7 +182,7 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
         destinations.strided_copies_as_loops(module)
         vector_math.expand(module)
         widen_bool_buffers(module)
-        matmul_lowering.matmuls_to_calls(module, blas.direct_available())
+        matmul_lowering.matmuls_to_calls(module, blas.direct_available(), threads)
     run(module, pipeline_text(LOOPS))
     with module.context, ir.Location.unknown():
         versioned = check_versioning.version_checked_loops(module)

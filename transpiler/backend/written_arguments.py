@@ -12,7 +12,7 @@ their argument and frees them. Either way the kernel's results are the program's
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import func, memref
+from mlir.dialects import arith, func, memref, scf
 
 from ..codegen.emitter import WRITTEN_ATTR
 
@@ -77,13 +77,35 @@ def drop_in_place(module: ir.Module) -> None:
 
 
 def copy_the_rest(module: ir.Module) -> None:
-    """After the deallocation pipeline: copy each remaining final version into its argument, then free it."""
+    """After the deallocation pipeline: copy each remaining final version into its argument, then free it unless
+    the kernel also returns it (the caller adopts it then) or it was freed for an earlier argument."""
     for f in _written_functions(module):
         block, ret, own, pairs = _split(f)
         with ir.InsertionPoint(ret), ret.location:
             for i, v in pairs:
                 memref.copy(v, block.arguments[i])
-                if not any(_base(r) == _base(v) for r in own):    # a result views it: the caller adopts it
-                    memref.dealloc(v)
+            freed: list = []
+            for _, v in pairs:
+                if any(_base(r) == _base(v) for r in own + freed):    # the same buffer, visibly
+                    continue
+                _free_unless_kept(v, [r for r in own if isinstance(r.type, ir.MemRefType)] + freed)
+                freed.append(v)
         _replace_results(f, ret, own, [])
 
+
+def _free_unless_kept(v: ir.Value, kept: list) -> None:
+    """Free `v` where its buffer is none of `kept`'s, compared at run time: the deallocation pipeline may return one
+    buffer as two values (`scf.if` yielding it twice on one path and two clones on the other), and freeing a buffer
+    the kernel returns handed the caller freed memory (garbage results, then a double free)."""
+    if not kept:
+        memref.dealloc(v)
+        return
+    pointer = memref.extract_aligned_pointer_as_index(v)
+    distinct = None
+    for r in kept:
+        ne = arith.cmpi(arith.CmpIPredicate.ne, pointer, memref.extract_aligned_pointer_as_index(r))
+        distinct = ne if distinct is None else arith.andi(distinct, ne)
+    branch = scf.IfOp(distinct)
+    with ir.InsertionPoint(branch.then_block):
+        memref.dealloc(v)
+        scf.YieldOp([])

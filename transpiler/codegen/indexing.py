@@ -51,6 +51,12 @@ def sizes_mixed(values):
     return [v for v in values if isinstance(v, ir.Value)], [v if isinstance(v, int) else dyn for v in values]
 
 
+def _statically_empty(em: Emitter, *values) -> bool:
+    """Whether any of these arrays has a size known to be 0 while compiling: a write into or of it stores nothing,
+    and MLIR's verifier refuses a slice at any static offset into a static size of 0 (an internal error)."""
+    return any(em.program.env.find(d) == 0 for v in values for d in v.shape)
+
+
 @emitter("slice")
 def _slice(em: Emitter, e):
     x, out = e.inputs[0], e.outputs[0]
@@ -257,6 +263,8 @@ def _scatter_nd(em: Emitter, e):
     the last value, as in NumPy. Nothing is stored when any id is out of range (`bad`: IndexError after the call)."""
     x, v, bad = e.inputs[:3]
     ids = e.inputs[3:]
+    if _statically_empty(em, x, v):
+        return [em[x]]
     axis, k = e.params["axis"], len(ids)
     kb = ids[0].ndim
     x_sizes = [em.size(d) for d in x.shape]
@@ -317,6 +325,8 @@ def _scatter(em: Emitter, e):
     in NumPy), each storing one slice of v. When any id is out of range (`bad`, the index_check flag: IndexError
     after the call) the loop runs zero times: NumPy checks every id before it writes."""
     x, ids, v, bad = e.inputs
+    if _statically_empty(em, x, v):
+        return [em[x]]
     axis = e.params["axis"]
     n = em.size(x.shape[axis])
     count = arith.select(condition(em, bad), index_const(0), em.size(ids.shape[0]))
@@ -339,6 +349,8 @@ def _masked_scatter(em: Emitter, e):
     """x[mask] = v: loops over the mask's dims in C order, storing v's next row at each set element. Nothing is
     stored when the counts differ (`bad`: ValueError after the call), as NumPy checks before it writes."""
     x, mask, v, bad = e.inputs
+    if _statically_empty(em, x):
+        return [em[x]]
     count_ok = arith.xori(condition(em, bad), arith.constant(ir.IntegerType.get_signless(1), 1))
     k, rank = mask.ndim, x.ndim
     x_sizes = [em.size(d) for d in x.shape]

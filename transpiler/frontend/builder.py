@@ -32,6 +32,9 @@ class Builder:
         self.failed: list = []
         self.guards = 0                     # statements run under `if not failed` so far (control.guarded)
         self.guard = None                   # control.guarded for writes (set by the interpreter)
+        # a run-time bool while the right operand of a run-time `and` / `or` is built: Python evaluates it only where
+        # that holds, so its checks (an index out of range in `i < n and x[i] > t`) may fail only there
+        self.check_mask = None
 
     @contextlib.contextmanager
     def recording(self):
@@ -72,6 +75,8 @@ class Builder:
     def check(self, flag: Var, kind: type, message: str, located: bool = True) -> None:
         """A condition the kernel computes (`flag` true: raise `kind(message)` after the call), e.g. an index out of
         range; the message names the source line that required it (unless it is the user's own `raise`)."""
+        if self.check_mask is not None and flag.id not in self.size_checks:
+            flag = self.emit1("and", [flag, self.check_mask], dtypes.BOOL, ())
         self.program.checks.append((flag, kind, required_by(message, self.message_loc) if located else message))
         self.failed.append(flag)
 

@@ -22,7 +22,7 @@ from ..types.shapes import DIM_OPS, Sym, data_sized
 from .builder import is_weak
 from .elementwise import small_int
 from .loop_exits import UNSET
-from .memory import Alias, Buffer, Ref, State
+from .memory import Alias, Buffer, Ref, State, _replayable, var_leaves
 from .values import RuntimeRange, contains_var
 
 _MISSING = object()
@@ -186,21 +186,35 @@ class Control:
         if with_continuation:
             t_val, e_val = (UNSET if r is _RAISED else r if r is not _MISSING else None for r in (t_ret, e_ret))
             joined = self.join_values(t_val, e_val, "the returned value", t_eqns, e_eqns)
-            position = self._view_join(t_val, e_val, memory, t_eqns, e_eqns)
-            extra = [position[1]] if position else []
+            # each returned array (`return x[j]`, `return i, x[:, j]`) that is a view of one array on both paths
+            # stays a view of it at the joined position
+            pairs = _leaf_pairs(t_val, e_val)
+            positions = [self._view_join(t, e, memory, t_eqns, e_eqns) for t, e in pairs]
+            # (an argument on one path and another array on the other: which one, for the call: _choice)
+            choices = [None if p is not None else self._choice(t, e, memory, t_eqns, e_eqns)
+                       for (t, e), p in zip(pairs, positions)]
+            extra = [p[1] for p in positions if p is not None] + [c[0] for c in choices if c is not None]
             outs = self.emit_if(cond, t_eqns, e_eqns, [joined] + [j for _, j in buffers] + extra, t_checks, e_checks)
             value, *versions = self.rebuild_all([joined] + [j for _, j in buffers] + extra, outs)
-            if position:
-                *versions, params = versions
-                self._set_versions(buffers, versions)
-                return True, self.memory.strided_view(position[0], value, params)
-            self._set_versions(buffers, versions)
-            return True, self._alias(value, (t_val, e_val), memory)
+            params = iter(versions[len(buffers):])
+            self._set_versions(buffers, versions[:len(buffers)])
+            leaves: list = []
+            var_leaves(value, leaves)
+            assert len(leaves) == len(pairs), (leaves, pairs)
+            for leaf, position in zip(leaves, positions):
+                if position is not None:
+                    self.memory.strided_view(position[0], leaf, next(params))
+            for leaf, (t, e), choice in zip(leaves, pairs, choices):
+                if choice is not None:
+                    self._alias(leaf, (t, e), memory, choice[1](next(params)))
+                elif not isinstance(leaf.ref, Ref):
+                    self._alias(leaf, (t, e), memory)
+            return True, value
         if t_raised or e_raised:        # the names of a path that raised are never read again
             t_locals, e_locals = (snapshot if t_raised else t_locals), (snapshot if e_raised else e_locals)
         names = [n for n in sorted(set(t_locals) | set(e_locals))
                  if t_locals.get(n, _MISSING) is not e_locals.get(n, _MISSING)]
-        pairs, views, copies, positions = [], [], [], {}
+        pairs, views, copies, positions, choices = [], [], [], {}, {}
         for n in names:
             t, e = t_locals.get(n, _MISSING), e_locals.get(n, _MISSING)
             if t_raised or e_raised:
@@ -232,18 +246,22 @@ class Control:
             position = self._view_join(t, e, memory, t_eqns, e_eqns)
             if position is not None:          # two views of one array: a view at a run-time position
                 positions[n] = position
+            elif (choice := self._choice(t, e, memory, t_eqns, e_eqns)) is not None:
+                choices[n] = choice           # an argument or another array: which one, if it is returned
             pairs.append((n, self.join_values(t, e, f"variable '{n}'", t_eqns, e_eqns)))
-        joined = [j for _, j in pairs] + [j for _, j in buffers] + [j for _, j in positions.values()]
+        joined = [j for _, j in pairs] + [j for _, j in buffers] + [j for _, j in positions.values()] + \
+            [j for j, _ in choices.values()]
         outs = self.emit_if(cond, t_eqns, e_eqns, joined, t_checks, e_checks)
         values = self.rebuild_all(joined, outs)
         self._set_versions(buffers, values[len(pairs):len(pairs) + len(buffers)])
         params = dict(zip(positions, values[len(pairs) + len(buffers):]))
+        chosen = dict(zip(choices, values[len(pairs) + len(buffers) + len(positions):]))
         for (n, _), value in zip(pairs, values):   # (the values of a path that raised are never read)
             if n in positions:
                 frame.locals[n] = self.memory.strided_view(positions[n][0], value, params[n])
                 continue
             sources = tuple(loc.get(n) for loc, raised in ((t_locals, t_raised), (e_locals, e_raised)) if not raised)
-            frame.locals[n] = self._alias(value, sources, memory)
+            frame.locals[n] = self._alias(value, sources, memory, choices[n][1](chosen[n]) if n in choices else None)
         self._tie_shared_branch_arrays([n for n, _ in pairs], frame, t_locals, e_locals, memory)
         for n, same in copies:
             frame.locals[n] = frame.locals[same]
@@ -283,13 +301,18 @@ class Control:
         buffers = self._join_buffers(memory, t_mem, e_mem, t_eqns, e_eqns)
         joined = [self.join_values(t_val, e_val, "the conditional expression", t_eqns, e_eqns)]
         position = self._view_join(t_val, e_val, memory, t_eqns, e_eqns)
-        extra = [position[1]] if position else []
+        choice = self._choice(t_val, e_val, memory, t_eqns, e_eqns) if position is None else None
+        extra = [position[1]] if position else [choice[0]] if choice else []
         outs = self.emit_if(cond, t_eqns, e_eqns, joined + [j for _, j in buffers] + extra, t_checks, e_checks)
         value, *versions = self.rebuild_all(joined + [j for _, j in buffers] + extra, outs)
         if position:
             *versions, params = versions
             self._set_versions(buffers, versions)
             return self.memory.strided_view(position[0], value, params)
+        if choice:
+            *versions, values = versions
+            self._set_versions(buffers, versions)
+            return self._alias(value, (t_val, e_val), memory, choice[1](values))
         self._set_versions(buffers, versions)
         return self._alias(value, (t_val, e_val), memory)
 
@@ -493,44 +516,114 @@ class Control:
             self.memory.set_version(self.b, buf, version)
 
     def _view_position(self, v, before, eqns):
-        """(buffer, position) of `v` when it is a view of an array that existed `before` (memory.view_params,
-        computed at the end of `eqns`); None otherwise."""
+        """(anchor, position) of `v` when it is a view of an array that existed `before` (memory.view_anchor and
+        view_params, computed at the end of `eqns`); None otherwise."""
         if not isinstance(v, Var) or not isinstance(v.ref, Ref) or v.scalar or v.weak \
                 or not self.memory.existed(before, v.ref.buffer):
+            return None
+        anchor = self._anchor(v)
+        if anchor is None:
             return None
         with self.b.recording() as made:
             params = self.memory.view_params(self.b, v)
         if params is None:
             return None
         eqns.extend(made)
-        return v.ref.buffer, params
+        return anchor, params
+
+    def _anchor(self, v):
+        """v's memory.view_anchor where the code being emitted can make it again (its dims computable here)."""
+        anchor = self.memory.view_anchor(v)
+        if anchor is None or not anchor.prefix:
+            return anchor
+        computable = _computable_here(self.b, [])
+        return anchor if all(computable(d) for step in anchor.prefix for d in step.shape) else None
 
     def _view_join(self, t, e, before, t_eqns, e_eqns):
         """(buffer, joined positions) when `t` and `e`, the values of one name at the end of the two paths, are views
         of one array that existed before the branch at positions the kernel computes (memory.view_params, computed
         at the end of each path): the joined value is then that array's view at the joined position, as NumPy's
-        is (writes through it reach the array, a returned one is a view of it). None otherwise."""
+        is (writes through it reach the array, a returned one is a view of it). None otherwise. A path whose value
+        is never read (UNSET: a loop's return value before any `return` ran, a path that raised) takes the other
+        path's view, its position any (`return x[j]` in a loop body: tests/test_joined_views.py)."""
+        if t is UNSET or e is UNSET:
+            known, eqns = (e, e_eqns) if t is UNSET else (t, t_eqns)
+            made: list = []
+            position = self._view_position(known, before, made)
+            if position is None:
+                return None
+            eqns.extend(made)
+            return position[0], self.join_values(UNSET if t is UNSET else position[1],
+                                                 UNSET if e is UNSET else position[1], "a view's position",
+                                                 t_eqns, e_eqns)
         if not (isinstance(t, Var) and isinstance(e, Var) and isinstance(t.ref, Ref) and isinstance(e.ref, Ref)) \
                 or t.ref.buffer is not e.ref.buffer or t.dtype != e.dtype or t.ndim != e.ndim:
             return None
         t_made, e_made = [], []
         t_position, e_position = self._view_position(t, before, t_made), self._view_position(e, before, e_made)
-        if t_position is None or e_position is None:
+        if t_position is None or e_position is None or not t_position[0].same(e_position[0], self.b.env):
             return None
         t_eqns.extend(t_made)
         e_eqns.extend(e_made)
-        return t.ref.buffer, self.join_values(t_position[1], e_position[1], "a view's position", t_eqns, e_eqns)
+        return t_position[0], self.join_values(t_position[1], e_position[1], "a view's position", t_eqns, e_eqns)
 
-    def _alias(self, value, sources, before):
+    def _alias(self, value, sources, before, choice=None):
         """A joined array that is one existing array or another depending on the run-time path: it may alias
-        their memory, in a way writes cannot follow (frontend/memory.py, Alias)."""
+        their memory, in a way writes cannot follow (frontend/memory.py, Alias). `choice`: which array each path
+        gives, for the call to return the same (Alias.choice)."""
         if not isinstance(value, Var):
             return value
         deps = {buf for src in sources for buf, _ in self.memory.deps(src) if self.memory.existed(before, buf)}
         if deps:
             value.ref = self.memory.alias(deps, "an array that is one of several arrays depending on a run-time "
-                                                "condition")
+                                                "condition", chosen=True)
+            value.ref.choice = choice
         return value
+
+    def _form(self, v, before, eqns):
+        """How the call can make the array `v` (one path's value at a join) from the caller's arrays (Alias.choice):
+        None for an array the kernel makes (or a path that never gives one), ("local", buffer) for an array the
+        function made before the join (the kernel's value, while nothing writes it after the join), _NO where it
+        cannot (a view of such an array, an Alias it does not follow)."""
+        if v is UNSET or not isinstance(v, Var) or v.scalar or v.weak:
+            return None
+        ref = self.memory.ref_of(v)
+        if isinstance(ref, Alias):
+            return ref.choice if ref.chosen and ref.choice is not None else _NO
+        buffer = ref.buffer
+        if not self.memory.existed(before, buffer):
+            return None
+        if buffer.argument is None:
+            return ("local", buffer) if not ref.path else _NO
+        if not ref.path:
+            return ("argument", buffer)
+        position = self._view_position(v, before, eqns)
+        if position is not None:
+            return ("view", position[0], position[1])
+        steps = _replayable(ref.path)
+        return ("steps", buffer, steps) if steps is not None else _NO
+
+    def _choice(self, t, e, before, t_eqns, e_eqns):
+        """(values to join, make) when the joined array is an argument or a view of one on one path and another
+        array on the other (`return x` / `return -x`, `return A[i]` in a loop / `return A[0] * 0` after it): the
+        kernel returns a flag for the path and the positions, `make(their joined values)` is the Alias.choice that
+        lets the call return the caller's own memory where NumPy does. None where there is nothing to choose."""
+        t_form, e_form = self._form(t, before, t_eqns), self._form(e, before, e_eqns)
+        if t_form is _NO or e_form is _NO or _kernels(t_form) and _kernels(e_form):
+            return None
+        t_vars, e_vars = _form_vars(t_form), _form_vars(e_form)
+        flags = [Var(dtypes.BOOL, ()) for _ in range(2)]
+        t_eqns.append(Eqn("const", [], [flags[0]], {"value": np.asarray(True)}, self.b.loc))
+        e_eqns.append(Eqn("const", [], [flags[1]], {"value": np.asarray(False)}, self.b.loc))
+        joined = [self.join_values(flags[0], flags[1], "the path taken", t_eqns, e_eqns)]
+        joined += [self.join_values(v, UNSET, "a view's position", t_eqns, e_eqns) for v in t_vars]
+        joined += [self.join_values(UNSET, v, "a view's position", t_eqns, e_eqns) for v in e_vars]
+
+        def make(values):      # (after the join: a local array's version then)
+            it = iter(values)
+            flag = next(it)
+            return ("choice", flag, _form_rebuild(t_form, it, self.memory), _form_rebuild(e_form, it, self.memory))
+        return joined, make
 
     def _run_branch(self, stmts, frame, catch_return: bool, memory):
         from .infer import _Break, _Continue, _Raise, _Return
@@ -777,6 +870,8 @@ class Control:
                     types[n], changed = widened, True
                     continue
                 results.append((n, new))
+            if self._position_unset(views, carried, state, types, aliases, memory):
+                changed = True
             if not changed:
                 break
         else:
@@ -821,15 +916,42 @@ class Control:
             v = state.initial(n)
             if not isinstance(v, Var) or v.scalar or v.weak or not isinstance(self.memory.ref_of(v), Ref):
                 continue
-            params = self.memory.view_params(self.b, v)      # (before the loop)
+            anchor = self._anchor(v)
+            params = self.memory.view_params(self.b, v) if anchor is not None else None     # (before the loop)
             if params is None:
                 continue
             keys = [_Position(n, i) for i in range(len(params))]
-            state.positions[n] = (v.ref.buffer, keys)
+            state.positions[n] = (anchor, keys)
             for key, p in zip(keys, params):
                 state.position_initial[key] = p
                 types[key], aliases[key] = _type_of(p), set()
                 carried.append(key)
+
+    def _position_unset(self, views, carried: list, state, types: dict, aliases: dict, before) -> bool:
+        """A name with no value before the loop (UNSET: what a `return` in the body returns, loop_exits.py) that a
+        round of the body left a view of an array from before the loop (`return x[j]`) is carried with its position
+        from then on, as _carry_positions carries views, so that the loop returns that view of the array, as NumPy
+        does, not a copy. Its position before the loop is never read (the return flag is False): zeros. Tried once
+        per name: a later round that leaves something else (_LoopState.unpositioned) carries it as before."""
+        added = False
+        for n in [n for n in carried if isinstance(n, str) and n in views and n not in state.positions
+                  and n not in state.position_tried and state.initial(n) is UNSET]:
+            new = state.after(n)
+            if not isinstance(new, Var) or new.scalar or new.weak or not isinstance(new.ref, Ref) \
+                    or not self.memory.existed(before, new.ref.buffer):
+                continue
+            state.position_tried.add(n)
+            anchor, count = self._anchor(new), self.memory.position_count(new)
+            if anchor is None or count is None:
+                continue
+            keys = [_Position(n, i) for i in range(count)]
+            state.positions[n] = (anchor, keys)
+            for key in keys:
+                state.position_initial[key] = UNSET
+                types[key], aliases[key] = (dtypes.INT64, (), False, False), set()
+                carried.append(key)
+            added = True
+        return added
 
     def _merge_flags(self, carried: list, checks: list) -> list:
         return [self.interp.numpy_call(np.logical_or, [a, f], {}) for a, (f, _, _) in zip(carried, checks)]
@@ -870,11 +992,11 @@ class Control:
         out_of = dict(zip(live, outs))
         for n, v in zip(live, outs):
             if n in positions:       # a view of its array at the position the loop ends with
-                buffer, keys = positions[n]
-                frame.locals[n] = self.memory.strided_view(buffer, v, [out_of[k] for k in keys])
+                anchor, keys = positions[n]
+                frame.locals[n] = self.memory.strided_view(anchor, v, [out_of[k] for k in keys])
             elif not isinstance(n, (Buffer, _Position)):
                 if aliases.get(n):
-                    v.ref = self.memory.alias(aliases[n], _rebound(n))
+                    v.ref = self.memory.alias(aliases[n], _rebound(n), chosen=True)
                 frame.locals[n] = v
         for flag, (kind, message) in zip(outs[len(live):], flags):
             self.b.check(flag, kind, message, located=False)
@@ -950,6 +1072,7 @@ class _LoopState:
         self.position_initial: dict = {}     # _Position -> its value before the loop
         self.position_after: dict = {}       # _Position -> its value at the end of this round's body
         self.unpositioned: list = []         # names this round left something else than a view of their array
+        self.position_tried: set = set()     # UNSET names once given a position (Control._position_unset)
 
     def initial(self, n):
         if isinstance(n, _Position):
@@ -971,10 +1094,10 @@ class _LoopState:
         """run() (a round of the body), then the positions of the carried views as it leaves them."""
         self.unpositioned = []
         value = run()
-        for n, (buffer, keys) in self.positions.items():
+        for n, (anchor, keys) in self.positions.items():
             new = self.frame.locals.get(n)
-            params = self.memory.view_params(b, new) if isinstance(new, Var) and isinstance(new.ref, Ref) \
-                and new.ref.buffer is buffer else None
+            now = self.memory.view_anchor(new) if isinstance(new, Var) else None
+            params = self.memory.view_params(b, new) if now is not None and anchor.same(now, b.env) else None
             if params is None:
                 self.unpositioned.append(n)
             else:
@@ -1001,13 +1124,13 @@ class _LoopState:
         self.memory.restore(b, self.start)
         for n, v in args.items():
             if n in self.positions:
-                buffer, keys = self.positions[n]
-                self.memory.strided_view(buffer, v, [args[k] for k in keys])
+                anchor, keys = self.positions[n]
+                self.memory.strided_view(anchor, v, [args[k] for k in keys])
             elif not isinstance(n, (Buffer, _Position)):
                 deps = aliases[n] | {buf for buf, _ in self.memory.deps(self.snapshot.get(n))
                                      if self.memory.existed(self.buffers, buf)}
                 if deps:
-                    v.ref = self.memory.alias(deps, _rebound(n))
+                    v.ref = self.memory.alias(deps, _rebound(n), chosen=True)
         return run()
 
     def written_buffers(self) -> list:
@@ -1054,6 +1177,51 @@ def join_shapes(env, first: tuple, second: tuple, name: str, message: str, branc
             env.unify(a, c, message)
             out.append(a)
     return tuple(out)
+
+
+_NO = object()     # Control._form: an array the call cannot make
+
+
+def _kernels(form) -> bool:
+    """A form of the kernel's value only (no path gives the caller's array)."""
+    return form is None or form[0] == "local"
+
+
+def _form_vars(form) -> list:
+    if form is None or form[0] in ("argument", "steps", "local"):
+        return []
+    if form[0] == "view":
+        return list(form[2])
+    return [form[1]] + _form_vars(form[2]) + _form_vars(form[3])
+
+
+def _form_rebuild(form, values, memory):
+    """The form with its Vars replaced by the next `values` (their joined values), in _form_vars' order; a local
+    array with its version after the join."""
+    if form is None or form[0] in ("argument", "steps") or len(form) == 3 and form[0] == "local":
+        return form
+    if form[0] == "local":
+        return ("local", form[1], memory.version_in(memory.current, form[1]))
+    if form[0] == "view":
+        return ("view", form[1], [next(values) for _ in form[2]])
+    flag = next(values)
+    return ("choice", flag, _form_rebuild(form[2], values, memory), _form_rebuild(form[3], values, memory))
+
+
+def _leaf_pairs(t, e) -> list:
+    """The (then, else) pairs of the run-time leaves of two values in the order join_values joins them (one side
+    UNSET where that path never reads the value)."""
+    if isinstance(t, (list, tuple)) and isinstance(e, (list, tuple)) and type(t) is type(e) and len(t) == len(e):
+        return [p for a, c in zip(t, e) for p in _leaf_pairs(a, c)]
+    if isinstance(t, dict) and isinstance(e, dict) and t.keys() == e.keys():
+        return [p for k in t for p in _leaf_pairs(t[k], e[k])]
+    if t is UNSET or e is UNSET:
+        known = e if t is UNSET else t
+        if isinstance(known, (list, tuple, dict)) and contains_var(known):
+            items = known.values() if isinstance(known, dict) else known
+            return [p for v in items for p in (_leaf_pairs(UNSET, v) if t is UNSET else _leaf_pairs(v, UNSET))]
+        return [(t, e)] if isinstance(known, Var) else []
+    return [(t, e)] if isinstance(t, Var) or isinstance(e, Var) or not _same_constant(t, e) else []
 
 
 @dataclass

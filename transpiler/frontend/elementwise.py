@@ -54,8 +54,6 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
             and isinstance(args[0], Var) and not args[0].scalar and not args[0].weak and args[0].dtype.kind in "fc" \
             and _sqrt_for_half_power(python_op, args[0].dtype):
         ufunc, args = np.sqrt, args[:1]       # and `float_array ** 0.5` is sqrt (sqrt(-0.0) is -0.0, of -inf nan)
-    if ufunc is np._core.umath.clip:
-        args = [args[0]] + [_clamp_bound(a, args[0]) for a in args[1:]]
     if ufunc is np.logical_not or ufunc is np.logical_and or ufunc is np.logical_or or ufunc is np.logical_xor:
         args = [to_bool(b, a) for a in args]
     types = [operand_type(a) for a in args]
@@ -87,7 +85,8 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         in_dts = [_exact_int_dtype(a, dt) for a, dt in zip(args, in_dts)]
     operands = [coerce(b, a, dt) for a, dt in zip(args, in_dts)]
     if ufunc is np.power and in_dts[0].kind in "iub":
-        _check_integer_exponent(b, args[1] if in_dts[1].kind == "i" else 0)
+        python_ints = python_op and all(is_weak(a) for a in args)
+        _check_integer_exponent(b, args[1] if in_dts[1].kind == "i" else 0, python_ints)
     operands = checked_in_kernel(b, operands)
     shape = broadcast([o.shape for o in operands], b.env)
     weak = python_op and (all(is_weak(a) for a in args) or ufunc not in _ORDERINGS and
@@ -101,6 +100,8 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     result.size_of = _size_arithmetic(ufunc, args)
     if weak and out_dts[0].kind in "fc":
         _python_float_checks(b, ufunc, operands, result)
+    elif weak and out_dts[0].kind == "i" and ufunc in (np.floor_divide, np.remainder):
+        _python_int_division_checks(b, ufunc, operands, args)
     elif weak and out_dts[0].kind == "i" and ufunc in _INT_OVERFLOW_OPS:
         if not all(map(small_int, args)):
             _python_int_check(b, ufunc, operands)
@@ -186,6 +187,16 @@ _INT_OVERFLOW_OPS = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.n
                      np.floor_divide: "floordiv", np.left_shift: "shl", np.power: "pow"}
 
 
+def _python_int_division_checks(b: Builder, ufunc, operands, args) -> None:
+    """Python ints raise where NumPy's give 0: `a // 0` and `a % 0` are ZeroDivisionError (a kernel check flag),
+    and `a // b` past int64 (-2**63 // -1) is the OverflowError of the other int operations."""
+    flag = b.emit1("eq", [operands[1], b.const(np.zeros((), operands[1].dtype))], dtypes.BOOL, ())
+    b.check(flag, ZeroDivisionError, "integer division or modulo by zero" if ufunc is np.floor_divide
+            else "integer modulo by zero")
+    if ufunc is np.floor_divide and not all(map(small_int, args)):
+        _python_int_check(b, ufunc, operands)
+
+
 def small_int(value) -> bool:
     """A compile-time int well inside int64, an array dim or a loop index (bounded by sizes and trip counts): such
     operands do not overflow in the sums and products programs make of them."""
@@ -239,9 +250,13 @@ def _exact_int_dtype(value, dtype: np.dtype) -> np.dtype:
     raise UserError(f"Python integer {value} out of bounds for comparison", OverflowError)
 
 
-def _check_integer_exponent(b: Builder, e) -> None:
-    """NumPy refuses negative integer exponents of integers: at compile time, or by a kernel check flag."""
+def _check_integer_exponent(b: Builder, e, python_ints: bool = False) -> None:
+    """NumPy refuses negative integer exponents of integers: at compile time, or by a kernel check flag. Python
+    gives a float for two Python ints (`2 ** -1`), a type the typed program cannot choose by value: refused too."""
     message = "Integers to negative integer powers are not allowed."
+    if python_ints:
+        message = ("a negative exponent of Python ints (Python's `n ** k` is then a float; the compiled one is an "
+                   "int64) is not supported: write float(n) ** k")
     if isinstance(e, Var):
         from .reductions import reduce
         negative = apply_ufunc(b, np.less, [e, 0])
@@ -249,16 +264,6 @@ def _check_integer_exponent(b: Builder, e) -> None:
         b.check(flag, ValueError, message)
     elif np.any(np.asarray(e) < 0):
         raise UserError(message, ValueError)
-
-
-def _clamp_bound(bound, x):
-    """np.clip compares by value: a Python int bound beyond the array's integer range clips nothing on that side,
-    which is the same as the range's end."""
-    dt = x.dtype if isinstance(x, Var) else np.asarray(x).dtype
-    if type(bound) is int and dt.kind in "iu":
-        info = np.iinfo(dt)
-        return min(max(bound, int(info.min)), int(info.max))
-    return bound
 
 
 def _small_int_exponent(e):
@@ -323,8 +328,18 @@ def warn_at(b: Builder, category, message: str) -> None:
 
 
 def clip(b: Builder, a, a_min=None, a_max=None) -> Var:
+    """NumPy's `_clip`: on an integer array a Python int bound past the dtype's range on its own side (a minimum at
+    or below the smallest value, a maximum at or above the largest) is dropped; any other Python int bound that the
+    dtype cannot hold is the ufunc's OverflowError (np.clip(uint8_array, 0, -1), np.clip(uint8_array, 300, 400))."""
+    dt = a.dtype if isinstance(a, Var) else np.asarray(a).dtype
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        if type(a_min) is int and a_min <= info.min:
+            a_min = None
+        if type(a_max) is int and a_max >= info.max:
+            a_max = None
     if a_min is None and a_max is None:
-        raise UserError("One of max or min must be given", ValueError)
+        return apply_ufunc(b, np.positive, [a])
     if a_max is None:
         return apply_ufunc(b, np.maximum, [a, a_min])
     if a_min is None:

@@ -88,8 +88,12 @@ def getitem(b: Builder, x: Var, index):
         return get_masked(b, x, mask if isinstance(mask, Var) else np.asarray(mask))
     items = index if isinstance(index, tuple) else (index,)
     if x.ndim == 0 and all(i is Ellipsis for i in items):
-        # NumPy: a 0-d array indexed by () is a scalar; anything indexed by ... is a 0-d array (a view)
-        return b.emit1("copy", [x], x.dtype, (), scalar=not items) if x.scalar == bool(items) else x
+        # NumPy: a 0-d array indexed by () is a scalar; anything indexed by ... is a 0-d array (a new view of a
+        # 0-d array: another object)
+        if x.scalar == bool(items):
+            return b.emit1("copy", [x], x.dtype, (), scalar=not items)
+        from .shape_ops import same_view
+        return same_view(b, x) if items else x
     mask_dims: dict = {}
     if any(_is_bool_array(i) for i in items):
         index = _masks_as_ids(b, items, mask_dims)   # x[mask, j], x[:, mask]: its positions, one array per dim
@@ -266,6 +270,12 @@ def _set_masked_values(b: Builder, x: Var, mask: Var, value) -> Var:
     if v.ndim != len(rest) + 1:
         raise UserError(f"NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, input has "
                         f"{v.ndim} dimensions", ValueError)
+    from .memory import Ref
+    if isinstance(v.ref, Ref) and isinstance(x.ref, Ref) and v.ref.buffer is x.ref.buffer:
+        # NumPy stores element by element from the view as it changes (x[m] = x[::-1] of all-True m gives
+        # [5, 4, 3, 3, 4, 5]), where the compiled store reads the values first
+        raise UserError("x[mask] = values where the values are a view of x: NumPy stores them one by one, reading "
+                        "the ones already overwritten; not supported: pass a copy (`.copy()`)", TypeError)
     v = fit_value(b, v, x.dtype, (v.shape[0],) + tuple(rest))
     count = reduce(b, "sum", b.convert(mask, dtypes.INT64))
     size = b.emit1("dim_size", [v], dtypes.INT64, (), axis=0)
@@ -294,11 +304,12 @@ def _scatter(b: Builder, x: Var, specs, advanced, value) -> Var:
     order, so a repeated id keeps the last value, as in NumPy."""
     axis, _, ids = advanced
     ids = _index_array(b, ids)
+    # the value broadcasts to x[ids]'s shape (ids' own dims), then is stored id by id as the ids are, flattened
+    v = fit_value(b, value, x.dtype, x.shape[:axis] + ids.shape + x.shape[axis + 1:])
     if ids.ndim != 1:
         from .shape_ops import reshape
         ids = reshape(b, ids, (-1,))
-    region = x.shape[:axis] + ids.shape + x.shape[axis + 1:]
-    v = fit_value(b, value, x.dtype, region)
+        v = reshape(b, v, x.shape[:axis] + ids.shape + x.shape[axis + 1:])
     n = x.shape[axis]
     flag = b.emit1("index_check", [ids], dtypes.BOOL, (), n=n)
     b.check(flag, IndexError, f"index out of bounds for axis {axis} with size {n}")
@@ -445,6 +456,11 @@ def _index_spec(b: Builder, item, n, axis: int):
             if not -size <= i < size:
                 raise UserError(f"index {i} is out of bounds for axis {axis} with size {size}", IndexError)
             return ("index", i % size if size else i, None)
+        if 2**63 <= i < 2**64:        # NumPy's conversion of what fits a uint64 fails so
+            raise UserError("Python int too large to convert to C long", OverflowError)
+        if not -2**63 <= i < 2**63:   # NumPy cannot take it as an index (x[2**70])
+            raise UserError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+                            "boolean arrays are valid indices", IndexError)
         item = b.const(np.int64(i))  # a run-time size: normalized and checked in the kernel
         item.known = i               # (a view at this index can still be replayed on an argument: memory.py)
     if isinstance(item, Var) and item.ndim == 0 and item.dtype.kind in "iu":
@@ -468,6 +484,7 @@ def _slice_spec(b: Builder, s: slice, n):
     step = int(step)
     if step == 0:
         raise UserError("slice step cannot be zero", ValueError)
+    step = max(min(step, _HUGE_STEP), -_HUGE_STEP)     # past any length: one element, in the kernel's int64
     n = b.env.find(n)
     bounds = [s.start, s.stop]
     if all(v is None or isinstance(v, (int, np.integer)) for v in bounds) and isinstance(n, int):
@@ -526,6 +543,8 @@ def _bound(v, n, default, low, high):
         d = derived("wrap", run_time_int(v), n)     # any run-time int: its sign is known only at run time
     if d is None:
         raise UserError("slice bounds must be integers", TypeError)
+    if isinstance(d, int):     # past any length (x[3:2**70]): clamps as it would, and fits the kernel's int64
+        d = max(min(d, _HUGE_STEP), -_HUGE_STEP)
     if isinstance(d, int) and d < 0:
         d = derived("add", n, d)
     return derived("max", derived("min", d, high), low)

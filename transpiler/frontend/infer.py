@@ -110,6 +110,15 @@ class _Speculation:
         self.interp.memory.restore(b, self.memory)   # names elsewhere re-derived from the saved versions
 
 
+def _is_user_object(v) -> bool:
+    """An instance of a user's class (its attributes may hold compile-time containers): not a module, class,
+    function, or a NumPy or compiler object."""
+    if isinstance(v, (type, types.ModuleType, types.FunctionType, types.MethodType)) or not hasattr(v, "__dict__"):
+        return False
+    module = type(v).__module__ or ""
+    return not module.startswith(("numpy", "transpiler", "builtins", "functools"))
+
+
 class _Return(Exception):
     def __init__(self, value):
         self.value = value
@@ -136,6 +145,8 @@ class Interpreter:
         self.active: list = []   # functions being interpreted, for the recursion check
         self.frames: list = []   # frames being interpreted (innermost last): names re-derived after a write
         self.speculating = 0     # > 0 while a compile-time loop is tried as a run-time loop
+        # the containers that existed when each run-time loop or branch being interpreted began (innermost last)
+        self.outer_containers: list = []
         self.memory = Memory(self.frames, argument_objects)
         builder.memory = self.memory
         builder.guard = self.guard_write
@@ -229,7 +240,7 @@ class Interpreter:
         if not top and (contains_return(stmt.body) or contains_return(stmt.orelse)):
             raise UserError("`return` inside a run-time `if` is supported at the top level of a function body only",
                             SyntaxError)
-        consumed, value = self.control.run_if(stmt, frame, test, rest)
+        consumed, value = self._run_time_region(self.control.run_if, stmt, frame, test, rest)
         if consumed:
             raise _Return(value)
         return False
@@ -271,6 +282,9 @@ class Interpreter:
         if _is_array_var(old):
             self.b.write(old, lambda: self.inplace(old, s.op, rhs))
             return
+        if isinstance(old, (list, dict, set)):      # `out += [v]` extends the list itself
+            self._no_speculation(f"`{type(old).__name__} op=`")
+            self._no_outer_container_mutation(old, "an augmented assignment (`op=`)")
         self.assign(s.target, self.binop(s.op, old, rhs, inplace=True), frame)
 
     def _augassign_item(self, s, frame):
@@ -312,7 +326,7 @@ class Interpreter:
         """(A loop with break/continue/return never gets here: exec_block runs its rewritten form.)"""
         iterable = self.eval(s.iter, frame)
         if isinstance(iterable, RuntimeRange):
-            return self.control.run_for(s, frame, iterable)
+            return self._run_time_region(self.control.run_for, s, frame, iterable)
         if isinstance(iterable, NdIndex):
             iterable = self._for_ndindex(s, frame, iterable)
             if iterable is None:
@@ -375,7 +389,7 @@ class Interpreter:
                 index.append(self.binop(ast.Mod(), k, d))
                 k = self.binop(ast.FloorDiv(), k, d)
             return item(tuple([k] + index[::-1]) if it.dims else ())
-        self.control.run_for(s, frame, RuntimeRange(0, total, 1), item=unravel)
+        self._run_time_region(self.control.run_for, s, frame, RuntimeRange(0, total, 1), item=unravel)
         return None
 
     def _for_rows(self, s, frame, x: Var):
@@ -384,7 +398,7 @@ class Interpreter:
         rows = RuntimeRange(0, numpy_api.dim_value(self.b, x, 0), 1)
         # each iteration reads x as it is then (the body may write it); an Alias is read as it is (if its arrays
         # are written the read is refused as stale)
-        return self.control.run_for(s, frame, rows, item=lambda i: getitem(
+        return self._run_time_region(self.control.run_for, s, frame, rows, item=lambda i: getitem(
             self.b, self.memory.rederive(self.b, x) if isinstance(x.ref, Ref) else x, i))
 
     def _speculate_runtime_loop(self, s, frame, rng: range) -> tuple | None:
@@ -397,9 +411,10 @@ class Interpreter:
         self.speculating += 1
         try:
             if rng.step == 1:
-                self.control.run_for(s, frame, RuntimeRange(rng.start, rng.stop, 1))
+                self._run_time_region(self.control.run_for, s, frame, RuntimeRange(rng.start, rng.stop, 1))
             else:     # the k-th iteration binds start + k * step (scf.for counts up by one)
-                self.control.run_for(s, frame, RuntimeRange(0, len(rng), 1), item=lambda k: self.binop(
+                self._run_time_region(self.control.run_for, s, frame, RuntimeRange(0, len(rng), 1),
+                                      item=lambda k: self.binop(
                     ast.Add(), rng.start, self.binop(ast.Mult(), k, rng.step)))
         except (UserError, CompileError) as e:
             state.rollback()
@@ -415,7 +430,7 @@ class Interpreter:
         while True:
             test = self.eval(s.test, frame)
             if isinstance(test, Var):   # from here on the condition is known only at run time
-                return self.control.run_while(s, frame)
+                return self._run_time_region(self.control.run_while, s, frame)
             if not self.truth(test, s.test, frame):
                 break
             unrolled.count(lambda: self.exec_block(s.body, frame))
@@ -541,7 +556,41 @@ class Interpreter:
         if _is_global_object(container, frame):
             raise UserError("mutating a module-level object from compiled code is not supported", TypeError)
         self._no_speculation("assignment into a compile-time container")
+        self._no_outer_container_mutation(container, "an assignment into an item")
         py(container.__setitem__, index, value)
+
+    def _run_time_region(self, run, *args, **kwargs):
+        """A run-time loop or branch (`run`, of Control): its body is interpreted once (or a few times, to a
+        fixpoint) while compiling, so a compile-time container that exists before it cannot follow its mutations
+        there (an append would happen once, whatever the trip count or the condition): those are refused."""
+        self.outer_containers.append(self._reachable_containers())
+        try:
+            return run(*args, **kwargs)
+        finally:
+            self.outer_containers.pop()
+
+    def _reachable_containers(self) -> dict:
+        """The lists, dicts and sets the frames in scope can reach now (through other containers too), by id."""
+        found: dict = {}
+        pending = [v for frame in self.memory.frames_in_scope() for v in frame.locals.values()]
+        while pending:
+            v = pending.pop()
+            if isinstance(v, (list, dict, set)) and id(v) not in found:
+                found[id(v)] = v
+                pending.extend(v.values() if isinstance(v, dict) else v)
+            elif isinstance(v, tuple):
+                pending.extend(v)
+            elif _is_user_object(v) and id(v) not in found:    # `self.items.append(i)`: an attribute's list
+                found[id(v)] = v
+                pending.extend(vars(v).values())
+        return found
+
+    def _no_outer_container_mutation(self, container, what: str) -> None:
+        if any(id(container) in outer for outer in self.outer_containers):
+            raise UserError(f"{what} of a compile-time {type(container).__name__} made before a run-time loop or "
+                            "`if`, inside it: the compiler would run it once while compiling, whatever the trip count "
+                            "or the condition; build the container before the loop (or use an array, written in "
+                            "place)", TypeError)
 
     def _no_speculation(self, what: str) -> None:
         if self.speculating:
@@ -727,7 +776,15 @@ class Interpreter:
         combine = np.logical_and if is_and else np.logical_or
         result = self.control.condition(first)
         for operand in rest:
-            value = self.eval(operand, frame)
+            # Python evaluates the operand only where the ones before did not decide: its checks fail only there
+            # (its reads are clamped, as every checked read is)
+            evaluated = result if is_and else self.numpy_call(np.logical_not, [result], {})
+            outer = self.b.check_mask
+            self.b.check_mask = evaluated if outer is None else self.numpy_call(np.logical_and, [outer, evaluated], {})
+            try:
+                value = self.eval(operand, frame)
+            finally:
+                self.b.check_mask = outer
             if not isinstance(value, Var):
                 if self.truth(value, operand, frame) != is_and:   # `c and False`, `c or True`: decided
                     return value if not is_and else self.b.const(np.asarray(False))
@@ -754,7 +811,7 @@ class Interpreter:
     def expr_IfExp(self, e, frame):
         test = self.eval(e.test, frame)
         if isinstance(test, Var):
-            return self.control.run_ifexp(e, frame, test)
+            return self._run_time_region(self.control.run_ifexp, e, frame, test)
         return self.eval(e.body if self.truth(test, e.test, frame) else e.orelse, frame)
 
     def truth(self, value, node, frame) -> bool:
@@ -959,6 +1016,7 @@ class Interpreter:
             raise UserError("mutating a module-level object from compiled code is not supported", TypeError)
         if isinstance(owner, (list, dict, set)) and getattr(fn, "__name__", "") in _MUTATORS:
             self._no_speculation(f"{type(owner).__name__}.{fn.__name__}()")
+            self._no_outer_container_mutation(owner, f"{type(owner).__name__}.{fn.__name__}()")
         return py(fn, *[_wrap_callable(a) for a in args], **{k: _wrap_callable(v) for k, v in kwargs.items()})
 
     def numpy_call(self, fn, args, kwargs, python_op: bool = False):

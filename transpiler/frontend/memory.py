@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import UserError
 from ..program import Var, next_var_id
-from ..runtime.signature import ArgumentView, ResultView, object_attributes
+from ..runtime.signature import ArgumentView, Choice, ResultView, object_attributes
 from ..types import dtypes
 from ..types.shapes import DIM_OPS, Sym, is_checkable
 
@@ -66,6 +66,12 @@ class Alias:
     """The value may share memory with these buffers (as of these versions) in a way not followed."""
     deps: tuple         # ((Buffer, version Var), ...)
     why: str
+    chosen: bool = False    # one array or another as a run-time branch or loop decides (as_returned)
+    # for a chosen one: which array each path gives, as the call can make it (Control._choice): None (the kernel's
+    # value), ("local", Buffer, its version after the join: the kernel's value while that is current),
+    # ("argument", Buffer), ("steps", Buffer, replayable steps), ("view", Anchor, view_params Vars) or
+    # ("choice", flag Var, form if the flag is True, form if False)
+    choice: object = None
 
 
 def _contiguous_slice(specs) -> bool:
@@ -129,6 +135,12 @@ class Memory:
             if isinstance(v, Var) and v.ref is not None and not self.is_current(v):
                 raise UserError(self._stale_message(v), TypeError)
 
+    def check_returned(self, outputs) -> None:
+        """check_current of the kernel's results, but for the kernel's value of an array chosen on a path
+        (Alias.choice, made a runtime Choice by as_inputs): that value is an array made on its path, which no later
+        write reached (Control._form); the call returns the caller's own array on the other paths."""
+        self.check_current([v for v in outputs if not (isinstance(v.ref, Alias) and v.ref.choice is not None)])
+
     def _stale_message(self, v: Var) -> str:
         if isinstance(v.ref, Alias):
             return (f"this array may share memory with an array that was written after it was made ({v.ref.why}), "
@@ -176,9 +188,9 @@ class Memory:
         step = Step(prim, dict(params), tuple(inputs[1:]), out.dtype, out.shape, out.scalar)
         out.ref = Ref(ref.buffer, ref.base, ref.path + (step,), contiguous)
 
-    def alias(self, buffers, why: str) -> Alias:
+    def alias(self, buffers, why: str, chosen: bool = False) -> Alias:
         """An Alias of these buffers as of their current versions."""
-        return Alias(tuple((buf, self.current[buf]) for buf in buffers), why)
+        return Alias(tuple((buf, self.current[buf]) for buf in buffers), why, chosen)
 
     def unknown_alias(self, x: Var, out: Var, why: str) -> Var:
         """`out` may or may not share x's memory (NumPy decides from strides the compiler does not know)."""
@@ -186,19 +198,41 @@ class Memory:
         return out
 
     # ---- views whose position is a run-time value (codegen/strided.py) ----------------------------------------
+    # A view's position is over the axes of its anchor: its buffer, or the array a leading chain of view primitives
+    # whose positions are not per axis (a reshape, a complex part: `x.reshape(3, 4)[i]`, `z.real[1:]`) makes of it.
     def view_params(self, b, v) -> list | None:
-        """The position of a view `v` in its buffer as 0-d int64 values: one start per axis of the buffer, one size
-        per dim of v, then one step vector over the buffer's axes per dim of v. None when v is not such a view (not
-        a Ref, or a reshape or a complex part on its path: positions not per axis)."""
+        """The position of a view `v` in its anchor as 0-d int64 values: one start per axis of the anchor, one size
+        per dim of v, then one step vector over the anchor's axes per dim of v. None when v is not such a view (not
+        a Ref, or an anchor of steps the join cannot re-derive after it: view_anchor)."""
+        anchor = self.view_anchor(v)
+        if anchor is None:
+            return None
+        return _path_params(b, anchor.shape, _split(v.ref.path)[1], v.ndim)
+
+    @staticmethod
+    def view_anchor(v) -> "Anchor | None":
         ref = getattr(v, "ref", None)
         if not isinstance(ref, Ref) or v.scalar or v.weak:
             return None
-        return _path_params(b, ref.base.shape, ref.path, v.ndim)
+        prefix = _split(ref.path)[0]
+        # (re-derived after the join from the buffer's version there: no run-time operand of its own; its dims are
+        # checked by Control, which knows where they are computed)
+        if any(s.extra for s in prefix):
+            return None
+        return Anchor(ref.buffer, prefix, prefix[-1].shape if prefix else ref.base.shape)
 
-    def strided_view(self, buffer: Buffer, value: Var, params: list) -> Var:
-        """`value` is the view of `buffer` at these positions (view_params), as of the buffer's current version."""
+    def position_count(self, v: Var) -> int | None:
+        """How many values view_params gives for `v` (None where it gives none)."""
+        anchor = self.view_anchor(v)
+        if anchor is None:
+            return None
+        n, m = len(anchor.shape), v.ndim
+        return n + m + m * n
+
+    def strided_view(self, anchor: "Anchor", value: Var, params: list) -> Var:
+        """`value` is the view of `anchor` at these positions (view_params), as of its buffer's current version."""
         step = Step("strided", {}, tuple(params), value.dtype, value.shape, False)
-        value.ref = Ref(buffer, self.current[buffer], (step,), False)
+        value.ref = Ref(anchor.buffer, self.current[anchor.buffer], anchor.prefix + (step,), False)
         return value
 
     def derive(self, b, base: Var, path: tuple) -> Var:
@@ -220,7 +254,8 @@ class Memory:
             raise UserError(ref.buffer.readonly, TypeError)
         if value.scalar or value.weak:    # the contents of an array: a 0-d array, not a NumPy or Python scalar
             value = b.emit1("copy", [value], target.dtype, target.shape)
-        if ref.path and ref.path[0].prim == "strided" and self._write_region(b, ref, target, value):
+        if ref.path and _split(ref.path)[1][:1] and _split(ref.path)[1][0].prim == "strided" \
+                and self._write_region(b, ref, target, value):
             return
         new = self._write_through(b, self.current[ref.buffer], ref.path, value)
         self.set_version(b, ref.buffer, new)
@@ -236,9 +271,10 @@ class Memory:
             return False
         _, region, *extra = last.inputs
         specs = last.params["specs"]
-        params = _path_params(b, ref.base.shape, ref.path + (Step("slice", {"specs": specs}, tuple(extra),
-                                                                      region.dtype, region.shape, False),),
-                              region.ndim)
+        prefix, rest = _split(ref.path)      # (positions over the axes of what the prefix makes: view_anchor)
+        params = _path_params(b, prefix[-1].shape if prefix else ref.base.shape,
+                              rest + (Step("slice", {"specs": specs}, tuple(extra), region.dtype, region.shape,
+                                           False),), region.ndim)
         if params is None:
             return False
         b.eqns.remove(last)
@@ -252,9 +288,10 @@ class Memory:
         for flag in valid[1:]:
             valid[0] = b.emit1("and", [valid[0], flag], dtypes.BOOL, ())
         base = self.current[ref.buffer]
-        new = b.emit1("update_strided", [base, region, *params, *valid[:1]], base.dtype, base.shape,
+        inner = self.derive(b, base, prefix)
+        new = b.emit1("update_strided", [inner, region, *params, *valid[:1]], inner.dtype, inner.shape,
                       **({"checked": True} if valid else {}))
-        self.set_version(b, ref.buffer, new)
+        self.set_version(b, ref.buffer, self._write_through(b, base, prefix, new))
         return True
 
     def _write_through(self, b, x: Var, path: tuple, value: Var) -> Var:
@@ -365,6 +402,12 @@ class Memory:
         value = self.as_inputs(value, computed)
         leaves: list = []
         var_leaves(value, leaves)
+        returned = {v.ref.buffer for v in leaves if isinstance(v.ref, Ref)}
+        for v in leaves:
+            # (one of the arrays an argument, or returned beside it: the kernel's copy would not share its memory)
+            if isinstance(v.ref, Alias) and v.ref.chosen and \
+                    any(buf.argument is not None or buf in returned for buf, _ in v.ref.deps):
+                raise UserError(_CHOSEN_RETURNED.format(why=v.ref.why), TypeError)
         by_buffer: dict = {}
         for v in leaves:
             ref = v.ref
@@ -388,6 +431,13 @@ class Memory:
         its own array back, as in NumPy). A view of an argument at positions only the kernel knows (`x[s[0]:]`)
         is the same view of the caller's array, its positions returned by the kernel (`computed`)."""
         ref = value.ref if isinstance(value, Var) else None
+        # (also after a write into one of the arrays: the call returns the caller's array as it is then, and the
+        # kernel's value on another path is an array made on that path, which no write since can have reached:
+        # Control._form)
+        if isinstance(ref, Alias) and ref.chosen and ref.choice is not None:
+            chosen = _chosen(value, ref.choice, computed, self.current)
+            if chosen is not None:
+                return chosen
         if isinstance(ref, Ref) and ref.buffer.argument is not None and self.current.get(ref.buffer) is ref.base:
             if not ref.path:
                 return ref.buffer.argument
@@ -399,6 +449,60 @@ class Memory:
         if isinstance(value, dict):
             return {k: self.as_inputs(v, computed) for k, v in value.items()}
         return value
+
+
+# NumPy returns the argument (or a view of it) on one path and another array on the other: the kernel's result is a
+# copy, which a caller writing into it would tell apart
+_CHOSEN_RETURNED = ("returning {why}, where one of them is an argument or a view of one, or an array returned "
+                    "beside it, is not supported: NumPy returns that array's own memory on that path, the compiled "
+                    "function would return a copy. "
+                    "Return a copy on every path (`return x.copy()`, `return x[j].copy()`), or return a view of "
+                    "one argument on every path (`x[j]` and `x[k]`: a view at a run-time position)")
+
+
+def _chosen(value: Var, form, computed, current):
+    """What the call returns for a value that is one array or another as the kernel's path decided (Alias.choice):
+    the argument, the same view of it, or the kernel's value, as a flag the kernel returns picks (Choice); None
+    when a position or flag is not available at the top level of the program, or a local array chosen on a path
+    was written after the join (the kernel's value is then not NumPy's)."""
+    if form is None:
+        return value
+    kind, buffer, *rest = form
+    if kind == "local":
+        return value if current.get(buffer, buffer.initial) is rest[0] else None
+    if kind == "argument":
+        return buffer.argument
+    if kind == "steps":
+        return ArgumentView(buffer.argument, rest[0])
+    if kind == "view":        # ("view", Anchor, positions)
+        anchor = buffer
+        steps = _replayable(anchor.prefix + (Step("strided", {}, tuple(rest[0]), value.dtype, value.shape, False),),
+                            computed)
+        return ArgumentView(anchor.buffer.argument, steps) if steps is not None else None
+    flag = computed(buffer) if computed is not None else None    # ("choice", flag, then, else)
+    then, other = (_chosen(value, f, computed, current) for f in rest)
+    return None if flag is None or then is None or other is None else Choice(flag, then, other)
+
+
+@dataclass(eq=False)
+class Anchor:
+    """What a view at a run-time position is a view of (Memory.view_anchor): `prefix` applied to `buffer`."""
+    buffer: Buffer
+    prefix: tuple       # Steps
+    shape: tuple
+
+    def same(self, other: "Anchor", env) -> bool:
+        return self.buffer is other.buffer and len(self.prefix) == len(other.prefix) and all(
+            a is c or a.prim == c.prim and a.params == c.params and a.dtype == c.dtype and not a.extra
+            and not c.extra and len(a.shape) == len(c.shape)
+            and all(env.find(x) is env.find(y) or env.same_expression(x, y) for x, y in zip(a.shape, c.shape))
+            for a, c in zip(self.prefix, other.prefix))
+
+
+def _split(path: tuple):
+    """(the steps up to the last one whose positions are not per axis, the strided steps after it)."""
+    k = max((i + 1 for i, s in enumerate(path) if s.prim not in _STRIDED_STEPS), default=0)
+    return path[:k], path[k:]
 
 
 def _path_params(b, base_shape, path: tuple, ndim: int):

@@ -330,6 +330,8 @@ def as_dim_or_error(i):
 
 
 def _clamp_index(i, n):
+    if isinstance(i, int):    # past any length (np.split(x, [2**70])): NumPy's slice clamps it; int64 constants here
+        i = max(min(i, 2**62), -2**62)
     if isinstance(i, int) and i < 0:
         i = derived("max", derived("add", n, i), 0)
     return derived("min", i, n)
@@ -411,7 +413,12 @@ def full(b: Builder, shape, fill_value, dtype=None) -> Var:
             raise UserError("a run-time fill value must be a scalar", ValueError)
         return b.emit1("full", [b.convert(fill_value, out_dt)], out_dt, fitting(b, dims, out_dt))
     out_dt = dtypes.check_supported(dtype if dtype is not None else np.asarray(fill_value).dtype)
-    return b.emit1("full", [b.const(np.asarray(fill_value).astype(out_dt))], out_dt, fitting(b, dims, out_dt))
+    if type(fill_value) is int and out_dt.kind in "iu":
+        # NumPy's copyto sets a Python int by value: one the dtype cannot hold is an OverflowError, not wrapped
+        value = dtypes.weak_to_dtype(fill_value, out_dt)
+    else:
+        value = np.asarray(fill_value).astype(out_dt)
+    return b.emit1("full", [b.const(np.asarray(value))], out_dt, fitting(b, dims, out_dt))
 
 
 def zeros(b: Builder, shape, dtype=float):

@@ -302,12 +302,23 @@ class ResultView:
         self.base, self.steps = base, steps
 
 
+class Choice:
+    """A returned array that is one of two as the kernel's path decided (`return x` on one path, a new array on the
+    other: frontend/memory.Alias.choice): `then` where the kernel's 0-d bool `flag` is True, else `other`."""
+
+    def __init__(self, flag: Var, then, other):
+        self.flag, self.then, self.other = flag, then, other
+
+
 def result_template(value, inputs: list, outputs: list):
     """Describe a returned Python value: Vars become ("out", i) or ("in", i), views of arguments ("view", i, steps),
     the rest is kept as is."""
     if isinstance(value, ArgumentView):
         index = next(i for i, v in enumerate(inputs) if v is value.argument)
         return ("view", index, _steps_template(value.steps, inputs, outputs))
+    if isinstance(value, Choice):
+        return ("choice", result_template(value.flag, inputs, outputs), result_template(value.then, inputs, outputs),
+                result_template(value.other, inputs, outputs))
     if isinstance(value, ResultView):
         base = result_template(value.base, inputs, outputs)
         if base[0] != "out":     # (an input's buffer is never a ResultView's: memory.as_returned)
@@ -362,6 +373,9 @@ def build_result(template, results: list, originals: list, leaf=None):
         return originals[template[1]]
     if tag == "view":
         return _replay(originals[template[1]], template[2], originals, results)
+    if tag == "choice":
+        return build_result(template[2] if build_result(template[1], results, originals) else template[3], results,
+                            originals, leaf)
     if tag == "result view":
         return _replay(results[template[1]], template[2], originals, results)
     if tag in ("list", "tuple"):

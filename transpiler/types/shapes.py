@@ -93,7 +93,7 @@ def nonnegative(d: Dim) -> bool:
     if isinstance(d, int):
         return d >= 0
     kind = d.origin[0]
-    if kind == "arg":
+    if kind in ("arg", "joined", "result"):     # sizes of arrays (an argument's, or read off a computed array)
         return True
     if kind == "max":
         return any(nonnegative(o) for o in d.origin[1:])

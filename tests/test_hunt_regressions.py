@@ -1,0 +1,386 @@
+"""Wrong answers found by hunting with small realistic functions, each reduced to the NumPy (or Python) rule it broke.
+
+Each test compares with NumPy's own run of the function: same result, or the same exception type."""
+import numpy as np
+import pytest
+
+from helpers import check, raises_like_numpy
+from transpiler import CompileError, transpile
+
+
+# ---- np.clip: NumPy drops a Python int bound past the dtype on its own side; any other one it cannot hold raises ---
+def clip(x, lo, hi):
+    return np.clip(x, lo, hi)
+
+
+def clip_method(x, lo, hi):
+    return x.clip(lo, hi)
+
+
+def clip_to(x, hi):
+    return np.clip(x, 0, hi)
+
+
+@pytest.mark.parametrize("lo, hi", [(0, -1), (-300, -1), (256, 5), (300, 400), (None, -1), (300, None), (-1, -1)])
+@pytest.mark.parametrize("fn", [clip, clip_method])
+def test_clip_with_a_python_int_bound_the_dtype_cannot_hold_raises(fn, lo, hi):
+    """np.clip(uint8_array, 0, -1) is NumPy's OverflowError (its `_clip` drops only a minimum at or below the dtype's
+    smallest value and a maximum at or above its largest); it was all zeros."""
+    raises_like_numpy(fn, np.array([0, 1, 255, 7], np.uint8), lo, hi)
+
+
+@pytest.mark.parametrize("lo, hi", [(-1, None), (None, 300), (-1, 300), (-5, 100), (2, 3), (0, 255), (None, None)])
+def test_clip_drops_the_bounds_past_the_dtype(lo, hi):
+    x = np.array([0, 1, 255, 7], np.uint8)
+    check(clip, x, lo, hi)
+    check(clip_method, x, lo, hi)
+    check(lambda x: np.clip(x, -2**63, 2**64), x.astype(np.int8))
+
+
+@pytest.mark.parametrize("hi", [7, -1, 2**70, -2**63])
+def test_clip_to_a_python_int_argument_is_numpys(hi):
+    """A run-time int argument specializes by value where it meets the uint8 array: then NumPy's rule above."""
+    x = np.array([0, 1, 255, 7], np.uint8)
+    if hi in (-1, -2**63):
+        raises_like_numpy(clip_to, x, hi)
+    else:
+        check(clip_to, x, hi)
+
+
+# ---- np.full of a Python int into an integer dtype: by value, as NumPy's copyto -----------------------------------
+def full_of(x, n):
+    return np.full(3, n, dtype=x.dtype)
+
+
+def full_constant(x):
+    return np.full(x.shape, 300, dtype=x.dtype)
+
+
+def full_like_minus_one(x):
+    return np.full_like(x, -1)
+
+
+@pytest.mark.parametrize("n", [300, -1, 2**40, 2**63 - 1, -2**63])
+def test_full_of_a_python_int_the_dtype_cannot_hold_raises(n):
+    """np.full(3, 300, dtype=np.uint8) is NumPy's OverflowError; it was 300 wrapped ([44, 44, 44])."""
+    x = np.array([1, 2, 3], np.uint8)
+    raises_like_numpy(full_of, x, n)
+    raises_like_numpy(full_constant, x)
+    raises_like_numpy(full_like_minus_one, x)
+
+
+def test_full_of_python_ints_that_fit_and_of_other_scalars():
+    x = np.array([1, 2, 3], np.int8)
+    check(full_of, x, 127)
+    check(full_of, x, -128)
+    check(lambda x: np.full(2, 2.7, dtype=x.dtype), x)              # a float is cast (unsafe), as NumPy's copyto
+    check(lambda x: np.full(2, np.int64(300), dtype=x.dtype), x)    # a NumPy int is cast too: it wraps
+    check(lambda x: np.full(x.shape, 2**40), x)
+
+
+# ---- Python int division by zero: ZeroDivisionError, as Python (NumPy's ints would give 0) -------------------------
+def floor_divide(a, b):
+    return a // b
+
+
+def modulo(a, b):
+    return a % b
+
+
+def mean_per_bucket(x, n, buckets):
+    per = n // buckets
+    return x[:per].sum(), n % buckets
+
+
+@pytest.mark.parametrize("fn", [floor_divide, modulo])
+@pytest.mark.parametrize("a, b", [(7, 0), (0, 0), (-2**63, 0), (-7, 2), (7, -2), (-2**63, 1), (-2**63, -1)])
+def test_python_int_division_is_pythons(fn, a, b):
+    """`a // b` and `a % b` of Python int arguments: ZeroDivisionError for b == 0 (they returned 0); -2**63 // -1
+    leaves int64: the documented OverflowError."""
+    try:
+        expected = fn(a, b)
+    except ZeroDivisionError:
+        with pytest.raises(ZeroDivisionError):
+            transpile(fn)(a, b)
+        return
+    if expected > 2**63 - 1:
+        with pytest.raises(OverflowError):
+            transpile(fn)(a, b)
+        return
+    check(fn, a, b)
+
+
+def test_python_int_division_by_zero_in_a_realistic_function():
+    x = np.arange(10.0)
+    check(mean_per_bucket, x, 10, 3)
+    raises_like_numpy(mean_per_bucket, x, 10, 0)
+
+
+# ---- a run-time `and` / `or` evaluates its right operand only where Python does ------------------------------------
+def first_above(x, t):
+    i = 0
+    while i < x.shape[0] and x[i] <= t:
+        i += 1
+    return i
+
+
+def past_end_or_positive(x, i):
+    return bool(i >= x.shape[0] or x[i] > 0)
+
+
+def ordered_pair(x, i, j):
+    if i < x.shape[0] and j < x.shape[0] and x[i] > x[j]:
+        return 1
+    return 0
+
+
+def checked_twice(x, i):
+    return bool(i < x.shape[0] and x[i] > 0 and x[i + 5] > 0)
+
+
+@pytest.mark.parametrize("t", [10.0, 2.0, 0.0, -5.0])
+def test_a_while_condition_guarding_an_index_with_and(t):
+    """`while i < n and x[i] <= t` reads x[i] only while i < n: it raised IndexError once i reached n."""
+    check(first_above, np.array([1.0, -2.0, 3.0, 0.5]), t)
+    check(first_above, np.zeros(0), t)
+
+
+@pytest.mark.parametrize("i", [0, 1, 3, 4, 9])
+def test_an_index_guarded_by_or_and_by_chained_ands(i):
+    x = np.array([1.0, -2.0, 3.0, 0.5])
+    check(past_end_or_positive, x, i)
+    for j in (0, 2, 7):
+        check(ordered_pair, x, i, j)
+
+
+@pytest.mark.parametrize("i", [0, 1, 4])
+def test_the_last_operand_of_an_and_still_raises_where_python_reaches_it(i):
+    x = np.array([1.0, -2.0, 3.0, 0.5])
+    if i == 0:
+        raises_like_numpy(checked_twice, x, i)      # x[5] is read: IndexError
+    else:
+        check(checked_twice, x, i)
+
+
+# ---- x[ids] = v with a multi-dimensional integer array: v broadcasts to ids' shape ------------------------------
+def add_at_ids(x, ids):
+    x[ids] += 1
+    return x
+
+
+def set_at_ids(x, ids, v):
+    x[ids] = v
+    return x
+
+
+def set_columns(a, ids, v):
+    a[:, ids] = v
+    return a
+
+
+IDS_2D = np.array([[1, 2], [2, 3]])
+
+
+@pytest.mark.parametrize("value", [np.array([[5.0, 6.0], [7.0, 8.0]]), np.array([5.0, 6.0]), np.array([[5.0], [6.0]]),
+                                   np.array([[5.0, 6.0], [7.0, 8.0]]).T, 2.5])
+def test_a_store_through_a_2d_index_array_broadcasts_to_its_shape(value):
+    """`x[ids] = v` and `x[ids] += 1` with a (2, 2) ids: the value broadcasts to (2, 2) as NumPy's; both were refused
+    (the value was fitted to the flattened ids, (4,))."""
+    x = np.arange(10.0)
+    check(set_at_ids, x, IDS_2D, value)
+    check(add_at_ids, x, IDS_2D)
+    check(add_at_ids, x.astype(np.uint8), np.array([[0, 0], [9, 0]]))
+    check(set_columns, np.arange(20.0).reshape(4, 5), IDS_2D, np.arange(16.0).reshape(4, 2, 2))
+
+
+def test_a_store_through_a_2d_index_array_of_the_flattened_length_is_refused_as_numpy():
+    """NumPy cannot broadcast a (4,) value to x[ids]'s (2, 2): ValueError (the flattened region accepted it)."""
+    raises_like_numpy(set_at_ids, np.arange(10.0), IDS_2D, np.array([5.0, 6.0, 7.0, 8.0]))
+    raises_like_numpy(set_at_ids, np.arange(10.0), IDS_2D, np.array([5.0, 6.0, 7.0]))
+
+
+# ---- compile-time containers made before a run-time loop or `if` and mutated inside it: refused -----------------
+def appended_in_a_branch(x):
+    out = []
+    if x.sum() > 0:
+        out.append(1)
+    return len(out)
+
+
+def keyed_in_branches(x):
+    d = {}
+    if x.sum() > 0:
+        d["positive"] = 1
+    else:
+        d["negative"] = 2
+    return len(d)
+
+
+def appended_in_a_loop(x, n):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] * n)
+    return len(out)
+
+
+def item_set_in_a_loop(x):
+    last = [0]
+    for i in range(x.shape[0]):
+        last[0] = i
+    return last[0]
+
+
+def built_inside_the_loop(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        parts = []
+        parts.append(x[i])
+        parts.append(2 * x[i])
+        total += parts[0] + parts[1]
+    return total
+
+
+@pytest.mark.parametrize("fn", [appended_in_a_branch, keyed_in_branches, item_set_in_a_loop])
+def test_a_container_mutated_in_a_run_time_branch_or_loop_is_refused(fn):
+    """The branch or loop body is interpreted once while compiling: `out.append(1)` under `if x.sum() > 0` made
+    len(out) 1 whatever the condition (NumPy: 0 for a negative sum), and the dict got both keys; an item set in a
+    run-time loop was an internal error."""
+    with pytest.raises(CompileError, match="made before a run-time loop or `if`"):
+        transpile(fn)(-np.ones(3))
+
+
+def test_a_list_appended_in_a_run_time_loop_is_refused_or_exact():
+    """A loop over a run-time length appending to an outer list: refused (its len was 1 for any trip count)."""
+    with pytest.raises(CompileError, match="made before a run-time loop or `if`"):
+        transpile(appended_in_a_loop)(np.arange(5.0), 2)
+
+
+def test_a_container_made_inside_the_loop_body_is_still_compiled():
+    check(built_inside_the_loop, np.arange(6.0))
+
+
+class _Log:
+    def __init__(self):
+        self.items = []
+
+
+def appended_to_an_attribute(log, x):
+    for i in range(x.shape[0]):
+        log.items.append(i)
+    return len(log.items)
+
+
+def extended_in_a_loop(x):
+    out = []
+    for i in range(x.shape[0]):
+        out += [i]
+    return len(out)
+
+
+def extended_in_a_long_constant_loop(x):
+    out = []
+    for i in range(20):
+        out += [x[i] * 2]
+    return len(out), out[-1]
+
+
+def test_an_attribute_list_or_a_list_extended_with_op_assign_in_a_run_time_loop_is_refused():
+    """`log.items.append(i)` and `out += [i]` in a loop over a run-time length: len was 1 for any trip count."""
+    with pytest.raises(CompileError, match="made before a run-time loop or `if`"):
+        transpile(appended_to_an_attribute)(_Log(), np.arange(4.0))
+    with pytest.raises(CompileError, match="made before a run-time loop or `if`"):
+        transpile(extended_in_a_loop)(np.arange(4.0))
+    check(extended_in_a_long_constant_loop, np.arange(20.0))      # a compile-time range: unrolled instead
+
+
+# ---- Python int ** negative Python int: Python's float, which the typed program cannot choose by value --------------
+def python_int_power(a, k):
+    return a ** k
+
+
+def test_a_negative_run_time_exponent_of_python_ints_says_what_python_does():
+    """3 ** -1 is 0.333... in Python: the call raises a ValueError that says so (it was NumPy's message for integer
+    arrays, as if the function had no meaning); non-negative exponents are exact."""
+    check(python_int_power, 3, 4)
+    with pytest.raises(ValueError, match=r"float\(n\) \*\* k"):
+        transpile(python_int_power)(3, -1)
+
+
+# ---- np.average with constant weights along an axis of a run-time array ------------------------------------------
+@pytest.mark.parametrize("axis", [0, 1, (0, 2), (2, 0)])
+def test_average_with_constant_weights_along_an_axis(axis):
+    """The weights were reshaped with a's sizes, run-time ones: constant weights were refused ("ndarray.reshape()
+    is not supported on run-time arrays")."""
+    a = np.arange(24.0).reshape(2, 3, 4)
+    weights = {0: np.array([1.0, 3.0]), 1: np.arange(1, 4), (0, 2): np.arange(1.0, 9.0).reshape(2, 4),
+               (2, 0): np.arange(1.0, 9.0).reshape(4, 2)}[axis]
+    check(lambda a: np.average(a, axis=axis, weights=weights), a)
+    check(lambda a, w: np.average(a, axis=axis, weights=w, returned=True), a, weights)
+
+
+# ---- slice bounds and steps past int64 (Python ints, which specialize by value) -------------------------------
+def sliced(x, a, b, s):
+    return x[a:b:s]
+
+
+def written_through_a_slice(x, a, b, s):
+    x[a:b:s] = 1.0
+    return x
+
+
+@pytest.mark.parametrize("a, b, s", [(3, 2**70, 1), (-2**70, 5, 1), (2**70, None, -1), (None, -2**70, -1),
+                                     (None, None, 2**70), (None, None, -2**70), (1, 2**64, 3), (2**63, None, None)])
+def test_slice_bounds_and_steps_past_int64_clamp_as_numpys(a, b, s):
+    """x[3:2**70] is x[3:] in NumPy; it was an internal compiler error (the bound became an MLIR constant)."""
+    x = np.arange(12.0)
+    check(sliced, x, a, b, s)
+    check(written_through_a_slice, x, a, b, s)
+
+
+def indexed(x, i):
+    return x[i]
+
+
+def written_at(x, i):
+    x[i] = 1.0
+    return x
+
+
+@pytest.mark.parametrize("i", [2**70, -2**70, 2**64, 2**63])
+def test_an_index_past_int64_is_numpys_index_error(i):
+    """x[2**70] is NumPy's IndexError (x[2**63] its OverflowError); it was an internal compiler error (np.int64(i)
+    overflowed)."""
+    raises_like_numpy(indexed, np.arange(12.0), i)
+    raises_like_numpy(written_at, np.arange(12.0), i)
+
+
+@pytest.mark.parametrize("i", [2**70, -2**70, 2**64])
+def test_split_at_an_index_past_int64_clamps_as_numpys(i):
+    """np.split(x, [2**70]) slices as NumPy does; it was an internal compiler error."""
+    check(lambda x: np.split(x, [3, i]), np.arange(12.0))
+    check(lambda x: np.array_split(x, [i, 2]), np.arange(12.0))
+
+
+# ---- x[mask] = a view of x: NumPy stores element by element from the changing view ------------------------------
+def reversed_into_mask(x, m):
+    x[m] = x[:int(m.sum())][::-1]
+    return x
+
+
+def test_a_masked_store_of_a_view_of_the_same_array_is_refused():
+    """NumPy's boolean-mask store reads the values as it writes: x[m] = x[::-1] with an all-True m gives
+    [5, 4, 3, 3, 4, 5]; the compiled store read them first ([5, 4, 3, 2, 1, 0]). A copy is compiled."""
+    with pytest.raises(CompileError, match="view of x"):
+        transpile(reversed_into_mask)(np.arange(6.0), np.ones(6, bool))
+    check(copied_into_mask, np.arange(6.0), np.arange(6) > 1)
+    check(gathered_into_mask, np.arange(6.0), np.arange(6) > 1)
+
+
+def copied_into_mask(x, m):
+    x[m] = x[:4][::-1].copy()
+    return x
+
+
+def gathered_into_mask(x, m):
+    x[m] = x[::-1][m]
+    return x
