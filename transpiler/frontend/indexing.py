@@ -92,7 +92,6 @@ def getitem(b: Builder, x: Var, index):
         # 0-d array: another object)
         if x.scalar == bool(items):
             return b.emit1("copy", [x], x.dtype, (), scalar=not items)
-        from .shape_ops import same_view
         return same_view(b, x) if items else x
     mask_dims: dict = {}
     if any(_is_bool_array(i) for i in items):
