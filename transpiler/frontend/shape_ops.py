@@ -56,12 +56,23 @@ def input_size(b: Builder, value: Var):
     np.zeros((n, n)) past memory is NumPy's MemoryError, not a crash in the kernel); one dim per argument, so that
     two arrays of size n have one size (np.meshgrid's grids of `np.linspace(a, b, n)`s: with sizes checked in the
     kernel each grid had a size of its own, and adding them was a run-time broadcast)."""
-    if not b.top_level or not any(value is v for v in b.program.inputs):
+    n = input_int(b, value)
+    if n is None:
         return None
     if getattr(value, "_input_dim", None) is None:
-        index = next(i for i, v in enumerate(b.program.inputs) if v is value)
-        value._input_dim = derived("max", Sym(f"int({b.program.input_names[index]})", ("input", index, value)), 0)
+        value._input_dim = derived("max", n, 0)
     return value._input_dim
+
+
+def input_int(b: Builder, value: Var):
+    """An int argument `n` of the compiled function as a dim expression (its value, negative or not), or None for
+    any other value; one Sym per argument."""
+    if not b.top_level or not any(value is v for v in b.program.inputs):
+        return None
+    if getattr(value, "_input_sym", None) is None:
+        index = next(i for i, v in enumerate(b.program.inputs) if v is value)
+        value._input_sym = Sym(f"int({b.program.input_names[index]})", ("input", index, value))
+    return value._input_sym
 
 
 def fitting(b: Builder, dims: tuple, dtype) -> tuple:
@@ -462,12 +473,12 @@ def arange(b: Builder, start_or_stop=_NO_ARG, stop=None, step=None, dtype=None, 
     static_ints = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (first, step))
     if int_stop and static_ints and step > 0 and (dtype is None or np.dtype(dtype).kind in "iuf"):
         # (np.arange(n) of an int argument n: its size is n's dim, as np.zeros(n)'s is)
-        argument = input_size(b, stop) if isinstance(stop, Var) else None
-        stop = argument.origin[1] if argument is not None else as_size(stop, "arange stop")
-        length = derived("max", derived("floordiv", derived("add", derived("sub", stop, int(first)), int(step) - 1),
+        argument = input_int(b, stop) if isinstance(stop, Var) else None
+        end = as_size(stop, "arange stop") if argument is None else argument
+        length = derived("max", derived("floordiv", derived("add", derived("sub", end, int(first)), int(step) - 1),
                                         int(step)), 0)
         if argument is not None and (first, step) == (0, 1):
-            length = argument
+            length = input_size(b, stop)
         out_dt = dtypes.check_supported(dtype) if dtype is not None else np.arange(first, first + step).dtype
         return b.emit1("arange", [], out_dt, (limited(b, length),), start=first, step=step)
     return _arange_run_time(b, first, stop, step, dtype)
