@@ -215,8 +215,10 @@ def test_a_returned_array_the_call_cannot_make_is_refused():
                 return x[j].reshape(2, -1).copy()
         return x[0].reshape(2, -1).copy()
 
-    with pytest.raises(CompileError, match=r"returning an array that is one of several arrays.*\.copy\(\)"):
+    with pytest.raises(CompileError, match=r"returning an array that is one of several arrays.*\.copy\(\)") as info:
         transpile(reshaped)(argument("contiguous"), 3.0)
+    # at the function's last `return` (it pointed at its `def` line)
+    assert "return x[0].reshape(2, -1)\n" in str(info.value) and "def reshaped" not in str(info.value)
     x = argument("contiguous")
     np.testing.assert_array_equal(transpile(reshaped_copy)(x, 3.0), reshaped_copy(x, 3.0))
 

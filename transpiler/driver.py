@@ -70,9 +70,10 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
         template = result_template(value, inputs, outputs)
         if interp.b.memory is not None:    # a returned value taken before a write it cannot follow: refused
             interp.b.memory.check_returned(outputs)
-    except UserError as e:
+    except UserError as e:   # (at the last `return` interpreted: the value it returns, or one joined with it)
         src = function_source(fn)
-        raise compile_error(str(e), src.filename, src.node.lineno, src.node.col_offset, e.kind) from None
+        node = interp.last_return or src.node
+        raise compile_error(str(e), src.filename, node.lineno, node.col_offset, e.kind) from None
     program.outputs = outputs + [flag for flag, _, _ in program.checks]  # check flags come back last
     program.callees = interp.outliner.programs
     program.check()

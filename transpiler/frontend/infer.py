@@ -143,6 +143,7 @@ class Interpreter:
         self.control = Control(self)
         self.frame_of_call = None
         self.active: list = []   # functions being interpreted, for the recursion check
+        self.last_return = None  # the compiled function's last `return` interpreted: where a refused result points
         self.frames: list = []   # frames being interpreted (innermost last): names re-derived after a write
         self.speculating = 0     # > 0 while a compile-time loop is tried as a run-time loop
         # the containers that existed when each run-time loop or branch being interpreted began (innermost last)
@@ -172,10 +173,11 @@ class Interpreter:
                 value = None
             program.writes = self.memory.arguments_written()
             return self.memory.as_returned(value, self.b)
-        except UserError as e:  # raised before any statement ran, e.g. while binding the arguments
+        except UserError as e:  # while binding the arguments, or about the returned value (at the last `return`)
             code = getattr(fn, "__code__", None)
             filename, line = (code.co_filename, code.co_firstlineno) if code else ("<unknown>", 0)
-            raise compile_error(str(e), filename, line, 0, e.kind) from None
+            at = (self.last_return.lineno, self.last_return.col_offset) if self.last_return and code else (line, 0)
+            raise compile_error(str(e), filename, *at, e.kind) from None
         finally:
             current_interpreter.reset(token)
 
@@ -260,6 +262,7 @@ class Interpreter:
     def stmt_Return(self, s, frame):
         value = self.eval(s.value, frame) if s.value is not None else None
         if len(self.active) == 1:    # the compiled function itself: what it returns must cross the boundary
+            self.last_return = s
             result_template(value, [], [])
         raise _Return(value)
 
