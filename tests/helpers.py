@@ -129,3 +129,18 @@ def raises_like_numpy(fn, *args):
     assert "internal compiler error" not in str(info.value)
     return info.value
 
+
+def argument_in_layout(layout: str, rows: int, cols: int) -> np.ndarray:
+    """arange values 1, 2, ... in a (rows, cols) argument of the given memory layout: contiguous, strided (every
+    other row and column of a larger array), fortran, reversed (both axes)."""
+    base = np.arange(1.0, 1.0 + rows * cols).reshape(rows, cols)
+    if layout == "contiguous":
+        return base
+    if layout == "strided":
+        return np.arange(1.0, 1.0 + 4 * rows * cols).reshape(2 * rows, 2 * cols)[::2, ::2]
+    if layout == "fortran":
+        return np.asfortranarray(base)
+    if layout == "reversed":
+        return base[::-1, ::-1]
+    raise AssertionError(layout)
+

@@ -6,20 +6,12 @@ and the call makes the same view of the caller's array."""
 import numpy as np
 import pytest
 
+from helpers import argument_in_layout
 from transpiler import CompileError, transpile
 
 
 def argument(layout: str) -> np.ndarray:
-    base = np.arange(1.0, 1.0 + 6 * 8).reshape(6, 8)
-    if layout == "contiguous":
-        return base
-    if layout == "strided":
-        return np.arange(1.0, 1.0 + 12 * 16).reshape(12, 16)[::2, ::2]
-    if layout == "fortran":
-        return np.asfortranarray(base)
-    if layout == "reversed":
-        return base[::-1, ::-1]
-    raise AssertionError(layout)
+    return argument_in_layout(layout, 6, 8)
 
 
 def _if_statement(x, k):

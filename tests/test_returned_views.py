@@ -6,20 +6,12 @@ compiled function returns the same: a view of the caller's array at the position
 import numpy as np
 import pytest
 
+from helpers import argument_in_layout
 from transpiler import CompileError, transpile
 
 
 def argument(layout: str) -> np.ndarray:
-    base = np.arange(1.0, 1.0 + 6 * 4).reshape(6, 4)
-    if layout == "contiguous":
-        return base
-    if layout == "strided":
-        return np.arange(1.0, 1.0 + 12 * 8).reshape(12, 8)[::2, ::2]
-    if layout == "fortran":
-        return np.asfortranarray(base)
-    if layout == "reversed":
-        return base[::-1, ::-1]
-    raise AssertionError(layout)
+    return argument_in_layout(layout, 6, 4)
 
 
 def row_found(x, t):
@@ -243,15 +235,8 @@ def test_an_array_chosen_beside_its_base_is_refused():
         np.testing.assert_array_equal(compiled(np.arange(4.0), np.int64(k)), alone(np.arange(4.0), k))
 
 
-def _find_row(x, t):
-    for j in range(x.shape[0]):
-        if x[j, 0] > t:
-            return x[j]
-    return x[-1]
-
-
 def _write_through_a_found_row(x, t):
-    r = _find_row(x, t)          # a view of x from a called function's loop: writes through it reach x
+    r = row_found(x, t)          # a view of x from a called function's loop: writes through it reach x
     r[0] = -1.0
     r[1:] *= 2.0
     return x.sum(), r
