@@ -16,7 +16,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import linalg
 
-from ..codegen.emitter import WRITTEN_ATTR
+from . import written_arguments
 from .loops import inside_loop
 
 
@@ -26,9 +26,8 @@ def reuse_dying_operands(module: ir.Module) -> None:
     for op in ops:
         if op.name == "linalg.generic":
             _reuse(op)
-    for f in module.body.operations:
-        if f.operation.name == "func.func" and WRITTEN_ATTR in f.attributes:
-            _compute_into_arguments(f)
+    for f in written_arguments.written_functions(module):
+        _compute_into_arguments(f)
 
 
 def _compute_into_arguments(f) -> None:
@@ -36,11 +35,8 @@ def _compute_into_arguments(f) -> None:
     and whose old contents nothing reads, is that generic's destination, so that the generic writes into the
     caller's memory. (With its fresh destination, it computed into a temporary that was then copied into the
     argument: 2x NumPy's time for `np.add(x, 1.0, out=out)` on 10^5 float32.)"""
-    block = f.regions[0].blocks[0]
-    ret = list(block.operations)[-1]
-    written = [ir.IntegerAttr(a).value for a in ir.ArrayAttr(f.attributes[WRITTEN_ATTR])]
-    finals = list(ret.operands)[len(ret.operands) - len(written):]
-    for i, final in zip(written, finals):
+    block, _, _, pairs = written_arguments.split_results(f)
+    for i, final in pairs:
         argument = block.arguments[i]
         if not isinstance(final, ir.OpResult) or final.owner.operation.name != "linalg.generic" \
                 or final.type != argument.type or _reads_data(argument) or not _may_write(argument):

@@ -17,7 +17,7 @@ from mlir.dialects import arith, func, memref, scf
 from ..codegen.emitter import WRITTEN_ATTR
 
 
-def _written_functions(module: ir.Module):
+def written_functions(module: ir.Module):
     for op in module.body.operations:
         if op.operation.name == "func.func" and WRITTEN_ATTR in op.attributes:
             yield op
@@ -60,7 +60,8 @@ def _replace_results(f, ret, operands: list, written: list) -> None:
         del f.attributes["res_attrs"]
 
 
-def _split(f):
+def split_results(f):
+    """(entry block, return op, the function's own results, [(argument index, its final version)])."""
     block, ret = _return_op(f)
     written = [ir.IntegerAttr(a).value for a in ir.ArrayAttr(f.attributes[WRITTEN_ATTR])]
     operands = list(ret.operands)
@@ -70,8 +71,8 @@ def _split(f):
 
 def drop_in_place(module: ir.Module) -> None:
     """Right after one-shot bufferization: drop the extra results that are their argument's own buffer."""
-    for f in _written_functions(module):
-        block, ret, own, pairs = _split(f)
+    for f in written_functions(module):
+        block, ret, own, pairs = split_results(f)
         rest = [(i, v) for i, v in pairs if not _is_argument(v, block.arguments[i])]
         _replace_results(f, ret, own + [v for _, v in rest], [i for i, _ in rest])
 
@@ -79,8 +80,8 @@ def drop_in_place(module: ir.Module) -> None:
 def copy_the_rest(module: ir.Module) -> None:
     """After the deallocation pipeline: copy each remaining final version into its argument, then free it unless
     the kernel also returns it (the caller adopts it then) or it was freed for an earlier argument."""
-    for f in _written_functions(module):
-        block, ret, own, pairs = _split(f)
+    for f in written_functions(module):
+        block, ret, own, pairs = split_results(f)
         with ir.InsertionPoint(ret), ret.location:
             for i, v in pairs:
                 memref.copy(v, block.arguments[i])
