@@ -21,7 +21,7 @@ from ..types import dtypes
 from ..types.shapes import DIM_OPS, Sym, data_sized
 from .builder import is_weak
 from .elementwise import small_int
-from .loop_exits import UNSET
+from .loop_exits import UNSET, described
 from .memory import Alias, Buffer, Ref, State, _replayable, var_leaves
 from .values import RuntimeRange, contains_var
 
@@ -284,9 +284,10 @@ class Control:
             value, owner = frame.locals[n], frame.locals.get(first)
             if first is None or not isinstance(value, Var) or not isinstance(owner, Var):
                 continue
-            value.ref = self.memory.alias([self.memory.ref_of(owner).buffer],
-                                          f"'{n}', which shares memory with '{first}', both made in a run-time "
-                                          "`if` or in a statement that runs only if no check failed")
+            value.ref = self.memory.alias([buf for buf, _ in self.memory.deps(owner)],
+                                          f"{described(n)}, which shares memory with {described(first)}, both "
+                                          "made in a run-time `if` or in a statement that runs only if no check "
+                                          "failed")
 
     def run_ifexp(self, e: ast.IfExp, frame, test: Var):
         """`a if c else b` with a run-time c: both sides in their own region, joined like an `if`."""

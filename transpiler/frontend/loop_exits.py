@@ -88,6 +88,13 @@ def _parts(value):
     return None
 
 
+def described(name: str) -> str:
+    """A variable's name as a message shows it: the variables this rewrite makes are named by what they hold."""
+    if name.startswith("__return_value"):
+        return "the value a `return` inside the loop gives"
+    return f"'{name}'"
+
+
 def _rewrite_loop(loop) -> list:
     n = next(_counter)
     brk, cont, ret, value = f"__break{n}", f"__continue{n}", f"__returned{n}", f"__return_value{n}"
