@@ -2,7 +2,7 @@
 with the tanh approximation of the normal CDF, RK4 on the Lorenz system, logistic regression by gradient descent,
 PageRank by power iteration with an early return, Conway's Life with np.roll, a direct 2-D convolution, conjugate
 gradients, an Adam step, power iteration, Sinkhorn, a moving average by cumsum, histogram equalization, insertion
-sort, cross-entropy, Horner's rule). tests/test_classic_programs.py compiles each unmodified and compares with NumPy."""
+sort, cross-entropy, Horner's rule, Viterbi decoding with its backtracking loop, back substitution, Gauss-Seidel sweeps). tests/test_classic_programs.py compiles each unmodified and compares with NumPy."""
 import numpy as np
 
 
@@ -187,3 +187,38 @@ def horner(coeffs, x):
     for c in coeffs:
         result = result * x + c
     return result
+
+
+def viterbi(log_pi, log_A, log_B, obs):
+    T = obs.shape[0]
+    S = log_pi.shape[0]
+    delta = np.empty((T, S))
+    psi = np.zeros((T, S), dtype=np.int64)
+    delta[0] = log_pi + log_B[:, obs[0]]
+    for t in range(1, T):
+        scores = delta[t - 1][:, None] + log_A
+        psi[t] = np.argmax(scores, axis=0)
+        delta[t] = np.max(scores, axis=0) + log_B[:, obs[t]]
+    path = np.empty(T, dtype=np.int64)
+    path[T - 1] = np.argmax(delta[T - 1])
+    for t in range(T - 2, -1, -1):
+        path[t] = psi[t + 1, path[t + 1]]
+    return path
+
+
+def back_substitution(U, b):
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for i in range(n - 1, -1, -1):
+        x[i] = (b[i] - U[i, i + 1:] @ x[i + 1:]) / U[i, i]
+    return x
+
+
+def gauss_seidel(A, b, iters):
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for _ in range(iters):
+        for i in range(n):
+            s = A[i, :i] @ x[:i] + A[i, i + 1:] @ x[i + 1:]
+            x[i] = (b[i] - s) / A[i, i]
+    return x

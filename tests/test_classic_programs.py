@@ -122,3 +122,57 @@ def test_cross_entropy_and_horner():
     r = rng(13)
     check(P.cross_entropy, r.standard_normal((8, 5)), r.integers(0, 5, 8))
     check(P.horner, [1.0, -2.0, 3.0], r.standard_normal(10))
+
+
+@pytest.mark.parametrize("T", [1, 2, 12])
+def test_viterbi(T):
+    r = rng(14)
+    S = 3
+    log_A, log_B = np.log(r.dirichlet(np.ones(S), S)), np.log(r.dirichlet(np.ones(4), S))
+    check(P.viterbi, np.log(np.full(S, 1 / S)), log_A, log_B, r.integers(0, 4, T))
+
+
+@pytest.mark.parametrize("n", [0, 2, 5])
+def test_back_substitution(n):
+    r = rng(15)
+    check(P.back_substitution, np.triu(r.random((n, n))) + np.eye(n), r.random(n))
+
+
+def _stepped(start, stop):
+    s = 0
+    for i in range(start, stop, -3):
+        s = s * 7 + i
+    return s
+
+
+def _reversed_reads(x, k):
+    t = x[0] * 0
+    for i in range(x.shape[0] - 1, k, -2):
+        t = t * 0.5 + x[i]
+    return t
+
+
+def _negative_indices(x):
+    t = x[0] * 0
+    for i in range(-1, -x.shape[0] - 1, -1):
+        t = t * 0.5 + x[i]
+    return t
+
+
+@pytest.mark.parametrize("start, stop", [(10, 0), (10, -1), (0, 10), (10, 9), (10, 10), (-5, -12), (2**40, 2**40 - 7)])
+def test_loops_over_reversed_run_time_ranges(start, stop):
+    """range(start, stop, -c) with run-time bounds was refused ("needs a positive step known at compile time"); it
+    runs Python's iterations in Python's order, none when start <= stop, and reads x[i] (also negative i) as NumPy."""
+    check(_stepped, start, stop)
+    x = rng(16).random(9)
+    for k in (-1, 0, 3, 8, 20):
+        check(_reversed_reads, x, k)
+    check(_negative_indices, x)
+    check(_negative_indices, x[:1])
+
+
+@pytest.mark.parametrize("n", [1, 2, 5])
+def test_gauss_seidel(n):
+    """`A[i, :i] @ x[:i] + A[i, i + 1:] @ x[i + 1:]`: the two `i + 1` are one expression, so the product's operands
+    have one length (it was refused: "cannot check that the run-time sizes ... are equal")."""
+    check(P.gauss_seidel, spd(n, seed=17), rng(17).standard_normal(n), 10)

@@ -25,7 +25,7 @@ from ..types.shapes import derived
 from ..runtime.globals_guard import CELL, LENGTH, MAX_COMPARED_BYTES, snapshot
 from ..runtime.signature import Unavailable, is_structure_object, result_template
 from .builder import Builder
-from .elementwise import apply_ufunc
+from .elementwise import apply_ufunc, as_dim, small_int
 from .control import Control, Undefined, contains_return
 from .outline import MustInline, Outliner, WritesArrays, signature_key
 from .scope import Frame
@@ -329,6 +329,9 @@ class Interpreter:
         """(A loop with break/continue/return never gets here: exec_block runs its rewritten form.)"""
         iterable = self.eval(s.iter, frame)
         if isinstance(iterable, RuntimeRange):
+            if isinstance(iterable.step, (int, np.integer)) and not isinstance(iterable.step, bool) \
+                    and iterable.step < 0:
+                return self._for_reversed(s, frame, iterable)
             return self._run_time_region(self.control.run_for, s, frame, iterable)
         if isinstance(iterable, NdIndex):
             iterable = self._for_ndindex(s, frame, iterable)
@@ -394,6 +397,25 @@ class Interpreter:
             return item(tuple([k] + index[::-1]) if it.dims else ())
         self._run_time_region(self.control.run_for, s, frame, RuntimeRange(0, total, 1), item=unravel)
         return None
+
+    def _for_reversed(self, s, frame, rng: RuntimeRange):
+        """`for i in range(start, stop, -c)` with run-time bounds: scf.for counts up by one, so the k-th of its
+        ceil((start - stop) / c) iterations (none when that is not positive: scf.for compares signed) binds
+        start - k * c. The index keeps bounds [stop + 1, start + 1) where those are dims, so `x[i]` in
+        `range(n - 1, -1, -1)` needs no check, as in a forward loop."""
+        c = -int(rng.step)
+        trips = self.binop(ast.FloorDiv(), self.binop(ast.Add(), self.binop(ast.Sub(), rng.start, rng.stop), c - 1), c)
+        lo, hi = as_dim(rng.stop), as_dim(rng.start)
+        small = small_int(rng.start) and small_int(rng.stop)
+
+        def index(k):
+            i = self.binop(ast.Sub(), rng.start, self.binop(ast.Mult(), k, c))
+            if isinstance(i, Var):
+                if lo is not None and hi is not None:
+                    i.bounds = (derived("add", lo, 1), derived("add", hi, 1))
+                i.small = small
+            return i
+        return self._run_time_region(self.control.run_for, s, frame, RuntimeRange(0, trips, 1), item=index)
 
     def _for_rows(self, s, frame, x: Var):
         """`for row in x` as a run-time loop: each row a view of x's contents at that iteration."""
@@ -748,6 +770,7 @@ class Interpreter:
         if isinstance(left, Var) or isinstance(right, Var):
             result = self.numpy_call(OPERATOR_UFUNCS[type(op)], [left, right], {}, python_op=True)
             _shift_bounds(op, left, right, result)
+            _same_int_expression(op, left, right, result)
             return result
         if inplace and isinstance(left, list) and isinstance(op, ast.Add):
             left.extend(right)
@@ -1299,6 +1322,29 @@ def _shift_bounds(op, left, right, result) -> None:
         return
     c = right if isinstance(op, ast.Add) else -right
     result.bounds = tuple(derived("add", d, c) if c >= 0 else derived("sub", d, -c) for d in bounds)
+
+
+_INT_DIM_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}
+
+
+def _same_int_expression(op, left, right, result) -> None:
+    """`i + 1` of a run-time int, computed twice (`A[i, i + 1:] @ x[i + 1:]`), is one dim expression over i: the
+    two slices' lengths are then the same expression, equal while compiling, where two Vars' values only the kernel
+    could compare (a refusal: "cannot check that the run-time sizes ... are equal")."""
+    if type(op) not in _INT_DIM_OPS or not isinstance(result, Var) or result.size_of is not None \
+            or result.ndim or result.dtype != dtypes.INT64:
+        return
+    dims = []
+    for v in (left, right):
+        if isinstance(v, Var):
+            if v.ndim or v.dtype != dtypes.INT64:
+                return
+            dims.append(v.size_of if v.size_of is not None else indexing.run_time_int(v))
+        elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and abs(int(v)) < 2**62:
+            dims.append(int(v))
+        else:
+            return
+    result._dim = derived(_INT_DIM_OPS[type(op)], *dims)
 
 
 def _is_array_var(v) -> bool:
