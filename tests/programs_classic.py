@@ -2,7 +2,7 @@
 with the tanh approximation of the normal CDF, RK4 on the Lorenz system, logistic regression by gradient descent,
 PageRank by power iteration with an early return, Conway's Life with np.roll, a direct 2-D convolution, conjugate
 gradients, an Adam step, power iteration, Sinkhorn, a moving average by cumsum, histogram equalization, insertion
-sort, cross-entropy, Horner's rule, Viterbi decoding with its backtracking loop, back substitution, Gauss-Seidel sweeps). tests/test_classic_programs.py compiles each unmodified and compares with NumPy."""
+sort, cross-entropy, Horner's rule, Viterbi decoding with its backtracking loop, back substitution, Gauss-Seidel sweeps, Sobel's edge magnitude). tests/test_classic_programs.py compiles each unmodified and compares with NumPy."""
 import numpy as np
 
 
@@ -222,3 +222,9 @@ def gauss_seidel(A, b, iters):
             s = A[i, :i] @ x[:i] + A[i, i + 1:] @ x[i + 1:]
             x[i] = (b[i] - s) / A[i, i]
     return x
+
+
+def sobel(img):
+    gx = (img[:-2, 2:] + 2 * img[1:-1, 2:] + img[2:, 2:]) - (img[:-2, :-2] + 2 * img[1:-1, :-2] + img[2:, :-2])
+    gy = (img[2:, :-2] + 2 * img[2:, 1:-1] + img[2:, 2:]) - (img[:-2, :-2] + 2 * img[:-2, 1:-1] + img[:-2, 2:])
+    return np.hypot(gx, gy)

@@ -176,3 +176,30 @@ def test_gauss_seidel(n):
     """`A[i, :i] @ x[:i] + A[i, i + 1:] @ x[i + 1:]`: the two `i + 1` are one expression, so the product's operands
     have one length (it was refused: "cannot check that the run-time sizes ... are equal")."""
     check(P.gauss_seidel, spd(n, seed=17), rng(17).standard_normal(n), 10)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sobel(dtype):
+    check(P.sobel, rng(18).random((8, 9)).astype(dtype))
+
+
+def _hypot(a, b):
+    return np.hypot(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_hypot_is_libms(dtype):
+    """np.hypot (it was refused) calls libm's hypot as NumPy's loop does: bit for bit, special values included."""
+    from helpers import assert_same
+    from transpiler import transpile
+    special = np.array([0.0, -0.0, 1.0, -3.0, 1e308, 1e-310, np.inf, -np.inf, np.nan, 5e-324, 1.7e308, 3.0])
+    a, b = np.meshgrid(special, special)
+    big = rng(19).standard_normal((2, 4000)) * [[1e3], [1.0]]
+    compiled = transpile(_hypot)
+    with np.errstate(all="ignore"):
+        for x, y in ((a, b), (big[0], big[1]), (big[0], 2), (3.0, big[1])):
+            x, y = (v.astype(dtype) if isinstance(v, np.ndarray) else v for v in (x, y))
+            got, want = compiled(x, y), _hypot(x, y)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    for x, y in ((np.arange(5), np.arange(5)), (np.arange(5, dtype=np.int8), 2), (np.ones(3, bool), True)):
+        assert_same(compiled(x, y), _hypot(x, y), rtol=0.0, atol=0.0)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, math, scf
+from mlir.dialects import arith, func, math, scf
 
 from ..types import dtypes
 from . import complex_scalar
@@ -124,6 +124,30 @@ def _f32_detour(fn):
             return convert(r, f32, dt)
         return fn(dts, *args)
     return wrapped
+
+
+def _libm(name32: str, name64: str):
+    """A call of libm's own function, per element: NumPy's loop calls it (`np.hypot`: npy_hypot is libm's hypot), and
+    the kernel, linked against the same libm, gives its results bit for bit. float16 goes through float32."""
+    def call(dts, *args):
+        name = name32 if dts[0].itemsize == 4 else name64
+        t = args[0].type
+        _declare_external(name, [a.type for a in args], t)
+        return func.call([t], ir.FlatSymbolRefAttr.get(name), list(args))
+    return _f32_detour(call)
+
+
+def _declare_external(name: str, arg_types: list, result_type) -> None:
+    """`name` declared once at the top of the module, as a plain C function (no C-interface wrapper)."""
+    op = ir.InsertionPoint.current.block.owner.operation
+    while op.name != "builtin.module":
+        op = op.parent.operation
+    body = op.regions[0].blocks[0]
+    if any(o.operation.name == "func.func" and ir.StringAttr(o.operation.attributes["sym_name"]).value == name
+           for o in body.operations):
+        return
+    with ir.InsertionPoint.at_block_begin(body):
+        func.FuncOp(name, (arg_types, [result_type]), visibility="private")
 
 
 def _float_unary(op):
@@ -396,6 +420,7 @@ BINARY = {
     "array_pow": _f32_detour(lambda d, a, b: arith.select(arith.cmpf(F.OEQ, b, const(d[0], 0.5)), math.sqrt(a),
                                                           math.powf(a, b))),
     "atan2": _f32_detour(lambda d, a, b: math.atan2(a, b)),
+    "hypot": _libm("hypotf", "hypot"),
     "max": _minmax(arith.maximumf, arith.maxsi, arith.maxui, arith.ori),
     "min": _minmax(arith.minimumf, arith.minsi, arith.minui, arith.andi),
     "fmax": _fminmax("max"), "fmin": _fminmax("min"),

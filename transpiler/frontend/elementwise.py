@@ -20,7 +20,7 @@ UFUNC_PRIMS = {
     np.expm1: "expm1", np.sqrt: "sqrt", np.cbrt: "cbrt", np.square: "square", np.reciprocal: "reciprocal",
     np.tanh: "tanh", np.sinh: "sinh", np.cosh: "cosh", np.sin: "sin", np.cos: "cos", np.tan: "tan",
     np.arcsin: "asin", np.arccos: "acos", np.arctan: "atan", np.arcsinh: "asinh", np.arccosh: "acosh",
-    np.arctanh: "atanh", np.arctan2: "atan2", np.maximum: "max", np.minimum: "min", np.fmax: "fmax",
+    np.arctanh: "atanh", np.arctan2: "atan2", np.hypot: "hypot", np.maximum: "max", np.minimum: "min", np.fmax: "fmax",
     np.fmin: "fmin", np.sign: "sign", np.floor: "floor", np.ceil: "ceil", np.trunc: "trunc", np.rint: "rint",
     np.isnan: "isnan", np.isinf: "isinf", np.isfinite: "isfinite",
     np.equal: "eq", np.not_equal: "ne", np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge",
