@@ -2,7 +2,9 @@
 with the tanh approximation of the normal CDF, RK4 on the Lorenz system, logistic regression by gradient descent,
 PageRank by power iteration with an early return, Conway's Life with np.roll, a direct 2-D convolution, conjugate
 gradients, an Adam step, power iteration, Sinkhorn, a moving average by cumsum, histogram equalization, insertion
-sort, cross-entropy, Horner's rule, Viterbi decoding with its backtracking loop, back substitution, Gauss-Seidel sweeps, Sobel's edge magnitude). tests/test_classic_programs.py compiles each unmodified and compares with NumPy."""
+sort, cross-entropy, Horner's rule, Viterbi decoding with its backtracking loop, back substitution, Gauss-Seidel sweeps, Sobel's edge magnitude; and, run in the slow suite, edit distance, Householder QR, a CSR
+matrix-vector product, Welford's variance, Kahan summation, Newton's square root, bisection, batch normalization,
+an LSTM cell, im2col convolution, maximum drawdown, dense Dijkstra, the trapezoid rule and Jacobi's eigenvalue method). tests/test_classic_programs.py compiles each unmodified and compares with NumPy."""
 import numpy as np
 
 
@@ -228,3 +230,183 @@ def sobel(img):
     gx = (img[:-2, 2:] + 2 * img[1:-1, 2:] + img[2:, 2:]) - (img[:-2, :-2] + 2 * img[1:-1, :-2] + img[2:, :-2])
     gy = (img[2:, :-2] + 2 * img[2:, 1:-1] + img[2:, 2:]) - (img[:-2, :-2] + 2 * img[:-2, 1:-1] + img[:-2, 2:])
     return np.hypot(gx, gy)
+
+
+def edit_distance(a, b):
+    n, m = a.shape[0], b.shape[0]
+    D = np.zeros((n + 1, m + 1), dtype=np.int64)
+    D[:, 0] = np.arange(n + 1)
+    D[0, :] = np.arange(m + 1)
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            D[i, j] = min(D[i - 1, j] + 1, D[i, j - 1] + 1, D[i - 1, j - 1] + cost)
+    return D[n, m]
+
+
+def householder_qr(A):
+    m, n = A.shape
+    R = A.copy()
+    Q = np.eye(m)
+    for k in range(min(m - 1, n)):
+        x = R[k:, k]
+        v = x.copy()
+        alpha = np.linalg.norm(x)
+        if x[0] > 0:
+            alpha = -alpha
+        v[0] -= alpha
+        vnorm = np.linalg.norm(v)
+        if vnorm == 0:
+            continue
+        v /= vnorm
+        R[k:, :] -= 2.0 * np.outer(v, v @ R[k:, :])
+        Q[:, k:] -= 2.0 * np.outer(Q[:, k:] @ v, v)
+    return Q, R
+
+
+def csr_matvec(indptr, indices, data, x):
+    n = indptr.shape[0] - 1
+    y = np.zeros(n, dtype=data.dtype)
+    for i in range(n):
+        s = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k] * x[indices[k]]
+        y[i] = s
+    return y
+
+
+def welford(x):
+    mean = 0.0
+    m2 = 0.0
+    n = 0
+    for v in x:
+        n += 1
+        d = v - mean
+        mean += d / n
+        m2 += d * (v - mean)
+    return mean, m2 / (n - 1) if n > 1 else 0.0
+
+
+def kahan_sum(x):
+    s = 0.0
+    c = 0.0
+    for i in range(x.shape[0]):
+        y = x[i] - c
+        t = s + y
+        c = (t - s) - y
+        s = t
+    return s
+
+
+def newton_sqrt(a, tol):
+    x = np.where(a > 1, a, 1.0)
+    while np.max(np.abs(x * x - a)) > tol:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def bisection(c, lo, hi, iters):
+    for _ in range(iters):
+        mid = 0.5 * (lo + hi)
+        f = mid ** 3 - c
+        lo = np.where(f < 0, mid, lo)
+        hi = np.where(f < 0, hi, mid)
+    return 0.5 * (lo + hi)
+
+
+def batchnorm_train(x, gamma, beta, running_mean, running_var, momentum, eps):
+    mu = x.mean(axis=0)
+    var = x.var(axis=0)
+    running_mean *= 1 - momentum
+    running_mean += momentum * mu
+    running_var *= 1 - momentum
+    running_var += momentum * var
+    xhat = (x - mu) / np.sqrt(var + eps)
+    return gamma * xhat + beta
+
+
+def lstm_cell(x, h, c, W, U, b):
+    z = x @ W + h @ U + b
+    H = h.shape[-1]
+    i = 1 / (1 + np.exp(-z[..., :H]))
+    f = 1 / (1 + np.exp(-z[..., H:2 * H]))
+    o = 1 / (1 + np.exp(-z[..., 2 * H:3 * H]))
+    g = np.tanh(z[..., 3 * H:])
+    c_new = f * c + i * g
+    h_new = o * np.tanh(c_new)
+    return h_new, c_new
+
+
+def im2col_conv(x, w):
+    C, H, W = x.shape
+    F, _, kh, kw = w.shape
+    oh, ow = H - kh + 1, W - kw + 1
+    cols = np.empty((C * kh * kw, oh * ow), dtype=x.dtype)
+    r = 0
+    for c in range(C):
+        for i in range(kh):
+            for j in range(kw):
+                cols[r] = x[c, i:i + oh, j:j + ow].reshape(-1)
+                r += 1
+    return (w.reshape(F, -1) @ cols).reshape(F, oh, ow)
+
+
+def max_drawdown(prices):
+    peak = prices[0]
+    mdd = 0.0
+    for p in prices:
+        if p > peak:
+            peak = p
+        dd = (peak - p) / peak
+        if dd > mdd:
+            mdd = dd
+    return mdd
+
+
+def dijkstra_dense(W, src):
+    n = W.shape[0]
+    dist = np.full(n, np.inf)
+    done = np.zeros(n, dtype=np.bool_)
+    dist[src] = 0.0
+    for _ in range(n):
+        cand = np.where(done, np.inf, dist)
+        u = np.argmin(cand)
+        if cand[u] == np.inf:
+            break
+        done[u] = True
+        dist = np.minimum(dist, dist[u] + W[u])
+    return dist
+
+
+def trapezoid_integrate(y, dx):
+    return dx * (np.sum(y) - 0.5 * (y[0] + y[-1]))
+
+
+def jacobi_eigen(A, sweeps):
+    A = A.copy()
+    n = A.shape[0]
+    V = np.eye(n)
+    for _ in range(sweeps):
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                if abs(A[p, q]) < 1e-15:
+                    continue
+                theta = (A[q, q] - A[p, p]) / (2 * A[p, q])
+                t = np.sign(theta) / (abs(theta) + np.sqrt(theta * theta + 1))
+                if theta == 0:
+                    t = 1.0
+                c = 1 / np.sqrt(t * t + 1)
+                s = t * c
+                Ap = A[:, p].copy()
+                Aq = A[:, q].copy()
+                A[:, p] = c * Ap - s * Aq
+                A[:, q] = s * Ap + c * Aq
+                Ap = A[p, :].copy()
+                Aq = A[q, :].copy()
+                A[p, :] = c * Ap - s * Aq
+                A[q, :] = s * Ap + c * Aq
+                Vp = V[:, p].copy()
+                Vq = V[:, q].copy()
+                V[:, p] = c * Vp - s * Vq
+                V[:, q] = s * Vp + c * Vq
+    return np.diag(A), V

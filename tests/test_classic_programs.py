@@ -203,3 +203,36 @@ def test_hypot_is_libms(dtype):
             assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
     for x, y in ((np.arange(5), np.arange(5)), (np.arange(5, dtype=np.int8), 2), (np.ones(3, bool), True)):
         assert_same(compiled(x, y), _hypot(x, y), rtol=0.0, atol=0.0)
+
+
+def _slow_cases():
+    r = rng(20)
+    M = spd(5, seed=20)
+    W = r.random((6, 6))
+    W[W > 0.7] = np.inf
+    H = 4
+    return [
+        (P.edit_distance, (r.integers(0, 3, 7), r.integers(0, 3, 9))),
+        (P.edit_distance, (r.integers(0, 3, 0), r.integers(0, 3, 4))),
+        (P.householder_qr, (r.standard_normal((5, 4)),)),
+        (P.csr_matvec, (np.array([0, 2, 2, 5]), np.array([0, 2, 0, 1, 2]), r.standard_normal(5), r.standard_normal(3))),
+        (P.welford, (r.standard_normal(50),)),
+        (P.kahan_sum, (r.standard_normal(50) * 1e10,)),
+        (P.newton_sqrt, (r.random(10) * 10, 1e-12)),
+        (P.bisection, (r.random(10) * 10, np.zeros(10), np.full(10, 3.0), 40)),
+        (P.batchnorm_train, (r.standard_normal((16, 4)), np.ones(4), np.zeros(4), np.zeros(4), np.ones(4), 0.1, 1e-5)),
+        (P.lstm_cell, (r.standard_normal((2, 3)), r.standard_normal((2, H)), r.standard_normal((2, H)),
+                       r.standard_normal((3, 4 * H)), r.standard_normal((H, 4 * H)), r.standard_normal(4 * H))),
+        (P.im2col_conv, (r.standard_normal((2, 6, 5)), r.standard_normal((3, 2, 3, 2)))),
+        (P.max_drawdown, (r.random(30) + 1,)),
+        (P.dijkstra_dense, (W, 0)),
+        (P.trapezoid_integrate, (r.random(20), 0.1)),
+        (P.jacobi_eigen, (M, 3)),
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", range(15))
+def test_more_classic_programs(case):
+    fn, args = _slow_cases()[case]
+    check(fn, *args, rtol=1e-9, atol=1e-12)
