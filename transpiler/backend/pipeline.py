@@ -10,7 +10,7 @@ from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
 from . import check_versioning, destinations, huge_pages, loops, matmul_lowering, vector_reductions, written_arguments
-from . import fp_status, target, vector_math
+from . import fp_status, target, uniform_math, vector_math
 from ..runtime import blas
 
 # Still on tensors. Named ops become linalg.generic (GENERALIZE, below) so that elementwise producers fuse into
@@ -180,6 +180,7 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
     run(module, pipeline_text(TO_MEMREF))
     with module.context, ir.Location.unknown():
         destinations.strided_copies_as_loops(module)
+        uniform_math.hoist(module)     # math on a 0-d operand: once before the loop, not per element
         vector_math.expand(module)
         widen_bool_buffers(module)
         matmul_lowering.matmuls_to_calls(module, blas.direct_available(), threads)
