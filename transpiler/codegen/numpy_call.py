@@ -9,6 +9,7 @@ from mlir import ir
 from mlir.dialects import arith, bufferization, func, memref, tensor
 
 from .emitter import Emitter, emitter
+from .scalar import declare_external
 
 
 @emitter("numpy_call")
@@ -33,7 +34,7 @@ def _numpy_call(em: Emitter, e):
     # one declaration per name, whatever static sizes a call site knows: every operand fully dynamic
     operands = [memref.cast(_dynamic(m.type), m) for m in buffers + results]
     i64 = ir.IntegerType.get_signless(64)
-    _declare(name, [o.type for o in operands], i64)
+    declare_external(name, [o.type for o in operands], i64, c_interface=True)
     status = func.call([i64], ir.FlatSymbolRefAttr.get(name), operands)
     failed = arith.extui(ir.IntegerType.get_signless(8),
                          arith.cmpi(arith.CmpIPredicate.ne, status, arith.constant(i64, 0)))
@@ -52,17 +53,3 @@ def _dynamic(t) -> ir.MemRefType:
     m = ir.MemRefType(t)
     dyn = ir.ShapedType.get_dynamic_size()
     return ir.MemRefType.get([dyn] * m.rank, m.element_type, ir.StridedLayoutAttr.get(dyn, [dyn] * m.rank))
-
-
-def _declare(name: str, arg_types: list, result_type) -> None:
-    """The external function, declared once at the top of the module (C interface: descriptors by pointer)."""
-    op = ir.InsertionPoint.current.block.owner.operation
-    while op.name != "builtin.module":
-        op = op.parent.operation
-    body = op.regions[0].blocks[0]
-    if any(o.operation.name == "func.func" and ir.StringAttr(o.operation.attributes["sym_name"]).value == name
-           for o in body.operations):
-        return
-    with ir.InsertionPoint.at_block_begin(body):
-        f = func.FuncOp(name, (arg_types, [result_type]), visibility="private")
-        f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()

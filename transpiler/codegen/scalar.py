@@ -132,13 +132,14 @@ def _libm(name32: str, name64: str):
     def call(dts, *args):
         name = name32 if dts[0].itemsize == 4 else name64
         t = args[0].type
-        _declare_external(name, [a.type for a in args], t)
+        declare_external(name, [a.type for a in args], t)
         return func.call([t], ir.FlatSymbolRefAttr.get(name), list(args))
     return _f32_detour(call)
 
 
-def _declare_external(name: str, arg_types: list, result_type) -> None:
-    """`name` declared once at the top of the module, as a plain C function (no C-interface wrapper)."""
+def declare_external(name: str, arg_types: list, result_type, c_interface: bool = False) -> None:
+    """The external function `name`, declared once at the top of the module being built: a plain C function, or
+    with `c_interface` one that takes memref descriptors by pointer (codegen/numpy_call.py)."""
     op = ir.InsertionPoint.current.block.owner.operation
     while op.name != "builtin.module":
         op = op.parent.operation
@@ -147,7 +148,9 @@ def _declare_external(name: str, arg_types: list, result_type) -> None:
            for o in body.operations):
         return
     with ir.InsertionPoint.at_block_begin(body):
-        func.FuncOp(name, (arg_types, [result_type]), visibility="private")
+        f = func.FuncOp(name, (arg_types, [result_type]), visibility="private")
+        if c_interface:
+            f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
 
 
 def _float_unary(op):
