@@ -4,7 +4,7 @@ import operator
 import numpy as np
 import pytest
 
-from helpers import assert_same, check
+from helpers import assert_same, check, raises_like_numpy
 from transpiler import transpile
 
 ALL = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
@@ -307,3 +307,30 @@ def test_inplace_operators():
         return z
     with pytest.raises(TypeError):
         transpile(g)(sample("int32", (3,)))
+
+
+def _clip_out(x, o):
+    r = np.clip(x, 1, 3, out=o)
+    return r
+
+
+def _clip_in_place(x):
+    np.clip(x, 0.5, 2.5, out=x)
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_clip_arguments_as_numpy_takes_them(dtype):
+    """np.clip(x, min=...) / (max=...) and ndarray.clip's min/max (positional there), out= on both (it was refused,
+    as were min= and max=), and NumPy's errors for one positional bound or both forms at once."""
+    x = np.arange(6).astype(dtype)
+    for fn in (lambda x: x.clip(), lambda x: x.clip(1), lambda x: x.clip(None, 2), lambda x: x.clip(max=3),
+               lambda x: np.clip(x, min=1), lambda x: np.clip(x, max=2), lambda x: np.clip(x, min=1, max=4)):
+        check(fn, x)
+    check(_clip_out, x, np.empty(6, dtype))
+    check(lambda x, o: x.clip(1, 3, out=o), x, np.zeros(6, np.float64))
+    check(_clip_in_place, x.astype(np.float64))
+    raises_like_numpy(lambda x: np.clip(x, 1), x)                  # TypeError: a_max missing
+    raises_like_numpy(lambda x: np.clip(x, a_max=2), x)            # TypeError: a_min missing
+    raises_like_numpy(lambda x: np.clip(x, 1, None, max=2), x)     # ValueError: both forms
+    raises_like_numpy(_clip_out, x.astype(np.float64), np.empty(6, np.int64))   # same_kind cast of out=

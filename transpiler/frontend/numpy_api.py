@@ -112,8 +112,34 @@ def _where(b, condition, *xy):
     return ew.where(b, condition, *xy)
 
 
-function(np.clip)(ew.clip)
-method("clip")(ew.clip)
+_UNSET = object()
+
+
+@function(np.clip)
+def _np_clip(b, a, a_min=_UNSET, a_max=_UNSET, out=None, *, min=_UNSET, max=_UNSET):
+    """np.clip's arguments as NumPy 2 takes them: both bounds by position (or neither), or `min=`/`max=`."""
+    if a_min is _UNSET and a_max is _UNSET:
+        a_min, a_max = (None if v is _UNSET else v for v in (min, max))
+    elif a_min is _UNSET or a_max is _UNSET:
+        missing = "a_min" if a_min is _UNSET else "a_max"
+        raise UserError(f"clip() missing 1 required positional argument: '{missing}'", TypeError)
+    elif min is not _UNSET or max is not _UNSET:
+        raise UserError("Passing `min` or `max` keyword argument when `a_min` and `a_max` are provided is "
+                        "forbidden.", ValueError)
+    return _clipped(b, a, a_min, a_max, out)
+
+
+@method("clip")
+def _clip_method(b, a, min=None, max=None, out=None):
+    """ndarray.clip(min=None, max=None, out=None): its bounds are named min and max."""
+    return _clipped(b, a, min, max, out)
+
+
+def _clipped(b, a, low, high, out):
+    result = ew.clip(b, a, low, high)
+    return result if out is None else write_out(b, out, result, "clip")
+
+
 method("astype")(ew.astype)
 attribute("real")(complex_parts.real)
 attribute("imag")(complex_parts.imag)
