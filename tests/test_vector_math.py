@@ -80,6 +80,31 @@ def test_tanh_of_small_arguments(dtype):
         assert error.max() <= 1
 
 
+def test_float32_tanh_pieces_and_their_boundary():
+    """float32 tanh is two pieces (vector_math._tanh_f32): an odd polynomial below 0.6 and 1 - 2 / (exp(2|x|) + 1)
+    from there on, whose errors are largest right after the boundary. Every float32 within 2**17 units of 0.6 on
+    either side, the clamp at 10 (tanh rounds to 1 from 9.01 on), tiny, subnormal and special arguments, and a
+    log-uniform sample: within 1 ulp, the sign of -0.0 kept, NaN for NaN."""
+    boundary = np.array(0.6, np.float32).view(np.int32)
+    near = np.arange(boundary - 2 ** 17, boundary + 2 ** 17, dtype=np.int32).view(np.float32)
+    clamp = np.arange(np.array(8.9, np.float32).view(np.int32), np.array(10.5, np.float32).view(np.int32), 97,
+                      dtype=np.int32).view(np.float32)
+    rng = np.random.default_rng(31)
+    spread = np.exp(rng.uniform(np.log(1e-45), np.log(30.0), 400_000)).astype(np.float32)
+    special = np.array([0.0, 1e-45, 1e-38, 1.1754942e-38, 2.0 ** -12, 0.59999996, 0.6, 0.6000001, 9.0, 9.01,
+                        10.0, 10.000001, 1e30, 3.4028235e38, np.inf, np.nan], np.float32)
+    x = np.concatenate([near, clamp, spread, special])
+    x = np.concatenate([x, -x])
+    with np.errstate(all="ignore"):
+        actual = transpile(tanh_of)(x)
+        error = ulps(actual, reference("tanh", x))
+    assert actual.dtype == np.float32
+    assert error.max() <= LIMIT["tanh", "float32"], x[int(np.argmax(error))]
+    assert np.array_equal(np.signbit(actual), np.signbit(x))
+    assert np.array_equal(np.isnan(actual), np.isnan(x))
+    assert np.all(actual[np.abs(x) >= 9.02] == np.sign(x[np.abs(x) >= 9.02]))
+
+
 def test_odd_sizes_and_strides():
     """Vectorized loops have remainders: sizes around the vector width, and strided inputs."""
     rng = np.random.default_rng(1)
