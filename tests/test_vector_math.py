@@ -105,6 +105,29 @@ def test_float32_tanh_pieces_and_their_boundary():
     assert np.all(actual[np.abs(x) >= 9.02] == np.sign(x[np.abs(x) >= 9.02]))
 
 
+def test_float64_tanh_pieces_and_their_boundary():
+    """float64 tanh is Cephes' rational function below 0.625 and 1 - 2 / (exp(2|x|) + 1) from there on
+    (vector_math.tanh), whose errors are largest right after the boundary: 2**17 float64s on either side of it,
+    arguments up to the clamp (2|x| <= 40; tanh rounds to 1 from 19.06 on) and beyond, special values: within the
+    documented 2 ulp (1 in this sample), the sign of -0.0 kept, NaN for NaN."""
+    boundary = np.array(0.625).view(np.int64)
+    near = np.arange(boundary - 2 ** 17, boundary + 2 ** 17, dtype=np.int64).view(np.float64)
+    rng = np.random.default_rng(37)
+    spread = np.concatenate([rng.uniform(0.625, 3.0, 200_000), rng.uniform(3.0, 25.0, 100_000),
+                             np.exp(rng.uniform(-745, 6, 100_000))])
+    special = np.array([0.0, 5e-324, 2.2250738585072014e-308, 19.0, 19.06, 19.1, 20.0, 20.000000000000004, 1e300,
+                        np.inf, np.nan])
+    x = np.concatenate([near, spread, special])
+    x = np.concatenate([x, -x])
+    with np.errstate(all="ignore"):
+        actual = transpile(tanh_of)(x)
+        error = ulps(actual, reference("tanh", x))
+    assert error.max() <= 1, x[int(np.argmax(error))]
+    assert np.array_equal(np.signbit(actual), np.signbit(x))
+    assert np.array_equal(np.isnan(actual), np.isnan(x))
+    assert np.all(actual[np.abs(x) >= 19.1] == np.sign(x[np.abs(x) >= 19.1]))
+
+
 def test_odd_sizes_and_strides():
     """Vectorized loops have remainders: sizes around the vector width, and strided inputs."""
     rng = np.random.default_rng(1)

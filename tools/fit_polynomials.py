@@ -1,6 +1,6 @@
 """Fits the polynomial coefficients of transpiler/backend/vector_math.py that were added with this script (arctan's,
-tan's, arcsin's, float32 power's and float32 tanh's so far): near-minimax in the relative error of the result, in 80-digit
-arithmetic, then rounded to the target type.
+tan's, arcsin's, float32 power's, float32 tanh's and float64 tanh's exp so far): near-minimax in the relative
+error of the result, in 80-digit arithmetic, then rounded to the target type.
 
     uv run --with mpmath python tools/fit_polynomials.py [NAME ...]
 
@@ -124,6 +124,7 @@ TARGETS = {
     "ASIN_P32": (_asin_p, (0, 0.25), 5, np.float32, _asin_weight),
     "TANH_P32": (_tanh_p, (0, 0.36), 4, np.float32, _tanh_weight),
     "EXP_Q32": (_exp_q, (-_EXP_END, _EXP_END), 4, np.float32, _exp_weight),
+    "EXP_Q64": (_exp_q, (-_EXP_END, _EXP_END), 9, np.float64, _exp_weight),
     "POWER_LOG2_R": (_log2_r, (0, _LOG_S2_END), 4, np.float64, lambda z: mp.mpf(1)),
     "POWER_EXP2_Q": (_exp2_q, (-0.5, 0.5), 5, np.float64, _exp2_weight),
 }
