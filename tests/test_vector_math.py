@@ -479,6 +479,34 @@ def test_ulp_error_expm1_log1p_sinh_cosh(fn, name, dtype):
     assert np.array_equal(np.isnan(actual), np.isnan(expected))     # log1p(-2) = nan, expm1(nan) = nan
 
 
+@pytest.mark.parametrize("fn, name", [(sinh_of, "sinh"), (cosh_of, "cosh")])
+def test_float32_sinh_cosh_pieces_and_their_boundaries(fn, name):
+    """float32 sinh and cosh are 2 (exp(a)/4 -+ exp(-a)/4) from one float32 exp and a division
+    (vector_math._sinh_cosh_f32); sinh is an odd polynomial below 1.5. Every float32 within 2**17 units of 1.5, of
+    the overflow (89.4159) and of the clamp (89.5), tiny, subnormal and special arguments, and a log-uniform
+    sample: within the documented 2 ulp (cosh within 1), inf from the overflow on, the sign of -0.0 kept (sinh),
+    NaN for NaN."""
+    def around(v, units=2 ** 17):
+        bits = np.array(v, np.float32).view(np.int32)
+        return np.arange(bits - units, bits + units, dtype=np.int32).view(np.float32)
+    rng = np.random.default_rng(41)
+    spread = np.exp(rng.uniform(np.log(1e-45), np.log(95.0), 400_000)).astype(np.float32)
+    special = np.array([0.0, 1e-45, 1e-38, 1.1754942e-38, 2.0 ** -12, 1.5, 89.41, 89.4159, 89.42, 89.5, 100.0,
+                        3.4028235e38, np.inf, np.nan], np.float32)
+    x = np.concatenate([around(1.5), around(89.4159), around(89.5, 2 ** 10), spread, special])
+    x = np.concatenate([x, -x])
+    with np.errstate(all="ignore"):
+        expected = reference(name, x)
+        actual = transpile(fn)(x)
+    error = ulps(actual, expected)
+    assert actual.dtype == np.float32
+    assert error.max() <= (LIMIT[name, "float32"] if name == "sinh" else 1), x[int(np.argmax(error))]
+    numbers = ~np.isnan(x)
+    assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))
+    assert np.array_equal(np.isnan(actual), np.isnan(x))
+    assert np.array_equal(np.isinf(actual), np.isinf(expected))
+
+
 def arcsin_of(x):
     return np.arcsin(x)
 
