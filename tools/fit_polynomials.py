@@ -1,5 +1,5 @@
 """Fits the polynomial coefficients of transpiler/backend/vector_math.py that were added with this script (arctan's,
-tan's, arcsin's, float32 power's, float32 tanh's and sinh's, float64 tanh's exp so far): near-minimax in the
+tan's, arcsin's, float32 power's, float32 tanh's and sinh's, float64 exp's so far): near-minimax in the
 relative error of the result, in 80-digit arithmetic, then rounded to the target type.
 
     uv run --with mpmath python tools/fit_polynomials.py [NAME ...]
