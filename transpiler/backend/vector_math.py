@@ -838,9 +838,8 @@ def _exp_reduce(x: ir.Value, dt: np.dtype):
     return n, r
 
 
-# Taylor degree of expm1(r) for |r| <= ln(2)/2: the first omitted term is below 2**-56 (float64), 2**-27 (float32)
-# of the result
-_EXPM1_DEGREE = {F64: 13, np.dtype(np.float32): 8}
+# Taylor degree of float64 expm1(r) for |r| <= ln(2)/2: the first omitted term is below 2**-56 of the result
+_EXPM1_DEGREE = 13
 # below this magnitude expm1(x) and log1p(x) round to x
 _TINY = {F64: 2.0 ** -54, np.dtype(np.float32): 2.0 ** -25}
 
@@ -934,15 +933,15 @@ def _sinh_cosh_f32(x: ir.Value, cosine: bool) -> ir.Value:
     return arith.bitcast(t, arith.ori(arith.bitcast(it, value), sign))
 
 
-def _expm1_core(x: ir.Value, dt: np.dtype, degree: int, unreduced_below: float | None = None) -> ir.Value:
-    """expm1's arithmetic (see expm1) for x within its clamps; x < unreduced_below takes n = 0, r = x (the series
-    then has to reach that far: `degree`)."""
+def _expm1_core(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """expm1's arithmetic (see expm1) for x within its clamps. expm1(r) = r + r**2 Q(r): float32 with exp's fitted
+    Q (_EXP_Q32; two multiply-adds fewer than the Taylor series to degree 8, 10% faster, within 1 ulp: every third
+    float32 in [-21, 90] checked), float64 with the Taylor series to degree 13 (_EXP_Q64, exp's, reached 2 ulp
+    here: its error relative to exp(r) is over three times bigger relative to expm1(r))."""
     t, it = x.type, _int_type(dt)
     n, r = _exp_reduce(x, dt)
-    if unreduced_below is not None:
-        below = arith.cmpf(F.OLT, x, _float(t, unreduced_below))
-        n, r = arith.select(below, _float(t, 0.0), n), arith.select(below, x, r)
-    h = arith.mulf(arith.mulf(r, r), _horner(t, r, [1 / pymath.factorial(k) for k in range(2, degree + 1)]))
+    q = _EXP_Q32 if dt != F64 else [1 / pymath.factorial(k) for k in range(2, _EXPM1_DEGREE + 1)]
+    h = arith.mulf(arith.mulf(r, r), _horner(t, r, q))
     scale = _pow2(arith.subi(_to_int(it, n), _int(it, 1)))
     head = _fma(scale, r, arith.subf(scale, _float(t, 0.5)))
     return arith.mulf(arith.addf(head, arith.mulf(scale, h)), _float(t, 2.0))
@@ -959,7 +958,7 @@ def expm1(x: ir.Value, dt: np.dtype) -> ir.Value:
     low, high = (-40.0, 710.0) if dt == F64 else (-20.0, 89.0)
     xc = arith.select(arith.cmpf(F.OLT, x, _float(t, low)), _float(t, low), x)
     xc = arith.select(arith.cmpf(F.OGT, xc, _float(t, high)), _float(t, high), xc)
-    result = _expm1_core(xc, dt, _EXPM1_DEGREE[dt])
+    result = _expm1_core(xc, dt)
     # tiny or NaN: x itself, one unordered compare for both
     tiny = arith.cmpf(F.ULT, _magnitude_and_sign(x, dt)[0], _float(t, _TINY[dt]))
     return arith.select(tiny, x, result)
