@@ -507,6 +507,30 @@ def test_float32_sinh_cosh_pieces_and_their_boundaries(fn, name):
     assert np.array_equal(np.isinf(actual), np.isinf(expected))
 
 
+def test_float64_cosh_from_exp_and_a_division():
+    """float64 cosh is 2 (exp(a)/4 + exp(-a)/4) from one exp and a division (vector_math._sinh_cosh_by_exp), the
+    quarter clamped so that exp(-a)/4 stays normal: 2**17 float64s on either side of the overflow (710.4758600739),
+    the clamp (710.5) and 1, a log-uniform sample down to subnormals, special values: within 1 ulp (bound 2), inf
+    from the overflow on, NaN for NaN."""
+    def around(v, units=2 ** 17):
+        bits = np.array(v).view(np.int64)
+        return np.arange(bits - units, bits + units, dtype=np.int64).view(np.float64)
+    rng = np.random.default_rng(43)
+    special = np.array([0.0, 5e-324, 2.2250738585072014e-308, 1.0, 44.4, 710.47, 710.4758600739439, 710.48, 710.5,
+                        1e300, np.inf, np.nan])
+    x = np.concatenate([around(710.4758600739439), around(710.5, 2 ** 10), around(1.0),
+                        np.exp(rng.uniform(-745, np.log(720.0), 300_000)), special])
+    x = np.concatenate([x, -x])
+    with np.errstate(all="ignore"):
+        expected = reference("cosh", x)
+        actual = transpile(cosh_of)(x)
+    error = ulps(actual, expected)
+    assert error.max() <= 1, x[int(np.argmax(error))]
+    assert np.array_equal(np.isnan(actual), np.isnan(x))
+    assert np.array_equal(np.isinf(actual), np.isinf(expected))
+    assert not np.signbit(actual[~np.isnan(x)]).any()
+
+
 def arcsin_of(x):
     return np.arcsin(x)
 

@@ -844,51 +844,44 @@ _EXPM1_DEGREE = 13
 _TINY = {F64: 2.0 ** -54, np.dtype(np.float32): 2.0 ** -25}
 
 
-# float64: cosh(r) - 1 = z C(z) and sinh(r) = r + r z S(z), z = r**2, |r| <= ln(2)/2: Taylor series, to below
-# 2**-57 of the result
-_COSH_SERIES = {F64: [1 / pymath.factorial(k) for k in range(2, 13, 2)]}
-_SINH_SERIES = {F64: [1 / pymath.factorial(k) for k in range(3, 14, 2)]}
-# sinh's series for |r| < 1 (sinh of a < 1 takes n = 0, r = a: the rounding of a reduced r, half an ulp of r,
-# cost 2 ulp at n = 1)
-_SINH_SERIES_TO_1 = {F64: [1 / pymath.factorial(k) for k in range(3, 18, 2)]}
+# float64 sinh: cosh(r) - 1 = z C(z) for |r| <= ln(2)/2 (Taylor series, to below 2**-57 of the result) and sinh's
+# series for |r| < 1 (sinh of a < 1 takes n = 0, r = a: the rounding of a reduced r, half an ulp of r, cost 2 ulp at
+# n = 1)
+_COSH_SERIES = [1 / pymath.factorial(k) for k in range(2, 13, 2)]
+_SINH_SERIES_TO_1 = [1 / pymath.factorial(k) for k in range(3, 18, 2)]
 
 
 def sinh_cosh(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
-    """float64 sinh and cosh (float32: _sinh_cosh_f32). With a = |x| = n ln 2 + r (one reduction, _exp_reduce):
-    exp(+-a) = 2**(+-n) (cosh(r) +- sinh(r)), so sinh(a) = c- + (c- (cosh(r) - 1) + c+ sinh(r)) and cosh(a) =
-    c+ + (c+ (cosh(r) - 1) + c- sinh(r)) with c+- = (2**n +- 2**-n) / 2, exact powers of two and their exact sums:
+    """float32 sinh and cosh and float64 cosh from one exp and a division (_sinh_cosh_by_exp). float64 sinh: with
+    a = |x| = n ln 2 + r (one reduction, _exp_reduce), exp(+-a) = 2**(+-n) (cosh(r) +- sinh(r)), so sinh(a) =
+    c- + (c- (cosh(r) - 1) + c+ sinh(r)) with c+- = (2**n +- 2**-n) / 2, exact powers of two and their exact sums:
     no division, one even and one odd series in r**2 (the cost of exp's one), the big term added last,
-    c (r + r z S(z)) as one fused multiply-add. sinh of a < 1 takes n = 0 and r = a: the series alone (longer, to
-    |r| < 1), no cancellation, no reduction error. The sum is computed for c+- / 2 = 2**(n-2) +- 2**(-n-2) and
-    doubled last (exact, or inf where sinh and cosh overflow), so that 2**(n-2) is a normal float up to their
-    overflow (a = 710.48; a is clamped just beyond); below the smallest normal exponent 2**(-n-2) is negligible
-    and clamped. sinh is odd (sinh(-0.0) = -0.0), cosh even; NaN propagates (the arithmetic's, no select),
-    overflow gives inf."""
-    if dt != F64:
-        return _sinh_cosh_f32(x, cosine)
+    c+ (r + r z S(z)) as one fused multiply-add. sinh of a < 1 takes n = 0 and r = a: the series alone (longer,
+    to |r| < 1), no cancellation, no reduction error (the exp and division of _sinh_cosh_by_exp reached 2 ulp there
+    and were slower in float64). The sum is computed for c+- / 2 = 2**(n-2) +- 2**(-n-2) and doubled last (exact,
+    or inf where sinh overflows), so that 2**(n-2) is a normal float up to the overflow (a = 710.48; a is clamped
+    just beyond); below the smallest normal exponent 2**(-n-2) is negligible and clamped. sinh is odd
+    (sinh(-0.0) = -0.0); NaN propagates (the arithmetic's, no select), overflow gives inf."""
+    if dt != F64 or cosine:
+        return _sinh_cosh_by_exp(x, dt, cosine)
     t, it = x.type, _int_type(dt)
     a, sign = _magnitude_and_sign(x, dt)
     high = 710.5                                          # overflow from there on; n - 2 at most 1023
     n, r = _exp_reduce(arith.select(arith.cmpf(F.OGT, a, _float(t, high)), _float(t, high), a), dt)
-    if not cosine:
-        below_one = arith.cmpf(F.OLT, a, _float(t, 1.0))
-        n, r = arith.select(below_one, _float(t, 0.0), n), arith.select(below_one, a, r)
+    below_one = arith.cmpf(F.OLT, a, _float(t, 1.0))
+    n, r = arith.select(below_one, _float(t, 0.0), n), arith.select(below_one, a, r)
     n = _to_int(it, n)
     z = arith.mulf(r, r)
-    cosh_r1 = arith.mulf(z, _horner(t, z, _COSH_SERIES[dt]))                # cosh(r) - 1 (times 0 when n = 0)
-    sinh_tail = arith.mulf(arith.mulf(r, z), _horner(t, z, (_SINH_SERIES if cosine else _SINH_SERIES_TO_1)[dt]))
+    cosh_r1 = arith.mulf(z, _horner(t, z, _COSH_SERIES))                    # cosh(r) - 1 (times 0 when n = 0)
+    sinh_tail = arith.mulf(arith.mulf(r, z), _horner(t, z, _SINH_SERIES_TO_1))
     # c+- / 2 = first +- small with first = 2**(n-2), small = 2**(-n-2)
     first = _pow2(arith.subi(n, _int(it, 2)))
-    min_exponent = -1022 if dt == F64 else -126            # below, small is negligible (and _pow2 cannot build it)
-    small = _pow2(arith.maxsi(arith.subi(_int(it, -2), n), _int(it, min_exponent)))
+    small = _pow2(arith.maxsi(arith.subi(_int(it, -2), n), _int(it, -1022)))   # below, negligible
     plus, minus = arith.addf(first, small), arith.subf(first, small)
-    big, other = (plus, minus) if cosine else (minus, plus)
-    middle = _fma(other, r, arith.addf(arith.mulf(big, cosh_r1), arith.mulf(other, sinh_tail)))
-    half = arith.addf(big, middle)
+    middle = _fma(plus, r, arith.addf(arith.mulf(minus, cosh_r1), arith.mulf(plus, sinh_tail)))
+    half = arith.addf(minus, middle)
     result = arith.addf(half, half)
-    if not cosine:
-        result = arith.bitcast(t, arith.ori(arith.bitcast(it, result), sign))
-    return result   # NaN through the arithmetic: r is NaN, and so is middle's r term
+    return arith.bitcast(t, arith.ori(arith.bitcast(it, result), sign))   # NaN through the arithmetic
 
 
 # float32 sinh below _SINH_SMALL_F32: a + a z S(z), z = a**2, S fitted by tools/fit_polynomials.py (SINH_S32): at
@@ -896,33 +889,42 @@ def sinh_cosh(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
 _SINH_SMALL_F32 = 1.5
 _SINH_S32 = (0.16666662693023682, 0.008333520963788033, 0.00019815497216768563, 2.8939925869053695e-06)
 # 1.5 * 2**23 + 125: x log2(e) + it rounds to an integer k whose bits shifted left by 23 are those of 2**(n - 2)
-# (as _EXP_SHIFTER_ONE_F32's, with the bias 127 less 2), for n - 2 in [-127, 128]
+# (as _EXP_SHIFTER_ONE_F32's, with the bias 127 less 2), for n - 2 in [-127, 128]; float64's is 1.5 * 2**52 + 1021
+# (the bits shifted left by 52), for n - 2 in [-1023, 1024]
 _EXP_SHIFTER_QUARTER_F32 = 12583037.0
 
 
-def _sinh_cosh_f32(x: ir.Value, cosine: bool) -> ir.Value:
-    """float32 sinh and cosh in float32 (16 lanes): with q = exp(a) / 4 = 2**(n-2) exp(r) (a = |x| clamped to 89.5,
-    float32 exp's reduction and polynomial, one power of two) and q' = exp(-a) / 4 = 1 / (16 q), one division,
-    cosh(a) = 2 (q + q') and sinh(a) = 2 (q - q'): the quarter keeps 2**(n-2) normal up to the overflow (89.42),
-    and doubling last is exact or the overflow to inf. cosh has no cancellation (within 1 ulp: every third float32
-    in [0, 90] checked); sinh's cancellation is small from _SINH_SMALL_F32 on (q' / sinh <= 0.05), below it the
-    odd polynomial a + a z S(z) (within 2 ulp, 7 of 370 million arguments at 2). They replaced one reduction with
-    an even and an odd series (and sinh's series to |r| < 1 below 1): cosh 36 -> ~20 instructions per vector,
-    0.83x -> 1.06x NumPy's AVX-512 loop, sinh 0.71x -> 0.84x. NaN propagates through the arithmetic (the clamp
-    keeps it; sinh's select takes the second piece); sinh keeps the sign of -0.0."""
-    f32 = np.dtype(np.float32)
-    t, it = x.type, _int_type(f32)
-    a, sign = _magnitude_and_sign(x, f32)
-    a = arith.minimumf(a, _float(t, 89.5))
-    shifter = _coefficient(t, _EXP_SHIFTER_QUARTER_F32)
+def _sinh_cosh_by_exp(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
+    """float32 sinh and cosh, float64 cosh: with q = exp(a) / 4 = 2**(n-2) exp(r) (a = |x| clamped just beyond the
+    overflow, exp's reduction and fitted polynomial, one power of two from the bits of the rounded n) and
+    q' = exp(-a) / 4 = 1 / (16 q), one division, cosh(a) = 2 (q + q') and sinh(a) = 2 (q - q'): the quarter keeps
+    2**(n-2) normal up to the overflow (89.42, float64 710.48), and doubling last is exact or the overflow to inf.
+    cosh has no cancellation (float32 within 1 ulp: every third float32 in [0, 90] checked; float64 within 1 in
+    1.2 * 10^7 samples); sinh's is small from _SINH_SMALL_F32 on (q' / sinh <= 0.05), below it the odd polynomial
+    a + a z S(z) (within 2 ulp, 7 of 370 million arguments at 2). They replaced one reduction with an even and an
+    odd series (and sinh's series to |r| < 1 below 1): float32 cosh 36 -> ~20 instructions per vector, 0.83x ->
+    1.06x NumPy's AVX-512 loop, sinh 0.71x -> 0.84x; float64 cosh 11% faster (AVX2 code: 7%). NaN propagates
+    through the arithmetic (the clamp keeps it; sinh's select takes the second piece); sinh keeps the sign of
+    -0.0."""
+    assert cosine or dt != F64, "float64 sinh: sinh_cosh's series"
+    t, it = x.type, _int_type(dt)
+    a, sign = _magnitude_and_sign(x, dt)
+    if dt == F64:
+        high, shifter, ln2, mantissa, q_coefficients, clamp = (710.5, _SHIFTER + 1021, (_LN2_HI, _LN2_LO), 52,
+                                                               _EXP_Q64, 2.0 ** 512)
+    else:
+        high, shifter, ln2, mantissa, q_coefficients, clamp = (89.5, _EXP_SHIFTER_QUARTER_F32,
+                                                               (_LN2_HI_F32, _LN2_LO_F32), 23, _EXP_Q32, 2.0 ** 64)
+    a = arith.minimumf(a, _float(t, high))
+    shifter = _coefficient(t, shifter)
     k = _multiply_add(a, _coefficient(t, _LOG2E), shifter)
     n = arith.subf(k, shifter)
-    r = _multiply_add(n, _coefficient(t, -_LN2_LO_F32), _multiply_add(n, _coefficient(t, -_LN2_HI_F32), a))
-    scale = arith.bitcast(t, arith.shli(arith.bitcast(it, k), _int(it, 23)))                        # 2**(n-2)
-    quarter = arith.mulf(_horner(t, r, (1.0, 1.0) + _EXP_Q32), scale)          # exp(a) / 4
-    # exp(-a) / 4, from a quarter clamped to 2**64: beyond, exp(-a) is negligible, and 1 / q would underflow (a
-    # floating-point event, a replay of the call as NumPy where its warnings are on: runtime/errstate.py)
-    small_part = arith.divf(_float(t, 0.0625), arith.minimumf(quarter, _float(t, 2.0 ** 64)))
+    r = _multiply_add(n, _coefficient(t, -ln2[1]), _multiply_add(n, _coefficient(t, -ln2[0]), a))
+    scale = arith.bitcast(t, arith.shli(arith.bitcast(it, k), _int(it, mantissa)))                  # 2**(n-2)
+    quarter = arith.mulf(_horner(t, r, (1.0, 1.0) + q_coefficients), scale)    # exp(a) / 4
+    # exp(-a) / 4, from a quarter clamped to 2**64 (float64 2**512): beyond, exp(-a) is negligible, and 1 / q would
+    # underflow (a floating-point event, a replay of the call as NumPy where its warnings are on: runtime/errstate.py)
+    small_part = arith.divf(_float(t, 0.0625), arith.minimumf(quarter, _float(t, clamp)))
     half = arith.addf(quarter, small_part) if cosine else arith.subf(quarter, small_part)
     result = arith.addf(half, half)
     if cosine:
