@@ -7,7 +7,9 @@ on float32 or float64 by these, as a lowering step (pipeline.lower_to_llvm): the
 still show the math ops. These versions are branch-free polynomials (selects instead of branches), which LLVM
 vectorizes for the host's vector width. exp follows the classic scheme of Cody and Waite: exp(x) = 2**n * exp(r)
 with n = round(x / ln 2) and |r| <= ln(2) / 2, exp(r) from a fitted polynomial, 2**n built from its bits; expm1 sums
-the same pieces in an order without cancellation, sinh and cosh combine exp(r) and exp(-r) from one reduction. log
+the same pieces in an order without cancellation; cosh and float32 sinh are exp(a) / 2 +- 1 / (2 exp(a)) (one
+division; sinh an odd polynomial below 1.5), float64 sinh combines exp(r) and exp(-r) from one reduction; tanh is
+an odd polynomial (float64: Cephes' rational function) near 0 and 1 - 2 / (exp(2|x|) + 1) beyond. log
 splits x into 2**k (1 + f) by its bits; log1p is log of 1 + x plus the rounding error of that sum over it. sin and
 cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial, tan by multiples of pi/2
 to its polynomial or minus its reciprocal. arctan and arctan2 divide the smaller magnitude by the bigger one (t in
