@@ -80,6 +80,54 @@ def test_tanh_of_small_arguments(dtype):
         assert error.max() <= 1
 
 
+def test_float32_tanh_pieces_and_their_boundary():
+    """float32 tanh is two pieces (vector_math._tanh_f32): an odd polynomial below 0.6 and 1 - 2 / (exp(2|x|) + 1)
+    from there on, whose errors are largest right after the boundary. Every float32 within 2**17 units of 0.6 on
+    either side, the clamp at 10 (tanh rounds to 1 from 9.01 on), tiny, subnormal and special arguments, and a
+    log-uniform sample: within 1 ulp, the sign of -0.0 kept, NaN for NaN."""
+    boundary = np.array(0.6, np.float32).view(np.int32)
+    near = np.arange(boundary - 2 ** 17, boundary + 2 ** 17, dtype=np.int32).view(np.float32)
+    clamp = np.arange(np.array(8.9, np.float32).view(np.int32), np.array(10.5, np.float32).view(np.int32), 97,
+                      dtype=np.int32).view(np.float32)
+    rng = np.random.default_rng(31)
+    spread = np.exp(rng.uniform(np.log(1e-45), np.log(30.0), 400_000)).astype(np.float32)
+    special = np.array([0.0, 1e-45, 1e-38, 1.1754942e-38, 2.0 ** -12, 0.59999996, 0.6, 0.6000001, 9.0, 9.01,
+                        10.0, 10.000001, 1e30, 3.4028235e38, np.inf, np.nan], np.float32)
+    x = np.concatenate([near, clamp, spread, special])
+    x = np.concatenate([x, -x])
+    with np.errstate(all="ignore"):
+        actual = transpile(tanh_of)(x)
+        error = ulps(actual, reference("tanh", x))
+    assert actual.dtype == np.float32
+    assert error.max() <= LIMIT["tanh", "float32"], x[int(np.argmax(error))]
+    assert np.array_equal(np.signbit(actual), np.signbit(x))
+    assert np.array_equal(np.isnan(actual), np.isnan(x))
+    assert np.all(actual[np.abs(x) >= 9.02] == np.sign(x[np.abs(x) >= 9.02]))
+
+
+def test_float64_tanh_pieces_and_their_boundary():
+    """float64 tanh is Cephes' rational function below 0.625 and 1 - 2 / (exp(2|x|) + 1) from there on
+    (vector_math.tanh), whose errors are largest right after the boundary: 2**17 float64s on either side of it,
+    arguments up to the clamp (2|x| <= 40; tanh rounds to 1 from 19.06 on) and beyond, special values: within the
+    documented 2 ulp (1 in this sample), the sign of -0.0 kept, NaN for NaN."""
+    boundary = np.array(0.625).view(np.int64)
+    near = np.arange(boundary - 2 ** 17, boundary + 2 ** 17, dtype=np.int64).view(np.float64)
+    rng = np.random.default_rng(37)
+    spread = np.concatenate([rng.uniform(0.625, 3.0, 200_000), rng.uniform(3.0, 25.0, 100_000),
+                             np.exp(rng.uniform(-745, 6, 100_000))])
+    special = np.array([0.0, 5e-324, 2.2250738585072014e-308, 19.0, 19.06, 19.1, 20.0, 20.000000000000004, 1e300,
+                        np.inf, np.nan])
+    x = np.concatenate([near, spread, special])
+    x = np.concatenate([x, -x])
+    with np.errstate(all="ignore"):
+        actual = transpile(tanh_of)(x)
+        error = ulps(actual, reference("tanh", x))
+    assert error.max() <= 1, x[int(np.argmax(error))]
+    assert np.array_equal(np.signbit(actual), np.signbit(x))
+    assert np.array_equal(np.isnan(actual), np.isnan(x))
+    assert np.all(actual[np.abs(x) >= 19.1] == np.sign(x[np.abs(x) >= 19.1]))
+
+
 def test_odd_sizes_and_strides():
     """Vectorized loops have remainders: sizes around the vector width, and strided inputs."""
     rng = np.random.default_rng(1)
@@ -429,6 +477,58 @@ def test_ulp_error_expm1_log1p_sinh_cosh(fn, name, dtype):
     numbers = ~np.isnan(expected)
     assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))   # sinh(-0.0) = -0.0
     assert np.array_equal(np.isnan(actual), np.isnan(expected))     # log1p(-2) = nan, expm1(nan) = nan
+
+
+@pytest.mark.parametrize("fn, name", [(sinh_of, "sinh"), (cosh_of, "cosh")])
+def test_float32_sinh_cosh_pieces_and_their_boundaries(fn, name):
+    """float32 sinh and cosh are 2 (exp(a)/4 -+ exp(-a)/4) from one float32 exp and a division
+    (vector_math._sinh_cosh_f32); sinh is an odd polynomial below 1.5. Every float32 within 2**17 units of 1.5, of
+    the overflow (89.4159) and of the clamp (89.5), tiny, subnormal and special arguments, and a log-uniform
+    sample: within the documented 2 ulp (cosh within 1), inf from the overflow on, the sign of -0.0 kept (sinh),
+    NaN for NaN."""
+    def around(v, units=2 ** 17):
+        bits = np.array(v, np.float32).view(np.int32)
+        return np.arange(bits - units, bits + units, dtype=np.int32).view(np.float32)
+    rng = np.random.default_rng(41)
+    spread = np.exp(rng.uniform(np.log(1e-45), np.log(95.0), 400_000)).astype(np.float32)
+    special = np.array([0.0, 1e-45, 1e-38, 1.1754942e-38, 2.0 ** -12, 1.5, 89.41, 89.4159, 89.42, 89.5, 100.0,
+                        3.4028235e38, np.inf, np.nan], np.float32)
+    x = np.concatenate([around(1.5), around(89.4159), around(89.5, 2 ** 10), spread, special])
+    x = np.concatenate([x, -x])
+    with np.errstate(all="ignore"):
+        expected = reference(name, x)
+        actual = transpile(fn)(x)
+    error = ulps(actual, expected)
+    assert actual.dtype == np.float32
+    assert error.max() <= (LIMIT[name, "float32"] if name == "sinh" else 1), x[int(np.argmax(error))]
+    numbers = ~np.isnan(x)
+    assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))
+    assert np.array_equal(np.isnan(actual), np.isnan(x))
+    assert np.array_equal(np.isinf(actual), np.isinf(expected))
+
+
+def test_float64_cosh_from_exp_and_a_division():
+    """float64 cosh is 2 (exp(a)/4 + exp(-a)/4) from one exp and a division (vector_math._sinh_cosh_by_exp), the
+    quarter clamped so that exp(-a)/4 stays normal: 2**17 float64s on either side of the overflow (710.4758600739),
+    the clamp (710.5) and 1, a log-uniform sample down to subnormals, special values: within 1 ulp (bound 2), inf
+    from the overflow on, NaN for NaN."""
+    def around(v, units=2 ** 17):
+        bits = np.array(v).view(np.int64)
+        return np.arange(bits - units, bits + units, dtype=np.int64).view(np.float64)
+    rng = np.random.default_rng(43)
+    special = np.array([0.0, 5e-324, 2.2250738585072014e-308, 1.0, 44.4, 710.47, 710.4758600739439, 710.48, 710.5,
+                        1e300, np.inf, np.nan])
+    x = np.concatenate([around(710.4758600739439), around(710.5, 2 ** 10), around(1.0),
+                        np.exp(rng.uniform(-745, np.log(720.0), 300_000)), special])
+    x = np.concatenate([x, -x])
+    with np.errstate(all="ignore"):
+        expected = reference("cosh", x)
+        actual = transpile(cosh_of)(x)
+    error = ulps(actual, expected)
+    assert error.max() <= 1, x[int(np.argmax(error))]
+    assert np.array_equal(np.isnan(actual), np.isnan(x))
+    assert np.array_equal(np.isinf(actual), np.isinf(expected))
+    assert not np.signbit(actual[~np.isnan(x)]).any()
 
 
 def arcsin_of(x):
