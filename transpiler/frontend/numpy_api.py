@@ -392,6 +392,9 @@ def _register_stdlib():
     for name in ("isclose", "allclose", "count_nonzero", "meshgrid", "linspace", "logspace", "average", "cov",
                  "corrcoef"):
         library(getattr(fn, name), getattr(np, name))
+    from ..stdlib import nanfunctions
+    for name in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin"):
+        library(getattr(nanfunctions, name), getattr(np, name))
     from ..stdlib import einsum
     library(einsum.einsum, np.einsum)
     FUNCTIONS[fn.raise_if] = _raise_if
