@@ -1313,7 +1313,8 @@ def _is_global_object(obj, frame: Frame) -> bool:
 
 
 def _shift_bounds(op, left, right, result) -> None:
-    """A loop index plus or minus a constant keeps known bounds ([lo + c, hi + c))."""
+    """A loop index plus or minus a constant keeps known bounds ([lo + c, hi + c)), and remembers that it is that
+    index shifted by c (`offset_of`), so that `x[k:k + 1]` is known to have one element (indexing._shifted_slice)."""
     if isinstance(op, ast.Add) and isinstance(right, Var) and not isinstance(left, Var):
         left, right = right, left
     bounds = getattr(left, "bounds", None)
@@ -1322,6 +1323,8 @@ def _shift_bounds(op, left, right, result) -> None:
         return
     c = right if isinstance(op, ast.Add) else -right
     result.bounds = tuple(derived("add", d, c) if c >= 0 else derived("sub", d, -c) for d in bounds)
+    base, shift = getattr(left, "offset_of", (left, 0))
+    result.offset_of = (base, shift + c)
 
 
 _INT_DIM_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}
