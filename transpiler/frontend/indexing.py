@@ -319,11 +319,19 @@ def _ids_as_var(b: Builder, ids) -> Var:
     """Index positions given as an array, a list (an empty one is int64) or a range, as a Var."""
     if isinstance(ids, (range, RuntimeRange)):
         ids = ids.materialize(b) if isinstance(ids, RuntimeRange) else np.arange(ids.start, ids.stop, ids.step)
+    if isinstance(ids, list) and contains_var(ids):
+        return _stacked_ids(b, ids)      # A[[i, p]] with run-time ints (a row swap in LU's pivoting)
     if isinstance(ids, list):
         ids = np.asarray(ids)
         if ids.size == 0:
             ids = ids.astype(np.int64)
     return as_var(b, ids)
+
+
+def _stacked_ids(b: Builder, ids: list) -> Var:
+    """A (nested) list of ints and run-time ints as one array, as np.asarray makes it (int64 for Python ints)."""
+    from .shape_ops import stack
+    return stack(b, [_stacked_ids(b, i) if isinstance(i, list) and contains_var(i) else i for i in ids])
 
 
 def _index_array(b: Builder, ids) -> Var:
