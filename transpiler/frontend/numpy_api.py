@@ -74,9 +74,11 @@ def write_out(b, out, result: Var, name: str) -> Var:
     return b.memory.rederive(b, out)
 
 
-def into_out(b, out: Var, result: Var, name: str) -> Var:
+def into_out(b, out: Var, result: Var, name: str, kernel_checked: bool = False) -> Var:
     """What a ufunc writes into an existing array (`out=`, and `x op= y`, which is `op(x, y, out=x)`): the result
-    cast to out's dtype under NumPy's same_kind rule, and broadcast to out's shape."""
+    cast to out's dtype under NumPy's same_kind rule, and broadcast to out's shape. `kernel_checked`: sizes only the
+    kernel can compare with out's are checked there, as indexing.fit_value does (the value may then be shorter
+    than out: the caller stores it as a setitem, `x[:n] += x[n:2 * n]`)."""
     from .indexing import fit_value
     if result.dtype != out.dtype and not np.can_cast(result.dtype, out.dtype, "same_kind"):
         raise UserError(f"Cannot cast ufunc '{name}' output from {result.dtype!r} to {out.dtype!r} with casting rule "
@@ -85,7 +87,7 @@ def into_out(b, out: Var, result: Var, name: str) -> Var:
     if result.ndim > out.ndim or any(isinstance(r, int) and isinstance(o, int) and r not in (1, o) for r, o in static):
         raise UserError(f"non-broadcastable output operand with shape {sym_text(out.shape)} doesn't match the "
                         f"broadcast shape {sym_text(result.shape)}", ValueError)
-    return fit_value(b, result, out.dtype, out.shape)
+    return fit_value(b, result, out.dtype, out.shape, kernel_checked)
 
 
 def _with_out(handler, name):
