@@ -561,7 +561,21 @@ class Interpreter:
                 raise UserError(f"cannot unpack {len(items)} values into {len(target.elts)} names", ValueError)
             groups = items
         for t, v in zip(target.elts, groups):
-            self.assign(t.value if isinstance(t, ast.Starred) else t, v, frame)
+            self.assign(t.value if isinstance(t, ast.Starred) else t, self._as_of_now(v), frame)
+
+    def _as_of_now(self, value):
+        """A value about to be assigned by an unpacking, as NumPy would read it now: a view of an array that an
+        earlier target of the same statement wrote reads that write (`x[:, 0], x[:, 1] = x[:, 1], x[:, 0]` copies
+        the second column into both, as NumPy does: the right side's views are read as each target is assigned)."""
+        if isinstance(value, Var):
+            ref = value.ref
+            if isinstance(ref, Ref) and ref.buffer in self.memory.current \
+                    and self.memory.current[ref.buffer] is not ref.base:
+                return self.memory.rederive(self.b, value)
+            return value
+        if isinstance(value, list):
+            return [self._as_of_now(v) for v in value]
+        return value
 
     def iterate_array(self, x: Var) -> list:
         if not x.shape or not isinstance(x.shape[0], int):
