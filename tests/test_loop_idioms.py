@@ -257,3 +257,43 @@ def test_tuple_swaps_of_views_of_a_local():
 def test_bubble_sort(n):
     check(bubble_sort, rng(n).random(n))
     check(bubble_sort, rng(n).integers(0, 4, n))
+
+
+def add_into_a_name(x, s):
+    a, b, n = s[0], s[1], s[2]
+    y = x[a:a + n]
+    y += x[b:b + n]                       # a view of x, written through
+    total = np.zeros(n)
+    total += x[:n]
+    return total
+
+
+def add_with_out(x, s):
+    a, b, n = s[0], s[1], s[2]
+    np.add(x[a:a + n], 1, out=x[b:b + n])
+
+
+@pytest.mark.parametrize("kernel", [add_into_a_name, add_with_out])
+@pytest.mark.parametrize("s", [(1, 4, 3), (0, 2, 0), (5, 0, 4), (2, 6, 2)])
+def test_in_place_operations_on_run_time_slices(kernel, s):
+    """Lengths only the kernel knows, compared there: NumPy's values where they agree, its ValueError (and nothing
+    written) where they do not."""
+    from transpiler import transpile
+    x, s = np.arange(8.0), np.array(s)
+    try:
+        kernel(x.copy(), s)
+    except ValueError:
+        with pytest.raises(ValueError, match="broadcast"):
+            transpile(kernel)(x, s)
+        np.testing.assert_array_equal(x, np.arange(8.0))
+    else:
+        check(kernel, x, s)
+
+
+def test_a_run_time_length_of_one_does_not_broadcast():
+    """Documented (semantics.md, "Shapes"): lengths compared in the kernel must be equal; NumPy broadcasts a 1."""
+    from transpiler import transpile
+    x = np.arange(8.0)
+    add_into_a_name(x.copy(), np.array([2, 7, 2]))
+    with pytest.raises(ValueError, match="broadcast"):
+        transpile(add_into_a_name)(x, np.array([2, 7, 2]))

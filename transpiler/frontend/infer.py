@@ -300,9 +300,8 @@ class Interpreter:
         old = self._located(s.target, frame, lambda: self.subscript(container, index))
         rhs = self.eval(s.value, frame)
         if _is_array_var(old):
-            new = self.inplace(old, s.op, rhs, kernel_checked=True)
-            fits = all(self.b.env.same_expression(d, e) for d, e in zip(new.shape, old.shape))
-            if fits and isinstance(old.ref, Ref) and old.ref.path and isinstance(container, Var) \
+            new = self.inplace(old, s.op, rhs)
+            if isinstance(old.ref, Ref) and old.ref.path and isinstance(container, Var) \
                     and old.ref.buffer is getattr(self.memory.ref_of(container), "buffer", None):
                 self.b.write(old, lambda: new)     # a view of x (not a view of a copy: x[ids, None])
                 return
@@ -322,9 +321,9 @@ class Interpreter:
         self._located(s, frame, lambda: self.b.write(x, lambda: indexing.masked_merge(
             self.b, x, mask, self.inplace(x, s.op, rhs))))
 
-    def inplace(self, old: Var, op, rhs, kernel_checked: bool = False) -> Var:
-        """The value `x op= y` writes into the array x: `op(x, y, out=x)` (`kernel_checked`: numpy_api.into_out)."""
-        return numpy_api.into_out(self.b, old, self.binop(op, old, rhs), _ufunc_name(op), kernel_checked)
+    def inplace(self, old: Var, op, rhs) -> Var:
+        """The value `x op= y` writes into the array x: `op(x, y, out=x)`."""
+        return numpy_api.into_out(self.b, old, self.binop(op, old, rhs), _ufunc_name(op))
 
     def stmt_For(self, s, frame):
         """(A loop with break/continue/return never gets here: exec_block runs its rewritten form.)"""
