@@ -297,3 +297,25 @@ def test_a_run_time_length_of_one_does_not_broadcast():
     add_into_a_name(x.copy(), np.array([2, 7, 2]))
     with pytest.raises(ValueError, match="broadcast"):
         transpile(add_into_a_name)(x, np.array([2, 7, 2]))
+
+
+def dot_of_run_time_slices(x, s):
+    a, b, n = s[0], s[1], s[2]
+    return (x[a:a + n] @ x[b:b + n], x[None, a:a + n] @ x[b:b + n, None], np.stack([x[a:a + n], x[b:b + n]]),
+            np.concatenate([x[a:a + n, None], x[b:b + n, None]], axis=1))
+
+
+@pytest.mark.parametrize("s", [(1, 4, 3), (0, 2, 0), (5, 0, 4), (-3, 0, 2)])
+def test_products_and_stacks_of_run_time_slices(s):
+    """Contractions, stacks and concatenations of lengths only the kernel knows: compared there, NumPy's ValueError
+    (the first failing statement's) when they differ (was a CompileError that printed the compiler's size
+    expressions)."""
+    from transpiler import transpile
+    x, s = np.arange(8.0), np.array(s)
+    try:
+        dot_of_run_time_slices(x, s)
+    except ValueError:
+        with pytest.raises(ValueError, match="mismatch in its core dimension 0"):
+            transpile(dot_of_run_time_slices)(x, s)
+    else:
+        check(dot_of_run_time_slices, x, s)

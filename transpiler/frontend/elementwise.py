@@ -152,6 +152,33 @@ def checked_in_kernel(b: Builder, operands: list) -> list:
     return operands
 
 
+def equal_in_kernel(b: Builder, at: list, message: str) -> list | None:
+    """Sizes that must be equal, of operands `at` ([(Var, axis), ...]), where only the kernel can compare them (a
+    contraction of `x[a:a + n] @ y[b:b + n]` with run-time ints, `np.stack` of such slices): NumPy's ValueError
+    with `message` after the call when they differ, and each operand cut to the common size `same(...)` (0 when
+    they differ) along its axis, so that nothing is read past either. None when the compiler can compare them
+    (the caller unifies them as usual)."""
+    env = b.env
+    dims = [v.shape[ax] for v, ax in at]
+    if not any(env.needs_kernel_check(d, e) for d in dims for e in dims):
+        return None
+    common, differ = dims[0], None
+    for d in dims[1:]:
+        if env.same_expression(common, d):
+            continue
+        sizes = [b.emit1("size_value", [], dtypes.INT64, (), dim=x) for x in (common, d)]
+        ne = b.emit1("ne", sizes, dtypes.BOOL, ())
+        differ = ne if differ is None else b.emit1("or", [differ, ne], dtypes.BOOL, ())
+        common = derived("same", common, d)
+    b.check(differ, ValueError, message)
+    cut = []
+    for v, ax in at:
+        specs = tuple(("range", 0, common, 1) if a == ax else ("all",) for a in range(v.ndim))
+        shape = tuple(common if a == ax else d for a, d in enumerate(v.shape))
+        cut.append(b.emit1("slice", [v], v.dtype, shape, specs=specs))
+    return cut
+
+
 def _python_complex_meets_float64_scalar(args) -> bool:
     """Python's complex operators take a float subclass, np.float64, themselves: `1j * np.float64(2)` is a Python
     complex (`np.float64(2) * 1j` is NumPy's np.complex128, the left operand's method runs first). Not the
