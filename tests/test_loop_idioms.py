@@ -24,6 +24,18 @@ def test_comparisons_with_ints_beyond_int64_are_all_one_side(dtype, shape):
     check(compare_beyond_int64, 3, np.arange(np.prod(shape), dtype=dtype).reshape(shape))
 
 
+def test_readable_sizes_in_a_refusal():
+    """A size only the kernel knows, in a CompileError: named after the source's ints, not the kernel's arithmetic."""
+    from transpiler import CompileError, transpile
+
+    def einsum_of_halves(x, s):
+        n = s[0]
+        return np.einsum("i,i->", x[:n], x[n:2 * n])
+    with pytest.raises(CompileError, match=r"min\(\(2\*int\(n\)\), x.shape\[0\]\)-min\(int\(n\), x.shape\[0\]\)") as e:
+        transpile(einsum_of_halves)(np.arange(8.0), np.array([3]))
+    assert "wrap" not in str(e.value) and "%" not in str(e.value)
+
+
 def test_arithmetic_with_ints_beyond_int64_is_still_overflow():
     from transpiler import transpile
     with pytest.raises(OverflowError):

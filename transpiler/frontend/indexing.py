@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym, broadcast, derived, fmt_shape, nonnegative, sym_text
+from ..types.shapes import Sym, broadcast, derived, fmt_shape, nonnegative, readable_shape
 from .builder import Builder
 from .elementwise import as_dim, warn_at
 from .shape_ops import as_var, expand_dims, same_view, squeeze, transpose
@@ -196,7 +196,8 @@ def fit_value(b: Builder, value, dtype: np.dtype, shape: tuple, kernel_checked: 
         v = b.convert(value, dtype)
     while v.ndim > len(shape) and b.env.find(v.shape[0]) == 1:   # extra leading 1s broadcast away
         v = squeeze(b, v, 0)
-    message = f"could not broadcast input array from shape {sym_text(v.shape)} into shape {sym_text(shape)}"
+    message = f"could not broadcast input array from shape {readable_shape(v.shape)} into shape " \
+              f"{readable_shape(shape)}"
     if v.ndim > len(shape):
         raise UserError(message, ValueError)
     shape = list(shape)
@@ -610,7 +611,7 @@ def _bound(v, n, default, low, high):
 def run_time_int(v: Var) -> Sym:
     """A run-time int as a dim expression (one Sym per Var, so `x[:j]` and `y[:j]` have the same length)."""
     if getattr(v, "_dim", None) is None:
-        v._dim = Sym(f"int({v})", ("var", v))
+        v._dim = Sym(f"int({getattr(v, 'source_name', None) or v})", ("var", v))
     return v._dim
 
 

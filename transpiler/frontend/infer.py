@@ -529,6 +529,7 @@ class Interpreter:
     def assign(self, target, value, frame: Frame) -> None:
         if isinstance(target, ast.Name):
             frame.locals[target.id] = value
+            _name_int(value, target.id)
         elif isinstance(target, (ast.Tuple, ast.List)):
             self.unpack(target, value, frame)
         elif isinstance(target, ast.Subscript):
@@ -785,6 +786,7 @@ class Interpreter:
             result = self.numpy_call(OPERATOR_UFUNCS[type(op)], [left, right], {}, python_op=True)
             _shift_bounds(op, left, right, result)
             _same_int_expression(op, left, right, result)
+            _name_int(result, _int_expression(op, left, right))
             return result
         if inplace and isinstance(left, list) and isinstance(op, ast.Add):
             left.extend(right)
@@ -1362,6 +1364,26 @@ def _same_int_expression(op, left, right, result) -> None:
         else:
             return
     result._dim = derived(_INT_DIM_OPS[type(op)], *dims)
+
+
+def _name_int(value, name: str | None) -> None:
+    """A run-time int's name in messages, after the variable it was first assigned to, or the source expression of
+    such ints (`a+n`): a slice's length bounded by it then reads `(min((a+n), x.shape[0])-min(a, x.shape[0]))`."""
+    if name and isinstance(value, Var) and value.ndim == 0 and value.dtype.kind in "iu" and \
+            getattr(value, "source_name", None) is None and getattr(value, "_dim", None) is None:
+        value.source_name = name
+
+
+_INT_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//"}
+
+
+def _int_expression(op, left, right) -> str | None:
+    def text(v):
+        if isinstance(v, Var):
+            return getattr(v, "source_name", None)
+        return str(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else None
+    sign, a, c = _INT_OPERATORS.get(type(op)), text(left), text(right)
+    return f"({a}{sign}{c})" if sign and a and c else None
 
 
 def _is_array_var(v) -> bool:

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym, broadcast, data_sized, derived, is_checkable
+from ..types.shapes import Sym, broadcast, data_sized, derived, is_checkable, readable
 from .builder import Builder, as_operand, coerce
 from .elementwise import as_dim
 
@@ -191,8 +191,8 @@ def reshape(b: Builder, a, shape, order="C") -> Var:
         elif known == 0:              # known while compiling (static shapes, a literal 0)
             raise UserError(f"cannot reshape array of size {total} into shape with -1 and a zero dim", ValueError)
         dims[unknown] = derived("floordiv", total, known)
-    shown = ", ".join("-1" if d is None else str(d) for d in dims)
-    b.env.unify(product(dims, b), total, f"cannot reshape array of size {total} into shape ({shown})")
+    shown = ", ".join("-1" if d is None else readable(d) for d in dims)
+    b.env.unify(product(dims, b), total, f"cannot reshape array of size {readable(total)} into shape ({shown})")
     dims = tuple(dims)
     if tuple(b.env.find(d) for d in dims) == tuple(b.env.find(d) for d in x.shape):
         return same_view(b, x)
