@@ -314,7 +314,7 @@ def test_a_run_time_length_of_one_does_not_broadcast():
 def dot_of_run_time_slices(x, s):
     a, b, n = s[0], s[1], s[2]
     return (x[a:a + n] @ x[b:b + n], x[None, a:a + n] @ x[b:b + n, None], np.stack([x[a:a + n], x[b:b + n]]),
-            np.concatenate([x[a:a + n, None], x[b:b + n, None]], axis=1))
+            np.stack([x[a:a + n], x[b:b + n]], axis=1), np.concatenate([x[a:a + n, None], x[b:b + n, None]], axis=1))
 
 
 @pytest.mark.parametrize("s", [(1, 4, 3), (0, 2, 0), (5, 0, 4), (-3, 0, 2)])
