@@ -82,6 +82,9 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
             _python_float_checks(b, np.power, [base], result)
         return result
     if ufunc in _COMPARISONS and any(isinstance(t, np.dtype) and t.kind in "iu" for t in types):
+        beyond = _compared_beyond_int64(b, ufunc, args, weak=python_op and all(is_weak(a) for a in args))
+        if beyond is not None:
+            return beyond
         in_dts = [_exact_int_dtype(a, dt) for a, dt in zip(args, in_dts)]
     operands = [coerce(b, a, dt) for a, dt in zip(args, in_dts)]
     if ufunc is np.power and in_dts[0].kind in "iub":
@@ -147,6 +150,33 @@ def checked_in_kernel(b: Builder, operands: list) -> list:
             shape = tuple(common if a == ax else d for a, d in enumerate(o.shape))
             operands[k] = b.emit1("slice", [o], o.dtype, shape, specs=specs)
     return operands
+
+
+def equal_in_kernel(b: Builder, at: list, message: str) -> list | None:
+    """Sizes that must be equal, of operands `at` ([(Var, axis), ...]), where only the kernel can compare them (a
+    contraction of `x[a:a + n] @ y[b:b + n]` with run-time ints, `np.stack` of such slices): NumPy's ValueError
+    with `message` after the call when they differ, and each operand cut to the common size `same(...)` (0 when
+    they differ) along its axis, so that nothing is read past either. None when the compiler can compare them
+    (the caller unifies them as usual)."""
+    env = b.env
+    dims = [v.shape[ax] for v, ax in at]
+    if not any(env.needs_kernel_check(d, e) for d in dims for e in dims):
+        return None
+    common, differ = dims[0], None
+    for d in dims[1:]:
+        if env.same_expression(common, d):
+            continue
+        sizes = [b.emit1("size_value", [], dtypes.INT64, (), dim=x) for x in (common, d)]
+        ne = b.emit1("ne", sizes, dtypes.BOOL, ())
+        differ = ne if differ is None else b.emit1("or", [differ, ne], dtypes.BOOL, ())
+        common = derived("same", common, d)
+    b.check(differ, ValueError, message)
+    cut = []
+    for v, ax in at:
+        specs = tuple(("range", 0, common, 1) if a == ax else ("all",) for a in range(v.ndim))
+        shape = tuple(common if a == ax else d for a, d in enumerate(v.shape))
+        cut.append(b.emit1("slice", [v], v.dtype, shape, specs=specs))
+    return cut
 
 
 def _python_complex_meets_float64_scalar(args) -> bool:
@@ -236,6 +266,20 @@ def as_dim(value):
 
 _ORDERINGS = {np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">="}
 _COMPARISONS = (np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal)
+
+
+def _compared_beyond_int64(b: Builder, ufunc, args, weak: bool) -> Var | None:
+    """An integer array compared with a Python int that neither int64 nor uint64 holds (`x == 2**64`,
+    `u < -2**70`): NumPy 2 compares by exact value, so every element is on one side of it and the result is one
+    bool everywhere (NEP 50; arithmetic with such an int stays NumPy's OverflowError). None for other operands."""
+    def huge(a):
+        return type(a) is int and not -2**63 <= a < 2**64
+    if not any(huge(a) for a in args) or not all(huge(a) or isinstance(a, Var) for a in args):
+        return None
+    # the huge int as an infinity of its sign, any element as 0: the side of every element
+    value = bool(ufunc(*[np.copysign(np.inf, a) if huge(a) else 0.0 for a in args]))
+    shape = broadcast([a.shape for a in args if isinstance(a, Var)], b.env)
+    return b.emit1("full", [b.const(np.bool_(value))], dtypes.BOOL, shape, weak=weak, scalar=not shape)
 
 
 def _exact_int_dtype(value, dtype: np.dtype) -> np.dtype:

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym, broadcast, derived, fmt_shape, nonnegative, sym_text
+from ..types.shapes import Sym, broadcast, derived, fmt_shape, nonnegative, readable_shape
 from .builder import Builder
 from .elementwise import as_dim, warn_at
 from .shape_ops import as_var, expand_dims, same_view, squeeze, transpose
@@ -196,7 +196,8 @@ def fit_value(b: Builder, value, dtype: np.dtype, shape: tuple, kernel_checked: 
         v = b.convert(value, dtype)
     while v.ndim > len(shape) and b.env.find(v.shape[0]) == 1:   # extra leading 1s broadcast away
         v = squeeze(b, v, 0)
-    message = f"could not broadcast input array from shape {sym_text(v.shape)} into shape {sym_text(shape)}"
+    message = f"could not broadcast input array from shape {readable_shape(v.shape)} into shape " \
+              f"{readable_shape(shape)}"
     if v.ndim > len(shape):
         raise UserError(message, ValueError)
     shape = list(shape)
@@ -319,11 +320,19 @@ def _ids_as_var(b: Builder, ids) -> Var:
     """Index positions given as an array, a list (an empty one is int64) or a range, as a Var."""
     if isinstance(ids, (range, RuntimeRange)):
         ids = ids.materialize(b) if isinstance(ids, RuntimeRange) else np.arange(ids.start, ids.stop, ids.step)
+    if isinstance(ids, list) and contains_var(ids):
+        return _stacked_ids(b, ids)      # A[[i, p]] with run-time ints (a row swap in LU's pivoting)
     if isinstance(ids, list):
         ids = np.asarray(ids)
         if ids.size == 0:
             ids = ids.astype(np.int64)
     return as_var(b, ids)
+
+
+def _stacked_ids(b: Builder, ids: list) -> Var:
+    """A (nested) list of ints and run-time ints as one array, as np.asarray makes it (int64 for Python ints)."""
+    from .shape_ops import stack
+    return stack(b, [_stacked_ids(b, i) if isinstance(i, list) and contains_var(i) else i for i in ids])
 
 
 def _index_array(b: Builder, ids) -> Var:
@@ -485,6 +494,9 @@ def _slice_spec(b: Builder, s: slice, n):
         raise UserError("slice step cannot be zero", ValueError)
     step = max(min(step, _HUGE_STEP), -_HUGE_STEP)     # past any length: one element, in the kernel's int64
     n = b.env.find(n)
+    shifted = _shifted_slice(b, s, n, step)
+    if shifted is not None:
+        return shifted
     bounds = [s.start, s.stop]
     if all(v is None or isinstance(v, (int, np.integer)) for v in bounds) and isinstance(n, int):
         start, stop, step = slice(*(None if v is None else int(v) for v in bounds), step).indices(n)
@@ -520,7 +532,8 @@ def _runtime_step_spec(b: Builder, s: slice, n, step: Var):
     if step.dtype.kind == "u":
         return ("range", start, forward, forward_k)
     last = derived("sub", n, 1)
-    back_start, back_stop = (_bound(v, n, default, -1, last) for v, default in zip([s.start, s.stop], (last, -1)))
+    back_start, back_stop = (_bound(v, n, default, -1, last)
+                             for v, default in zip([s.start, s.stop], (last, -1)))
     back_k = derived("min", derived("max", k, -_HUGE_STEP), -1)        # -k > 0 in the backward geometry
     backward = derived("max", derived("floordiv", derived("add", derived("sub", back_start, back_stop),
                                                            derived("sub", derived("sub", 0, back_k), 1)),
@@ -532,11 +545,57 @@ def _runtime_step_spec(b: Builder, s: slice, n, step: Var):
 _HUGE_STEP = 2**62     # larger than any length; its sums with lengths stay within int64
 
 
+def _shifted_slice(b: Builder, s: slice, n, step: int):
+    """x[i + a:i + c] (constant a <= c, step > 0) with i a loop index (or one shifted by a constant) that keeps
+    i + a >= 0: when its bounds also keep i + c <= n, the slice has the static length ceil((c - a) / step) and
+    starts at i + a (Floyd-Warshall's `D[k:k + 1, :]` in `for k in range(D.shape[0])` is one row, and broadcasts).
+    A one-element slice whose end the bounds do not keep within n (`D[:, k:k + 1]`: k ranges over the other dim)
+    is still one element, checked when the kernel runs: where NumPy's would be empty, a ValueError (the read is
+    clamped, as an index's is). None for other slices (the general arithmetic of _slice_spec)."""
+    start, stop = _offset(s.start), _offset(s.stop)
+    if step <= 0 or start is None or stop is None or start[0] is not stop[0] or stop[1] < start[1]:
+        return None
+    (base, a), c = start, stop[1]
+    bounds = getattr(base, "bounds", None)
+    if bounds is None or not nonnegative(_plus(bounds[0], a)):
+        return None
+    first, length = _plus(run_time_int(base), a), (c - a + step - 1) // step
+    if at_most(b.env, _plus(bounds[1], c - 1), n):
+        return ("range", first, length, step)
+    if c - a != 1:
+        return None
+    from .elementwise import apply_ufunc
+    size = b.emit1("size_value", [], dtypes.INT64, (), dim=n)
+    past = apply_ufunc(b, np.greater, [s.stop, size])
+    b.check(past, ValueError, f"a one-element slice i:i + 1 starts past the end of an axis of size {n}: NumPy's "
+                              "slice is empty there, the compiled one has one element (so that it broadcasts); write "
+                              "an index with the axis added back, x[:, i][:, None] for x[:, i:i + 1] (NumPy's "
+                              "IndexError past the end)")
+    return ("range", derived("max", derived("min", first, derived("sub", n, 1)), 0), 1, step)
+
+
+def _offset(v):
+    """(base, c) for a run-time int that is a loop index `base` shifted by the constant c (c = 0: itself)."""
+    if not isinstance(v, Var) or v.ndim or getattr(v, "bounds", None) is None:
+        return None
+    return getattr(v, "offset_of", (v, 0))
+
+
+def _plus(d, c: int):
+    return derived("add", d, c) if c >= 0 else derived("sub", d, -c)
+
+
 def _bound(v, n, default, low, high):
     """A slice bound as Python normalizes it: a negative one counts from the end, then it is clamped to
     [low, high] ([0, n] for a forward slice, [-1, n - 1] for a backward one). Run-time bounds must be sizes."""
     if v is None:
         return default
+    shifted = _offset(v)
+    if shifted is not None:
+        # a loop index shifted by a constant: one expression wherever it is written (`A[i + 1:, i]` and
+        # `A[i, i + 1:]` in one statement and the next have lengths of one form), normalized as any run-time int
+        return derived("max", derived("min", derived("wrap", _plus(run_time_int(shifted[0]), shifted[1]), n),
+                                      high), low)
     d = as_dim(v)
     if d is None and isinstance(v, Var) and v.ndim == 0 and v.dtype.kind in "iu":
         d = derived("wrap", run_time_int(v), n)     # any run-time int: its sign is known only at run time
@@ -552,7 +611,7 @@ def _bound(v, n, default, low, high):
 def run_time_int(v: Var) -> Sym:
     """A run-time int as a dim expression (one Sym per Var, so `x[:j]` and `y[:j]` have the same length)."""
     if getattr(v, "_dim", None) is None:
-        v._dim = Sym(f"int({v})", ("var", v))
+        v._dim = Sym(f"int({getattr(v, 'source_name', None) or v})", ("var", v))
     return v._dim
 
 

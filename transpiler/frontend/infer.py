@@ -529,6 +529,7 @@ class Interpreter:
     def assign(self, target, value, frame: Frame) -> None:
         if isinstance(target, ast.Name):
             frame.locals[target.id] = value
+            _name_int(value, target.id)
         elif isinstance(target, (ast.Tuple, ast.List)):
             self.unpack(target, value, frame)
         elif isinstance(target, ast.Subscript):
@@ -560,7 +561,21 @@ class Interpreter:
                 raise UserError(f"cannot unpack {len(items)} values into {len(target.elts)} names", ValueError)
             groups = items
         for t, v in zip(target.elts, groups):
-            self.assign(t.value if isinstance(t, ast.Starred) else t, v, frame)
+            self.assign(t.value if isinstance(t, ast.Starred) else t, self._as_of_now(v), frame)
+
+    def _as_of_now(self, value):
+        """A value about to be assigned by an unpacking, as NumPy would read it now: a view of an array that an
+        earlier target of the same statement wrote reads that write (`x[:, 0], x[:, 1] = x[:, 1], x[:, 0]` copies
+        the second column into both, as NumPy does: the right side's views are read as each target is assigned)."""
+        if isinstance(value, Var):
+            ref = value.ref
+            if isinstance(ref, Ref) and ref.buffer in self.memory.current \
+                    and self.memory.current[ref.buffer] is not ref.base:
+                return self.memory.rederive(self.b, value)
+            return value
+        if isinstance(value, list):
+            return [self._as_of_now(v) for v in value]
+        return value
 
     def iterate_array(self, x: Var) -> list:
         if not x.shape or not isinstance(x.shape[0], int):
@@ -771,6 +786,7 @@ class Interpreter:
             result = self.numpy_call(OPERATOR_UFUNCS[type(op)], [left, right], {}, python_op=True)
             _shift_bounds(op, left, right, result)
             _same_int_expression(op, left, right, result)
+            _name_int(result, _int_expression(op, left, right))
             return result
         if inplace and isinstance(left, list) and isinstance(op, ast.Add):
             left.extend(right)
@@ -1313,7 +1329,8 @@ def _is_global_object(obj, frame: Frame) -> bool:
 
 
 def _shift_bounds(op, left, right, result) -> None:
-    """A loop index plus or minus a constant keeps known bounds ([lo + c, hi + c))."""
+    """A loop index plus or minus a constant keeps known bounds ([lo + c, hi + c)), and remembers that it is that
+    index shifted by c (`offset_of`), so that `x[k:k + 1]` is known to have one element (indexing._shifted_slice)."""
     if isinstance(op, ast.Add) and isinstance(right, Var) and not isinstance(left, Var):
         left, right = right, left
     bounds = getattr(left, "bounds", None)
@@ -1322,6 +1339,8 @@ def _shift_bounds(op, left, right, result) -> None:
         return
     c = right if isinstance(op, ast.Add) else -right
     result.bounds = tuple(derived("add", d, c) if c >= 0 else derived("sub", d, -c) for d in bounds)
+    base, shift = getattr(left, "offset_of", (left, 0))
+    result.offset_of = (base, shift + c)
 
 
 _INT_DIM_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}
@@ -1345,6 +1364,26 @@ def _same_int_expression(op, left, right, result) -> None:
         else:
             return
     result._dim = derived(_INT_DIM_OPS[type(op)], *dims)
+
+
+def _name_int(value, name: str | None) -> None:
+    """A run-time int's name in messages, after the variable it was first assigned to, or the source expression of
+    such ints (`a+n`): a slice's length bounded by it then reads `(min((a+n), x.shape[0])-min(a, x.shape[0]))`."""
+    if name and isinstance(value, Var) and value.ndim == 0 and value.dtype.kind in "iu" and \
+            getattr(value, "source_name", None) is None and getattr(value, "_dim", None) is None:
+        value.source_name = name
+
+
+_INT_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//"}
+
+
+def _int_expression(op, left, right) -> str | None:
+    def text(v):
+        if isinstance(v, Var):
+            return getattr(v, "source_name", None)
+        return str(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else None
+    sign, a, c = _INT_OPERATORS.get(type(op)), text(left), text(right)
+    return f"({a}{sign}{c})" if sign and a and c else None
 
 
 def _is_array_var(v) -> bool:

@@ -8,9 +8,9 @@ import numpy as np
 
 from ..errors import UserError
 from ..types import dtypes
-from ..types.shapes import broadcast
+from ..types.shapes import broadcast, readable
 from .builder import Builder
-from .elementwise import apply_ufunc
+from .elementwise import apply_ufunc, equal_in_kernel
 from .shape_ops import as_var, expand_dims, reshape, squeeze, transpose
 
 
@@ -22,8 +22,12 @@ def matmul(b: Builder, a, c, dtype=None):
         dtypes.resolve_ufunc_with_dtype(np.matmul, [x.dtype, y.dtype], dtypes.check_supported(dtype))
     x2 = expand_dims(b, x, 0) if x.ndim == 1 else x
     y2 = expand_dims(b, y, -1) if y.ndim == 1 else y
+    cut = equal_in_kernel(b, [(x2, x2.ndim - 1), (y2, y2.ndim - 2)], "matmul: Input operand 1 has a mismatch in "
+                          "its core dimension 0 (sizes known only when the kernel runs)")
+    if cut is not None:
+        x2, y2 = cut
     b.env.unify(x2.shape[-1], y2.shape[-2], "matmul: Input operand 1 has a mismatch in its core dimension 0 "
-                f"(size {x2.shape[-1]} is different from {y2.shape[-2]})")
+                f"(size {readable(x2.shape[-1])} is different from {readable(y2.shape[-2])})")
     batch = broadcast([x2.shape[:-2], y2.shape[:-2]], b.env)
     shape = batch + (x2.shape[-2], y2.shape[-1])
     r = b.emit1("matmul", [x2, y2], out_dt, shape, scalar=False)

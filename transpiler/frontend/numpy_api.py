@@ -76,7 +76,9 @@ def write_out(b, out, result: Var, name: str) -> Var:
 
 def into_out(b, out: Var, result: Var, name: str) -> Var:
     """What a ufunc writes into an existing array (`out=`, and `x op= y`, which is `op(x, y, out=x)`): the result
-    cast to out's dtype under NumPy's same_kind rule, and broadcast to out's shape."""
+    cast to out's dtype under NumPy's same_kind rule, and broadcast to out's shape: out's new contents. Sizes only
+    the kernel can compare with out's (`x[:n] += x[n:2 * n]`, `y += x[a:a + n]` with run-time ints) are checked
+    there, as indexing.fit_value does: NumPy's ValueError after the call, and nothing is written."""
     from .indexing import fit_value
     if result.dtype != out.dtype and not np.can_cast(result.dtype, out.dtype, "same_kind"):
         raise UserError(f"Cannot cast ufunc '{name}' output from {result.dtype!r} to {out.dtype!r} with casting rule "
@@ -85,7 +87,13 @@ def into_out(b, out: Var, result: Var, name: str) -> Var:
     if result.ndim > out.ndim or any(isinstance(r, int) and isinstance(o, int) and r not in (1, o) for r, o in static):
         raise UserError(f"non-broadcastable output operand with shape {sym_text(out.shape)} doesn't match the "
                         f"broadcast shape {sym_text(result.shape)}", ValueError)
-    return fit_value(b, result, out.dtype, out.shape)
+    value = fit_value(b, result, out.dtype, out.shape, kernel_checked=True)
+    if all(b.env.same_expression(d, e) for d, e in zip(value.shape, out.shape)):
+        return value
+    # cut to the common sizes, 0 where they differ (the call then raises): stored over out's start
+    specs = tuple(("all",) if b.env.same_expression(d, e) else ("range", 0, d, 1)
+                  for d, e in zip(value.shape, out.shape))
+    return b.emit1("update_slice", [out, value], out.dtype, out.shape, specs=specs)
 
 
 def _with_out(handler, name):

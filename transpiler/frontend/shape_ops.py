@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym, broadcast, data_sized, derived, is_checkable
+from ..types.shapes import Sym, broadcast, data_sized, derived, is_checkable, readable
 from .builder import Builder, as_operand, coerce
 from .elementwise import as_dim
 
@@ -191,8 +191,8 @@ def reshape(b: Builder, a, shape, order="C") -> Var:
         elif known == 0:              # known while compiling (static shapes, a literal 0)
             raise UserError(f"cannot reshape array of size {total} into shape with -1 and a zero dim", ValueError)
         dims[unknown] = derived("floordiv", total, known)
-    shown = ", ".join("-1" if d is None else str(d) for d in dims)
-    b.env.unify(product(dims, b), total, f"cannot reshape array of size {total} into shape ({shown})")
+    shown = ", ".join("-1" if d is None else readable(d) for d in dims)
+    b.env.unify(product(dims, b), total, f"cannot reshape array of size {readable(total)} into shape ({shown})")
     dims = tuple(dims)
     if tuple(b.env.find(d) for d in dims) == tuple(b.env.find(d) for d in x.shape):
         return same_view(b, x)
@@ -363,12 +363,16 @@ def concatenate(b: Builder, arrays, axis=0, dtype=None) -> Var:
     axis = normalize_axis(axis, ndim)
     out_dt = dtypes.check_supported(dtype) if dtype is not None else np.result_type(*[x.dtype for x in xs])
     xs = [coerce(b, x, out_dt) for x in xs]
+    from .elementwise import equal_in_kernel
+    message = "all the input array dimensions except for the concatenation axis must match exactly"
+    for i in range(ndim):     # lengths only the kernel knows (x[a:a + n, None] beside x[b:b + n, None]): there
+        if i != axis:
+            xs = equal_in_kernel(b, [(x, i) for x in xs], f"{message} (sizes known only when the kernel runs)") or xs
     shape = list(xs[0].shape)
     for x in xs[1:]:
         for i in range(ndim):
             if i != axis:
-                shape[i] = b.env.unify(shape[i], x.shape[i], "all the input array dimensions except for the "
-                                       "concatenation axis must match exactly")
+                shape[i] = b.env.unify(shape[i], x.shape[i], message)
     total = 0
     for x in xs:
         total = derived("add", total, b.env.find(x.shape[axis]))
@@ -382,10 +386,14 @@ def stack(b: Builder, arrays, axis=0) -> Var:
     xs = [as_var(b, a) for a in arrays]
     if not xs:
         raise UserError("need at least one array to stack", ValueError)
+    if any(x.ndim != xs[0].ndim for x in xs):
+        raise UserError("all input arrays must have the same shape", ValueError)
+    from .elementwise import equal_in_kernel
+    for i in range(xs[0].ndim):     # lengths only the kernel knows (np.stack([x[a:a + n], x[b:b + n]])): there
+        xs = equal_in_kernel(b, [(x, i) for x in xs], "all input arrays must have the same shape (sizes known "
+                                                      "only when the kernel runs)") or xs
     shape = broadcast([xs[0].shape], b.env)
     for x in xs[1:]:
-        if x.ndim != len(shape):
-            raise UserError("all input arrays must have the same shape", ValueError)
         shape = tuple(b.env.unify(p, q, "all input arrays must have the same shape") for p, q in zip(shape, x.shape))
     axis = normalize_axis(axis, len(shape) + 1)
     return concatenate(b, [expand_dims(b, x, axis) for x in xs], axis)

@@ -76,6 +76,23 @@ def derived(op: str, *operands) -> Dim:
     return Sym(name, (op, *operands))
 
 
+def readable(d: Dim) -> str:
+    """A dim as a refusal shows it: a slice bound's normalization (`wrap`, and the clamps of a length at 0) and a
+    size's limits are left out, so `x[a:a + n]`'s length reads `(min((int(a)+int(n)), x.shape[0])-min(int(a),
+    x.shape[0]))`, not the kernel's full arithmetic (`--emit typed` shows that)."""
+    if not isinstance(d, Sym) or d.origin[0] not in _OPS:
+        return str(d)
+    op, *operands = d.origin
+    if op in ("wrap", "upto"):
+        return readable(operands[0])
+    rest = [o for o in operands if not (isinstance(o, int) and o <= 0)]
+    if op == "max" and len(rest) == 1 and len(operands) == 2:
+        return readable(rest[0])
+    sign = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//"}.get(op)
+    texts = [readable(o) for o in operands]
+    return f"({texts[0]}{sign}{texts[1]})" if sign else f"{op}({', '.join(texts)})"
+
+
 def data_sized(d: Dim) -> bool:
     """Whether a dim depends on a size computed from the data (an `upto` of frontend/shape_ops.limited)."""
     return isinstance(d, Sym) and (d.origin[0] == "upto" or d.origin[0] in DIM_OPS
@@ -155,6 +172,10 @@ def sym_text(shape: Shape) -> str:
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
+def readable_shape(shape: Shape) -> str:
+    return "[" + ",".join(readable(d) for d in shape) + "]"
+
+
 @dataclass
 class ShapeEnv:
     """Facts learned about Syms during inference: which dims must be equal, which must not be 0."""
@@ -176,7 +197,8 @@ class ShapeEnv:
         if isinstance(a, int) and isinstance(b, int):
             raise UserError(what, kind)
         if self.needs_kernel_check(a, b):
-            raise UserError(f"{what}: cannot check that the run-time sizes {a} and {b} are equal", kind)
+            raise UserError(f"{what}: cannot check that the sizes {readable(a)} and {readable(b)}, known only when "
+                            "the kernel runs, are equal", kind)
         if not (is_checkable(a) and is_checkable(b)):
             # the same expression over sizes that may differ (x[i, :j] and x[:j, i]: x.shape[1] and x.shape[0]):
             # equal operands are sufficient, and those that follow from the arguments are checked before the call
