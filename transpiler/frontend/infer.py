@@ -22,7 +22,7 @@ from ..types import dtypes
 from . import indexing, loop_exits, numpy_api, numpy_calls, python_math  # noqa: F401  (they register handlers)
 from .memory import Memory, Ref
 from ..types.shapes import derived
-from ..runtime.globals_guard import CELL, LENGTH, MAX_COMPARED_BYTES, snapshot
+from ..runtime.globals_guard import CELL, DEFAULTS, KWDEFAULTS, LENGTH, MAX_COMPARED_BYTES, snapshot
 from ..runtime.signature import Unavailable, is_structure_object, result_template
 from .builder import Builder
 from .elementwise import apply_ufunc
@@ -363,6 +363,12 @@ class Interpreter:
         if not isinstance(container, (list, tuple, dict)):
             return container
         items = list(container.items()) if isinstance(container, dict) else list(enumerate(container))
+        if self.module_level.get(id(container)) is container \
+                and any(_holds_attributes(a) for _, a in items):   # `for layer in LAYERS: x = x * layer.s`
+            self.top.globals_read.append((container, LENGTH, len(container)))
+            for k, a in items:
+                if _holds_attributes(a):
+                    self.module_level_item(container, k, a)
         if not any(isinstance(a, np.ndarray) for _, a in items):
             return container
         self.b.program.globals_read.append((container, LENGTH, len(container)))
@@ -629,6 +635,8 @@ class Interpreter:
             raise UserError("indexing a Python list with a run-time value is not supported", TypeError)
         result = py(lambda: value[index])
         if isinstance(value, (list, tuple, dict)) and (isinstance(index, int) or isinstance(value, dict)):
+            if self.module_level.get(id(value)) is value and _holds_attributes(result):
+                self.module_level_item(value, index, result)     # LAYERS[0] of objects: their attributes guarded
             if isinstance(result, np.ndarray):
                 return self.module_array(value, index, result)             # W[0] of a module-level list
             if isinstance(result, (list, tuple, dict)) and _holds_arrays(result):
@@ -667,6 +675,7 @@ class Interpreter:
                     return self.module_array(root.globals, e.id, value)
                 if _holds_arrays(value):   # PARAMS rebound at module level: compiled again
                     self.b.program.globals_read.append((root.globals, e.id, value))
+                    self.module_level[id(value)] = value
                     return value
         if not isinstance(value, np.ndarray) and e.id not in frame.locals:
             root = frame
@@ -685,8 +694,15 @@ class Interpreter:
                 and str(namespace.get("__name__", "")).split(".")[0] in _LIBRARY_MODULES:
             return     # (the library's own helpers, stdlib/, are not the user's to rebind)
         self.top.globals_read.append((namespace, key, snapshot(value) or value))
-        if is_structure_object(value) or isinstance(value, type):
-            self.module_level[id(value)] = value     # its attributes read later are module-level too
+        if is_structure_object(value) or isinstance(value, (type, list, tuple, dict)):
+            self.module_level[id(value)] = value     # its attributes (items) read later are module-level too
+
+    def module_level_item(self, container, key, item) -> None:
+        """An object or container held by a module-level container (`LAYERS[0]`, `for layer in LAYERS:`): guarded
+        to be the same object, and module-level itself, so the attributes read from it are guarded too
+        (`LAYERS[1].scale = 3.0` compiles again)."""
+        self.top.globals_read.append((container, key, item))
+        self.module_level[id(item)] = item
 
     def module_array(self, container, key, array: np.ndarray):
         """A module-level array read by the program (a global, `config.W`, `CFG.w`, `LAYERS[0]` ...): guarded at
@@ -832,6 +848,7 @@ class Interpreter:
             return self.array_attribute(value, e.attr)
         getter = _user_property(value, e.attr)
         if getter is not None:             # a @property of the user's class: its source is compiled
+            self.class_attribute(type(value), e.attr, None)    # (guarded: a property replaced compiles again)
             return self.call(getter, [value], {})
         result = py(getattr, value, e.attr)
         if isinstance(result, Unavailable):
@@ -842,17 +859,25 @@ class Interpreter:
                 return self.module_array(vars(value), e.attr, result)
             if isinstance(result, (list, tuple, dict)) and _holds_arrays(result):
                 self.b.program.globals_read.append((vars(value), e.attr, result))   # config.LAYERS
+                if _user_module(value) or self.module_level.get(id(value)) is value:
+                    self.module_level[id(result)] = result
                 return result
             if _user_module(value) or self.module_level.get(id(value)) is value:
                 self.module_value(vars(value), e.attr, result)   # config.EPS, Cfg.EPS, CFG.eps
+            elif isinstance(value, types.ModuleType) and callable(result) \
+                    and value.__name__.split(".")[0] in _PATCHABLE_LIBRARIES:
+                self.top.globals_read.append((vars(value), e.attr, result))   # `np.tanh = other` compiles again
         elif isinstance(value, type) or is_structure_object(value):
+            if self.module_level.get(id(value)) is value and hasattr(value, "__dict__"):
+                self.top.globals_read.append((vars(value), e.attr, None))   # (still not set on the object itself)
             return self.class_attribute(value if isinstance(value, type) else type(value), e.attr, result)
         return result
 
     def class_attribute(self, cls: type, attr: str, result):
-        """`self.scale` or `Derived.scale` read from a class in cls's MRO (not from the object itself, whose own
-        attributes are the specialization key): folded as a module-level value is, so guarded at each call; so is
-        the attribute's absence from the classes before it (a subclass that sets it later)."""
+        """`self.scale`, `self.forward` or `Derived.scale` read from a class in cls's MRO (not from the object
+        itself, whose own attributes are the specialization key): folded as a module-level value is, so guarded at
+        each call (a method or property by identity: one replaced on the class compiles again); so is the
+        attribute's absence from the classes before it (a subclass that sets it later)."""
         before = []
         for c in cls.__mro__:
             if attr in vars(c):
@@ -869,8 +894,9 @@ class Interpreter:
         elif snapshot(raw) is not None or isinstance(raw, type):
             self.module_value(vars(owner), attr, raw)
             guarded = result
-        else:
-            return result    # (methods, properties and other descriptors)
+        else:    # methods, properties and other descriptors, by identity (`Model.forward = other` compiles again)
+            self.top.globals_read.append((vars(owner), attr, raw))
+            guarded = result
         for c in before:
             self.top.globals_read.append((vars(c), attr, None))   # still absent there
         return guarded
@@ -997,6 +1023,8 @@ class Interpreter:
             return self.call_python(fn, args, kwargs)
         method = _user_method(fn)
         if method is not None:             # obj.method(...) or obj(...) on an object of the user's class
+            if not isinstance(fn, types.MethodType):
+                self.class_attribute(type(fn), "__call__", None)   # (guarded: `Model.__call__ = other`)
             return self.call(method[0], [method[1], *args], kwargs)
         if getattr(fn, "__name__", None) in _FORBIDDEN_BUILTINS and getattr(builtins, fn.__name__, None) is fn:
             raise UserError(f"{fn.__name__}() is not supported in compiled code", TypeError)
@@ -1033,6 +1061,8 @@ class Interpreter:
             bound = inspect.signature(fn).bind(*args, **kwargs)
         except TypeError as e:
             raise UserError(f"{fn.__name__}(): {e}", TypeError) from None
+        if len(bound.arguments) < len(bound.signature.parameters):
+            self._guard_defaults(fn, bound)
         bound.apply_defaults()
         closure = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
 
@@ -1046,6 +1076,27 @@ class Interpreter:
             except (MustInline, _Raise):     # (a function that raises on every path: the raise is the caller's)
                 self.outliner.size[key] = 0    # inline this signature from now on
         return self.outliner.inline_first(key, interpret, bound.arguments)
+
+    def _guard_defaults(self, fn, bound) -> None:
+        """The default values a call of fn takes are folded in like module-level values: `fn.__defaults__`
+        rebound, a default list mutated (`def f(x, c=COEF)` then `COEF[1] = 5`) or a default array changed
+        compiles again. Such a default array is bound as module_array gives it (large ones kernel inputs)."""
+        if _is_library(fn) or str(fn.__module__ or "").split(".")[0] in _LIBRARY_MODULES:
+            return
+        for holder in (fn.__defaults__, fn.__kwdefaults__):
+            if holder is not None:
+                self.module_value(fn, DEFAULTS if holder is fn.__defaults__ else KWDEFAULTS, holder)
+        positional = [p for p in bound.signature.parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        first_default = len(positional) - len(fn.__defaults__ or ())
+        used = [(fn.__defaults__, i, p.name) for i, p in enumerate(positional[first_default:])] \
+            + [(fn.__kwdefaults__, name, name) for name in fn.__kwdefaults__ or {}]
+        for holder, key, name in used:
+            if name not in bound.arguments:
+                if isinstance(holder[key], np.ndarray):
+                    bound.arguments[name] = self.module_array(holder, key, holder[key])
+                else:
+                    self.module_value(holder, key, holder[key])   # (a list of numbers: by value)
 
     def call_closure(self, c: Closure, args, kwargs):
         try:
@@ -1153,6 +1204,18 @@ def _user_module(value) -> bool:
 
 _LIBRARY_MODULES = frozenset({"numpy", "math", "builtins", "transpiler", "functools", "itertools", "operator",
                               "collections", "typing", "types", "dataclasses", "os", "sys", "scipy", "cmath"})
+
+
+# The library modules whose functions a program reads as attributes (`np.tanh`, `math.exp`): guarded by identity
+# (batched per module, a few tens of ns each), so a function replaced in them after compiling is seen, as NumPy's
+# run would call the replacement.
+_PATCHABLE_LIBRARIES = frozenset({"numpy", "math", "cmath"})
+
+
+def _holds_attributes(value) -> bool:
+    """An object of a user's class or a container: what a module-level container holds whose attributes or
+    items the program may read (guarded as module-level values, not as structure of an argument)."""
+    return isinstance(value, (list, tuple, dict)) or is_structure_object(value)
 
 
 def _holds_arrays(container, depth: int = 4) -> bool:
