@@ -58,8 +58,9 @@ def _parse(subscripts, ndims):
     return labels, output
 
 
-def _diagonals(labels, x):
-    """A label repeated in one operand ('ii'): its diagonal, as the last axis."""
+def _diagonals(labels, x, operand):
+    """A label repeated in one operand ('ii'): its diagonal, as the last axis. The repeated dims must be equal, as
+    NumPy checks (np.diagonal of a (2, 3) operand would take a shorter diagonal: a silently wrong answer)."""
     while True:
         repeated = [c for c in labels if labels.count(c) > 1]
         if not repeated:
@@ -67,6 +68,8 @@ def _diagonals(labels, x):
         repeated = repeated[0]
         first = labels.index(repeated)
         second = labels.index(repeated, first + 1)
+        if x.shape[first] != x.shape[second]:
+            raise ValueError(f"dimensions in operand {operand} for collapsing index '{repeated}' don't match")
         x = np.diagonal(x, 0, first, second)
         labels = "".join(c for i, c in enumerate(labels) if i not in (first, second)) + repeated
 
@@ -117,7 +120,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     labels, output = _parse(subscripts, [x.ndim for x in operands])
     terms = []
     for i, (term, x) in enumerate(zip(labels, operands)):
-        term, x = _diagonals(term, x)
+        term, x = _diagonals(term, x, i)
         elsewhere = set(output).union(*(set(t) for j, t in enumerate(labels) if j != i))
         terms.append(_sum_out(term, x, elsewhere, result_dtype))
     while len(terms) > 1:
