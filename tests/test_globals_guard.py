@@ -533,3 +533,53 @@ def test_a_module_level_partial_whose_arguments_change_is_seen():
         assert_same(f(x), _through_a_partial(x))
     finally:
         SCALE_BY_TWO.keywords["k"] = 2.0
+
+
+class _Holder:
+    def __init__(self):
+        self.s, self.w = 2.0, np.ones(3)
+
+
+HELD = _Holder()
+MIXED = {"w": np.ones(3), "eps": 2.0}
+PAIR = [np.ones(3), 2.0]
+HELD_LIST = [_Holder(), _Holder()]
+
+
+def _indirect_reads(x):
+    w, eps = PAIR                                   # unpacked
+    y = x * w * eps * getattr(HELD, "s") + MIXED.get("w") * MIXED["eps"] + HELD.__dict__["s"]
+    for k, v in MIXED.items():
+        if k == "eps":
+            y = y + v
+    for h in HELD_LIST[1:]:                         # a slice: a new list of the module's items
+        y = y * h.s
+    return y
+
+
+@pytest.mark.parametrize("change", [
+    lambda: PAIR.__setitem__(1, 5.0), lambda: PAIR.__setitem__(0, np.full(3, 3.0)),
+    lambda: setattr(HELD, "s", 4.0), lambda: MIXED.__setitem__("w", np.full(3, 2.0)),
+    lambda: MIXED.__setitem__("eps", 7.0), lambda: setattr(HELD_LIST[1], "s", 0.5),
+    lambda: HELD_LIST.__setitem__(1, _Holder())],
+    ids=["unpacked-number", "unpacked-array", "getattr-and-__dict__", "dict-get", "number-beside-arrays",
+         "attribute-through-a-slice", "item-of-a-slice-rebound"])
+def test_module_level_values_read_indirectly_are_seen(change):
+    """Regression: values read from module-level containers and objects other than by `x.attr` / `x[i]` were
+    folded unguarded: unpacking (`w, eps = PAIR`), `getattr(HELD, "s")`, `MIXED.get("w")`, `HELD.__dict__["s"]`,
+    a number in a dict that also holds arrays (`MIXED["eps"]`, `.items()`), a slice (`HELD_LIST[1:]`)."""
+    saved = list(PAIR), HELD.s, dict(MIXED), list(HELD_LIST), HELD_LIST[1].s
+    try:
+        HELD_LIST[1].s = 3.0
+        f, x = transpile(_indirect_reads), np.arange(3.0)
+        assert_same(f(x), _indirect_reads(x))
+        change()
+        assert_same(f(x), _indirect_reads(x))
+        compilations = f.compilations
+        assert_same(f(x), _indirect_reads(x))
+        assert f.compilations == compilations
+    finally:
+        PAIR[:], HELD.s, HELD_LIST[:] = saved[0], saved[1], saved[3]
+        MIXED.clear()
+        MIXED.update(saved[2])
+        HELD_LIST[1].s = saved[4]

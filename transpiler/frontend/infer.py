@@ -154,6 +154,7 @@ class Interpreter:
         self.top = builder.program   # the compiled function's program (not an outlined callee's)
         self.implicit: dict = {}     # id(module-level array) -> its input Var (module_array)
         self.module_level: dict = {}  # id -> module-level object whose attributes are guarded (module_value)
+        self.compared_whole: set = set()   # ids of module-level containers guarded by a snapshot of their contents
         self.formatted_runtime = 0   # run-time values formatted into strings so far (expr_FormattedValue)
 
     def guard_write(self, store) -> None:
@@ -363,12 +364,16 @@ class Interpreter:
         if not isinstance(container, (list, tuple, dict)):
             return container
         items = list(container.items()) if isinstance(container, dict) else list(enumerate(container))
-        if self.module_level.get(id(container)) is container \
-                and any(_holds_attributes(a) for _, a in items):   # `for layer in LAYERS: x = x * layer.s`
+        if self.module_level.get(id(container)) is container and id(container) not in self.compared_whole:
+            # every item of a module-level container (`for layer in LAYERS: x = x * layer.s`, `a, eps = PARAMS`,
+            # `for k, v in TABLE.items()`): objects and containers by identity (their attributes guarded when
+            # read), numbers by value; arrays below
             self.top.globals_read.append((container, LENGTH, len(container)))
             for k, a in items:
                 if _holds_attributes(a):
                     self.module_level_item(container, k, a)
+                elif snapshot(a) is not None:
+                    self.module_value(container, k, a)
         if not any(isinstance(a, np.ndarray) for _, a in items):
             return container
         self.b.program.globals_read.append((container, LENGTH, len(container)))
@@ -530,7 +535,7 @@ class Interpreter:
     def unpack(self, target, value, frame):
         if isinstance(value, Var):
             value = self.iterate_array(value)
-        items = py(list, value)
+        items = py(list, self.module_items(value))    # (`w, b = PARAMS`: each item guarded)
         starred = [i for i, t in enumerate(target.elts) if isinstance(t, ast.Starred)]
         if starred:
             k = starred[0]
@@ -633,6 +638,8 @@ class Interpreter:
                 return self.call(BoundMethod("__getitem__", self.b.const(value), self._getitem_handler()),
                                  [index], {})
             raise UserError("indexing a Python list with a run-time value is not supported", TypeError)
+        if isinstance(index, slice) and isinstance(value, (list, tuple)) and self.module_level.get(id(value)) is value:
+            value = self.module_items(value)    # `LAYERS[1:]`: a new list, its items guarded in the module's one
         result = py(lambda: value[index])
         if isinstance(value, (list, tuple, dict)) and (isinstance(index, int) or isinstance(value, dict)):
             if self.module_level.get(id(value)) is value and _holds_attributes(result):
@@ -641,6 +648,9 @@ class Interpreter:
                 return self.module_array(value, index, result)             # W[0] of a module-level list
             if isinstance(result, (list, tuple, dict)) and _holds_arrays(result):
                 self.b.program.globals_read.append((value, index, result))   # PARAMS["blocks"]: the same list
+            elif self.module_level.get(id(value)) is value and id(value) not in self.compared_whole \
+                    and snapshot(result) is not None:
+                self.module_value(value, index, result)   # PARAMS["eps"] beside arrays: by value
         return result
 
     # ---- expressions --------------------------------------------------------------------------------------------
@@ -693,7 +703,10 @@ class Interpreter:
         if isinstance(value, (types.ModuleType, Var)) or isinstance(namespace, dict) \
                 and str(namespace.get("__name__", "")).split(".")[0] in _LIBRARY_MODULES:
             return     # (the library's own helpers, stdlib/, are not the user's to rebind)
-        self.top.globals_read.append((namespace, key, snapshot(value) or value))
+        compared = snapshot(value)
+        self.top.globals_read.append((namespace, key, compared or value))
+        if compared is not None and isinstance(value, (list, tuple, dict)):
+            self.compared_whole.add(id(value))      # (its items need no entries of their own)
         if is_structure_object(value) or isinstance(value, (type, list, tuple, dict)):
             self.module_level[id(value)] = value     # its attributes (items) read later are module-level too
 
@@ -843,34 +856,40 @@ class Interpreter:
         return py(bool, value)
 
     def expr_Attribute(self, e, frame):
-        value = self.eval(e.value, frame)
+        return self.attribute(self.eval(e.value, frame), e.attr)
+
+    def attribute(self, value, attr: str):
+        """value.attr, also for `getattr(value, "attr")`: what it folds in from a module-level object, class or
+        module is guarded."""
         if isinstance(value, Var):
-            return self.array_attribute(value, e.attr)
-        getter = _user_property(value, e.attr)
+            return self.array_attribute(value, attr)
+        getter = _user_property(value, attr)
         if getter is not None:             # a @property of the user's class: its source is compiled
-            self.class_attribute(type(value), e.attr, None)    # (guarded: a property replaced compiles again)
+            self.class_attribute(type(value), attr, None)    # (guarded: a property replaced compiles again)
             return self.call(getter, [value], {})
-        result = py(getattr, value, e.attr)
+        result = py(getattr, value, attr)
         if isinstance(result, Unavailable):
             raise UserError(f"{result!r} cannot be read", TypeError)
         holder = isinstance(value, (types.ModuleType, type)) or is_structure_object(value)
-        if holder and e.attr in getattr(value, "__dict__", {}):
+        if holder and attr in getattr(value, "__dict__", {}):
             if isinstance(result, np.ndarray):   # config.WEIGHTS, Table.w, CFG.w of a module-level object
-                return self.module_array(vars(value), e.attr, result)
+                return self.module_array(vars(value), attr, result)
             if isinstance(result, (list, tuple, dict)) and _holds_arrays(result):
-                self.b.program.globals_read.append((vars(value), e.attr, result))   # config.LAYERS
+                self.b.program.globals_read.append((vars(value), attr, result))   # config.LAYERS
                 if _user_module(value) or self.module_level.get(id(value)) is value:
                     self.module_level[id(result)] = result
                 return result
             if _user_module(value) or self.module_level.get(id(value)) is value:
-                self.module_value(vars(value), e.attr, result)   # config.EPS, Cfg.EPS, CFG.eps
+                self.module_value(vars(value), attr, result)   # config.EPS, Cfg.EPS, CFG.eps
             elif isinstance(value, types.ModuleType) and callable(result) \
                     and value.__name__.split(".")[0] in _PATCHABLE_LIBRARIES:
-                self.top.globals_read.append((vars(value), e.attr, result))   # `np.tanh = other` compiles again
+                self.top.globals_read.append((vars(value), attr, result))   # `np.tanh = other` compiles again
+        elif attr == "__dict__" and self.module_level.get(id(value)) is value:
+            self.module_level[id(result)] = result      # `OBJ.__dict__["s"]`: its items guarded as OBJ.s is
         elif isinstance(value, type) or is_structure_object(value):
             if self.module_level.get(id(value)) is value and hasattr(value, "__dict__"):
-                self.top.globals_read.append((vars(value), e.attr, None))   # (still not set on the object itself)
-            return self.class_attribute(value if isinstance(value, type) else type(value), e.attr, result)
+                self.top.globals_read.append((vars(value), attr, None))   # (still not set on the object itself)
+            return self.class_attribute(value if isinstance(value, type) else type(value), attr, result)
         return result
 
     def class_attribute(self, cls: type, attr: str, result):
@@ -1034,7 +1053,15 @@ class Interpreter:
             raise UserError(f"{module + '.' if module else ''}{name}() is not supported on run-time arrays",
                             TypeError)
         _check_foldable(fn)
+        if fn is getattr and not kwargs and len(args) in (2, 3) and isinstance(args[1], str):
+            return self._getattr(*args)
         owner = getattr(fn, "__self__", None)
+        if isinstance(owner, dict) and getattr(fn, "__name__", "") == "get" and not kwargs and len(args) in (1, 2) \
+                and self.module_level.get(id(owner)) is owner:   # TABLE.get("w"): guarded as TABLE["w"]
+            if py(lambda: args[0] in owner):
+                return self.subscript(owner, args[0])
+            self.top.globals_read.append((owner, args[0], None))    # (still absent)
+            return args[1] if len(args) == 2 else None
         if any(fn is b for b in _ITERATING_BUILTINS):   # zip(LAYERS, ...), enumerate(LAYERS): all items read
             args = [self.module_items(a) for a in args]
         elif isinstance(owner, dict) and getattr(fn, "__name__", "") in ("values", "items"):
@@ -1049,6 +1076,17 @@ class Interpreter:
             self._no_speculation(f"{type(owner).__name__}.{fn.__name__}()")
             self._no_outer_container_mutation(owner, f"{type(owner).__name__}.{fn.__name__}()")
         return py(fn, *[_wrap_callable(a) for a in args], **{k: _wrap_callable(v) for k, v in kwargs.items()})
+
+    def _getattr(self, value, name, *default):
+        """`getattr(obj, "name"[, default])`: read as `obj.name` (guarded), the default where obj has no such
+        attribute (its absence guarded on a module-level object)."""
+        if isinstance(value, Var) or hasattr(value, name):
+            return self.attribute(value, name)
+        if not default:
+            return py(getattr, value, name)        # (Python's AttributeError)
+        if self.module_level.get(id(value)) is value and hasattr(value, "__dict__"):
+            self.top.globals_read.append((vars(value), name, None))
+        return default[0]
 
     def numpy_call(self, fn, args, kwargs, python_op: bool = False):
         if python_op and isinstance(fn, np.ufunc) and fn is not np.matmul:
