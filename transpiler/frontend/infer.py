@@ -856,11 +856,14 @@ class Interpreter:
         return py(bool, value)
 
     def expr_Attribute(self, e, frame):
-        return self.attribute(self.eval(e.value, frame), e.attr)
+        # (NumPy's functions read by the library's own code, stdlib/, are not guarded: NumPy's own functions do
+        # not call a replaced np.sum either, and each would cost the guard at every call)
+        user_code = str(frame.globals.get("__name__", "")).split(".")[0] not in _LIBRARY_MODULES
+        return self.attribute(self.eval(e.value, frame), e.attr, user_code)
 
-    def attribute(self, value, attr: str):
+    def attribute(self, value, attr: str, user_code: bool = True):
         """value.attr, also for `getattr(value, "attr")`: what it folds in from a module-level object, class or
-        module is guarded."""
+        module is guarded (from NumPy and math: only what user code reads)."""
         if isinstance(value, Var):
             return self.array_attribute(value, attr)
         getter = _user_property(value, attr)
@@ -881,7 +884,7 @@ class Interpreter:
                 return result
             if _user_module(value) or self.module_level.get(id(value)) is value:
                 self.module_value(vars(value), attr, result)   # config.EPS, Cfg.EPS, CFG.eps
-            elif isinstance(value, types.ModuleType) and callable(result) \
+            elif user_code and isinstance(value, types.ModuleType) and callable(result) \
                     and value.__name__.split(".")[0] in _PATCHABLE_LIBRARIES:
                 self.top.globals_read.append((vars(value), attr, result))   # `np.tanh = other` compiles again
         elif attr == "__dict__" and self.module_level.get(id(value)) is value:
