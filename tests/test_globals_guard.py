@@ -583,3 +583,30 @@ def test_module_level_values_read_indirectly_are_seen(change):
         MIXED.clear()
         MIXED.update(saved[2])
         HELD_LIST[1].s = saved[4]
+
+
+ACTIVATIONS = {"act": np.tanh, "dtype": np.float32}
+STEPS = [np.sqrt]
+
+
+def _functions_in_containers(x):
+    for step in STEPS:
+        x = step(x)
+    return ACTIVATIONS["act"](x).astype(ACTIVATIONS["dtype"])
+
+
+@pytest.mark.parametrize("change", [
+    lambda: ACTIVATIONS.__setitem__("act", np.sin), lambda: ACTIVATIONS.__setitem__("dtype", np.float64),
+    lambda: STEPS.__setitem__(0, np.exp)], ids=["function-in-a-dict", "dtype-in-a-dict", "function-in-a-list"])
+def test_functions_and_dtypes_held_in_module_level_containers_are_seen(change):
+    """Regression: a function or dtype held in a module-level dict or list (`ACTIVATIONS["act"]`, a loop over
+    `STEPS`) was folded unguarded; replacing it after compiling ran the stale kernel."""
+    saved = dict(ACTIVATIONS), list(STEPS)
+    try:
+        f, x = transpile(_functions_in_containers), np.arange(3.0)
+        assert_same(f(x), _functions_in_containers(x))
+        change()
+        assert_same(f(x), _functions_in_containers(x))
+    finally:
+        ACTIVATIONS.update(saved[0])
+        STEPS[:] = saved[1]

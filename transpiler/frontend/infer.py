@@ -372,8 +372,8 @@ class Interpreter:
             for k, a in items:
                 if _holds_attributes(a):
                     self.module_level_item(container, k, a)
-                elif snapshot(a) is not None:
-                    self.module_value(container, k, a)
+                elif not isinstance(a, np.ndarray):
+                    self.module_value(container, k, a)     # (a function, a dtype: by identity)
         if not any(isinstance(a, np.ndarray) for _, a in items):
             return container
         self.b.program.globals_read.append((container, LENGTH, len(container)))
@@ -649,8 +649,8 @@ class Interpreter:
             if isinstance(result, (list, tuple, dict)) and _holds_arrays(result):
                 self.b.program.globals_read.append((value, index, result))   # PARAMS["blocks"]: the same list
             elif self.module_level.get(id(value)) is value and id(value) not in self.compared_whole \
-                    and snapshot(result) is not None:
-                self.module_value(value, index, result)   # PARAMS["eps"] beside arrays: by value
+                    and not _holds_attributes(result):
+                self.module_value(value, index, result)   # PARAMS["eps"] beside arrays, ACTS["act"]
         return result
 
     # ---- expressions --------------------------------------------------------------------------------------------
