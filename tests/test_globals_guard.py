@@ -610,3 +610,21 @@ def test_functions_and_dtypes_held_in_module_level_containers_are_seen(change):
     finally:
         ACTIVATIONS.update(saved[0])
         STEPS[:] = saved[1]
+
+
+def _calls_its_partial(x, p):
+    return p(x)
+
+
+def test_a_partial_argument_whose_keywords_change_compiles_again_and_one_of_arrays_is_refused():
+    """Regression: a functools.partial passed as an argument specialized by identity only, so its keywords changed
+    in place (`p.keywords["k"] = 9.0`) ran the stale kernel; its arguments are now part of the key. Arrays in it
+    would be folded unguarded: refused."""
+    f, x = transpile(_calls_its_partial), np.arange(3.0)
+    p = functools.partial(_scaled_by, k=2.0)
+    assert_same(f(x, p), _calls_its_partial(x, p))
+    p.keywords["k"] = 9.0
+    assert_same(f(x, p), _calls_its_partial(x, p))
+    assert_same(f(x, functools.partial(np.multiply, 3.0)), 3.0 * x)
+    with pytest.raises(TypeError, match="functools.partial"):
+        f(x, functools.partial(_scaled_by, k=np.ones(3)))
