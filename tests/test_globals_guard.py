@@ -628,3 +628,23 @@ def test_a_partial_argument_whose_keywords_change_compiles_again_and_one_of_arra
     assert_same(f(x, functools.partial(np.multiply, 3.0)), 3.0 * x)
     with pytest.raises(TypeError, match="functools.partial"):
         f(x, functools.partial(_scaled_by, k=np.ones(3)))
+
+
+class _PassedClass:
+    eps = 2.0
+
+
+def _reads_a_class_argument(x, cls):
+    return x * cls.eps
+
+
+def test_a_class_passed_as_an_argument_whose_attribute_changes_is_seen():
+    """Regression: a class passed as an argument specializes by identity; the numbers read from it were folded
+    unguarded (`f(x, Cfg)`, then `Cfg.eps = 5.0`, ran the stale kernel)."""
+    try:
+        f, x = transpile(_reads_a_class_argument), np.arange(3.0)
+        assert_same(f(x, _PassedClass), _reads_a_class_argument(x, _PassedClass))
+        _PassedClass.eps = 5.0
+        assert_same(f(x, _PassedClass), _reads_a_class_argument(x, _PassedClass))
+    finally:
+        _PassedClass.eps = 2.0

@@ -882,8 +882,8 @@ class Interpreter:
                 if _user_module(value) or self.module_level.get(id(value)) is value:
                     self.module_level[id(result)] = result
                 return result
-            if _user_module(value) or self.module_level.get(id(value)) is value:
-                self.module_value(vars(value), attr, result)   # config.EPS, Cfg.EPS, CFG.eps
+            if _user_module(value) or self.module_level.get(id(value)) is value or _user_class(value):
+                self.module_value(vars(value), attr, result)   # config.EPS, Cfg.EPS, CFG.eps, cls.eps
             elif user_code and isinstance(value, types.ModuleType) and callable(result) \
                     and value.__name__.split(".")[0] in _PATCHABLE_LIBRARIES:
                 self.top.globals_read.append((vars(value), attr, result))   # `np.tanh = other` compiles again
@@ -1251,6 +1251,11 @@ _LIBRARY_MODULES = frozenset({"numpy", "math", "builtins", "transpiler", "functo
 # (batched per module, a few tens of ns each), so a function replaced in them after compiling is seen, as NumPy's
 # run would call the replacement.
 _PATCHABLE_LIBRARIES = frozenset({"numpy", "math", "cmath"})
+
+
+def _user_class(value) -> bool:
+    """A class of the user's (its attributes are shared, whoever passes it: `f(x, Cfg)` then `Cfg.eps = 0.1`)."""
+    return isinstance(value, type) and value.__module__.split(".")[0] not in _LIBRARY_MODULES
 
 
 def _holds_attributes(value) -> bool:
