@@ -648,3 +648,24 @@ def test_a_class_passed_as_an_argument_whose_attribute_changes_is_seen():
         assert_same(f(x, _PassedClass), _reads_a_class_argument(x, _PassedClass))
     finally:
         _PassedClass.eps = 2.0
+
+
+def test_a_source_file_edited_after_its_import_is_refused_not_compiled(tmp_path, monkeypatch):
+    """Regression: the compiler reads a function's source from its file; edited after the module was imported
+    (without a reload), the file held another body than the one Python runs, and the kernel computed the new one
+    (`x * 30` where the function returns `x * 2`). The definition is compiled and compared with the running code."""
+    import importlib
+    import linecache
+    module = tmp_path / "edited_after_import.py"
+    module.write_text("def f(x):\n    return x * 2\n\n\ndef g(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    edited = importlib.import_module("edited_after_import")
+    # (another size: a reload below must not take the bytecode cached for the first text, same size, same second)
+    module.write_text("def f(x):\n    return x * 30\n\n\ndef g(x):\n    return x + 1\n")
+    linecache.checkcache(str(module))
+    x = np.arange(3.0)
+    with pytest.raises(TypeError, match="was changed after the function was loaded"):
+        transpile(edited.f)(x)
+    assert_same(transpile(edited.g)(x), edited.g(x))      # unchanged: compiled
+    importlib.reload(edited)
+    assert_same(transpile(edited.f)(x), 30 * x)
