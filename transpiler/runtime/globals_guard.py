@@ -119,13 +119,17 @@ _BUILTIN_FUNCTIONS = (type(len),)   # (`==` is "the same C function of the same 
 
 class GlobalsGuard:
     def __init__(self, reads: list):
-        seen, self.entries, batched = set(), [], {}
+        seen, self.entries, batched, absent = set(), [], {}, {}
         for namespace, name, array in reads:
             if (id(namespace), name) not in seen:
                 seen.add((id(namespace), name))
-                if isinstance(namespace, Mapping) and isinstance(name, str) and array is not None \
-                        and not isinstance(array, Snapshot) and _compared_by_identity(array):
+                keyed = isinstance(namespace, Mapping) and isinstance(name, str) \
+                    or isinstance(namespace, (list, tuple)) and type(name) is int
+                if keyed and array is not None and not isinstance(array, Snapshot) and _compared_by_identity(array):
                     batched.setdefault(id(namespace), (namespace, []))[1].append((name, array))
+                    continue
+                if keyed and array is None and isinstance(namespace, Mapping):   # a name still not set there
+                    absent.setdefault(id(namespace), (namespace, set()))[1].add(name)
                     continue
                 small = isinstance(array, np.ndarray) and array.nbytes <= MAX_COMPARED_BYTES
                 kept = array.copy() if small else None   # (a length, a container: identity or value only)
@@ -136,11 +140,17 @@ class GlobalsGuard:
         self.batches = [(namespace, operator.itemgetter(*[n for n, _ in items]),
                          items[0][1] if len(items) == 1 else tuple(v for _, v in items))
                         for namespace, items in batched.values()]
+        # names that were not set in a namespace (a class attribute read through an object: not on the object, nor
+        # on the classes before its owner): (namespace's keys, the names), checked with one isdisjoint each
+        self.absent = [(namespace.keys(), frozenset(names)) for namespace, names in absent.values()]
 
     def __bool__(self) -> bool:
-        return bool(self.entries) or bool(self.batches)
+        return bool(self.entries) or bool(self.batches) or bool(self.absent)
 
     def unchanged(self) -> bool:
+        for keys, names in self.absent:
+            if not keys.isdisjoint(names):
+                return False
         for namespace, getter, values in self.batches:
             try:
                 if not getter(namespace) == values:   # (`==` is `is` for these, tried first)
