@@ -669,3 +669,16 @@ def test_a_source_file_edited_after_its_import_is_refused_not_compiled(tmp_path,
     assert_same(transpile(edited.g)(x), edited.g(x))      # unchanged: compiled
     importlib.reload(edited)
     assert_same(transpile(edited.f)(x), 30 * x)
+
+
+class _MangledNames:
+    def apply(self, x):
+        __twice = x * 2          # a private name: mangled to _MangledNames__twice in the class body
+        return __twice + 1
+
+
+def test_a_method_with_private_names_is_not_taken_for_an_edited_source():
+    """The check that a definition's source is the running code's compiles it alone, where Python does not mangle
+    private names: they are compared unmangled (without, this method was refused as edited)."""
+    x = np.arange(3.0)
+    assert_same(transpile(_MangledNames.apply)(_MangledNames(), x), _MangledNames().apply(x))

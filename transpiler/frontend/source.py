@@ -121,7 +121,15 @@ def _fingerprint(code) -> tuple:
             else:
                 constants.append(repr(k))
     walk(code)
-    return sorted(constants), names - {"__class__"}
+    return sorted(constants), {_unmangled(n) for n in names} - {"__class__"}
+
+
+def _unmangled(name: str) -> str:
+    """`_Model__secret` as `__secret`: in a class body Python mangles private names, compiled alone it does not."""
+    head, sep, tail = name.partition("__")
+    if sep and head.startswith("_") and head.strip("_") and tail and not tail.endswith("__"):
+        return "__" + tail
+    return name
 
 
 def _first_line(node) -> int:
