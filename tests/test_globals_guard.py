@@ -682,3 +682,22 @@ def test_a_method_with_private_names_is_not_taken_for_an_edited_source():
     private names: they are compared unmangled (without, this method was refused as edited)."""
     x = np.arange(3.0)
     assert_same(transpile(_MangledNames.apply)(_MangledNames(), x), _MangledNames().apply(x))
+
+
+WEIGHTED = functools.partial(_scaled_by, k=np.ones(3))
+
+
+def _through_a_partial_of_an_array(x):
+    return WEIGHTED(x)
+
+
+def test_an_array_held_by_a_module_level_partial_changed_in_place_is_seen():
+    """Regression: the arrays a functools.partial holds were folded unguarded (`WEIGHTED.keywords["k"][0] = 5.0`
+    after compiling ran the stale kernel)."""
+    try:
+        f, x = transpile(_through_a_partial_of_an_array), np.arange(3.0) + 1
+        assert_same(f(x), _through_a_partial_of_an_array(x))
+        WEIGHTED.keywords["k"][0] = 5.0
+        assert_same(f(x), _through_a_partial_of_an_array(x))
+    finally:
+        WEIGHTED.keywords["k"][0] = 1.0

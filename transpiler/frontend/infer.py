@@ -1025,7 +1025,11 @@ class Interpreter:
         if isinstance(fn, Interpreted):
             return self.call(fn.fn, args, kwargs)
         if type(fn) is functools.partial:    # `functools.partial(np.diagonal, offset=1)(x)`: the call it stands for
-            return self.call(fn.func, [*fn.args, *args], {**fn.keywords, **kwargs})
+            # (its arrays guarded as module-level ones: `partial(layer, w=W)` then `W[0] = 5` compiles again)
+            bound = [self.module_array(fn.args, i, a) if isinstance(a, np.ndarray) else a for i, a in enumerate(fn.args)]
+            keywords = {k: self.module_array(fn.keywords, k, a) if isinstance(a, np.ndarray) else a
+                        for k, a in fn.keywords.items()}
+            return self.call(fn.func, [*bound, *args], {**keywords, **kwargs})
         py_func = getattr(fn, "py_func", None)  # a @transpile'd helper: compile its source in place
         if py_func is not None and callable(py_func):
             return self.call(py_func, args, kwargs)
