@@ -78,7 +78,8 @@ def test_bad_subscripts_are_numpys_errors():
 
 
 @pytest.mark.parametrize("subscripts,shapes", [
-    ("ii->i", [(2, 3)]), ("ii", [(3, 1)]), ("ii->i", [(3, 0)]), ("iji->j", [(2, 4, 3)]), ("ij,jj->i", [(3, 3), (3, 1)])])
+    ("ii->i", [(2, 3)]), ("ii", [(3, 1)]), ("ii->i", [(3, 0)]), ("iji->j", [(2, 4, 3)]),
+    ("ij,jj->i", [(3, 3), (3, 1)])])
 def test_a_repeated_label_over_unequal_dims_is_numpys_value_error(subscripts, shapes):
     """Regression: a label repeated in one operand took np.diagonal of unequal dims, a shorter diagonal, where NumPy
     raises ("dimensions in operand 0 for collapsing index 'i' don't match"): `np.einsum("ii->i", x)` of a (2, 3) x

@@ -338,7 +338,8 @@ def test_unique(dtype, shape):
     exact(lambda x: np.unique(x * 2).sum(), x)
 
 
-@pytest.mark.parametrize("shape,axis", [((0,), None), ((0, 3), 0), ((3, 0), 0), ((0, 3), 1), ((3, 0), 1), ((2, 3), None)])
+@pytest.mark.parametrize("shape,axis", [((0,), None), ((0, 3), 0), ((3, 0), 0), ((0, 3), 1), ((3, 0), 1),
+                                        ((2, 3), None)])
 @pytest.mark.parametrize("name", ["quantile", "percentile", "quantile-nearest", "median", "ptp"])
 def test_order_statistics_and_ptp_of_bools_raise_numpys_exception(name, shape, axis):
     """Regression: np.quantile / np.percentile / np.ptp of a bool array were a TypeError (NumPy's refusal to subtract

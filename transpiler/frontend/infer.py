@@ -1026,7 +1026,8 @@ class Interpreter:
             return self.call(fn.fn, args, kwargs)
         if type(fn) is functools.partial:    # `functools.partial(np.diagonal, offset=1)(x)`: the call it stands for
             # (its arrays guarded as module-level ones: `partial(layer, w=W)` then `W[0] = 5` compiles again)
-            bound = [self.module_array(fn.args, i, a) if isinstance(a, np.ndarray) else a for i, a in enumerate(fn.args)]
+            bound = [self.module_array(fn.args, i, a) if isinstance(a, np.ndarray) else a
+                     for i, a in enumerate(fn.args)]
             keywords = {k: self.module_array(fn.keywords, k, a) if isinstance(a, np.ndarray) else a
                         for k, a in fn.keywords.items()}
             return self.call(fn.func, [*bound, *args], {**keywords, **kwargs})
