@@ -58,8 +58,9 @@ def _parse(subscripts, ndims):
     return labels, output
 
 
-def _diagonals(labels, x):
-    """A label repeated in one operand ('ii'): its diagonal, as the last axis."""
+def _diagonals(labels, x, operand):
+    """A label repeated in one operand ('ii'): its diagonal, as the last axis. The repeated dims must be equal, as
+    NumPy checks (np.diagonal of a (2, 3) operand would take a shorter diagonal: a silently wrong answer)."""
     while True:
         repeated = [c for c in labels if labels.count(c) > 1]
         if not repeated:
@@ -67,8 +68,30 @@ def _diagonals(labels, x):
         repeated = repeated[0]
         first = labels.index(repeated)
         second = labels.index(repeated, first + 1)
+        if x.shape[first] != x.shape[second]:
+            raise ValueError(f"dimensions in operand {operand} for collapsing index '{repeated}' don't match")
         x = np.diagonal(x, 0, first, second)
         labels = "".join(c for i, c in enumerate(labels) if i not in (first, second)) + repeated
+
+
+def _broadcast_unit_dims(labels, operands):
+    """NumPy's einsum broadcasts a label's dim of size 1 against that label's larger dim in another operand
+    (`np.einsum("ij,j->i", a, b)` with b of shape (1,)): such a dim, of a size 1 known when compiling, is dropped
+    from its operand with its label, so the products read its one value for every index of the label."""
+    larger = {c for term, x in zip(labels, operands) for i, c in enumerate(term) if not _unit(x.shape[i])}
+    result_labels, result_operands = [], []
+    for term, x in zip(labels, operands):
+        dropped = [i for i, c in enumerate(term) if c in larger and _unit(x.shape[i])]
+        if dropped:
+            x = x.reshape(tuple(x.shape[i] for i in range(x.ndim) if i not in dropped))
+            term = "".join(c for i, c in enumerate(term) if i not in dropped)
+        result_labels.append(term)
+        result_operands.append(x)
+    return result_labels, result_operands
+
+
+def _unit(size):
+    return type(size) is int and size == 1     # (a run-time size is not of type int while compiling)
 
 
 def _sum_out(labels, x, keep, dtype):
@@ -115,9 +138,11 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
         operands = [x.astype(dtype, casting=casting) for x in operands]
     result_dtype = np.result_type(*[x.dtype for x in operands])
     labels, output = _parse(subscripts, [x.ndim for x in operands])
+    diagonals = [_diagonals(term, x, i) for i, (term, x) in enumerate(zip(labels, operands))]
+    labels, operands = [t for t, _ in diagonals], [x for _, x in diagonals]
+    labels, operands = _broadcast_unit_dims(labels, operands)
     terms = []
     for i, (term, x) in enumerate(zip(labels, operands)):
-        term, x = _diagonals(term, x)
         elsewhere = set(output).union(*(set(t) for j, t in enumerate(labels) if j != i))
         terms.append(_sum_out(term, x, elsewhere, result_dtype))
     while len(terms) > 1:

@@ -474,7 +474,15 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 def ptp(a, axis=None, out=None, keepdims=False):
     if out is not None:
         raise TypeError("np.ptp(): out= is not supported in compiled code")
-    return np.subtract(np.max(a, axis=axis, keepdims=keepdims), np.min(a, axis=axis, keepdims=keepdims))
+    high, low = np.max(a, axis=axis, keepdims=keepdims), np.min(a, axis=axis, keepdims=keepdims)
+    if np.asarray(a).dtype == np.bool_:
+        # NumPy refuses to subtract bools, but only after np.max, whose empty axis is its ValueError: a raise when
+        # the kernel runs (a condition known only then), after np.max's check, as in NumPy
+        if np.asarray(a).size >= 0:
+            raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the "
+                            "`^` operator, or the logical_xor function instead.")
+        return high     # (never reached)
+    return np.subtract(high, low)
 
 
 def round(a, decimals=0, out=None):

@@ -235,3 +235,19 @@ def test_both_ways_of_splitting_a_stack_are_openmp_loops(dtype, element):
 def test_complex_matrices_call_zgemm():
     calls = library_calls(lambda a, b: a @ b, arr((5, 6), "complex128"), arr((6, 7), "complex128"))
     assert "transpiler_cblas_zgemm" in calls
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (1, 4)), ((2, 3, 4), (1, 1, 4)), ((1, 4), (3, 4))])
+def test_a_stack_times_a_broadcast_column_with_a_static_unit_dim(shapes):
+    """Regression: `a[:, None, :] @ b[:, :, None]` with b of one row (a batch dim of size 1 dropped, and a last dim
+    of static size 1) was an internal compiler error: the rank-reducing slice gave the static dim a dynamic size, a
+    type that did not verify."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+
+    def f(a, b):
+        return a[..., None, :] @ b[..., :, None]
+    np.testing.assert_allclose(transpile(f)(a, b), f(a, b), rtol=1e-12)
+    a, b = a.reshape(-1, 4), b.reshape(-1, 4)         # NumPy's einsum broadcasts the unit dim of a shared label
+    np.testing.assert_allclose(transpile(lambda a, b: np.einsum("ij,ij->i", a, b))(a, b),
+                               np.einsum("ij,ij->i", a, b), rtol=1e-12)

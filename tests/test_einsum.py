@@ -75,3 +75,32 @@ def test_bad_subscripts_are_numpys_errors():
         transpile(lambda a: np.einsum("ijk", a))(np.ones((2, 2)))
     with pytest.raises(CompileError, match="never appeared"):
         transpile(lambda a: np.einsum("ij->k", a))(np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("subscripts,shapes", [
+    ("ii->i", [(2, 3)]), ("ii", [(3, 1)]), ("ii->i", [(3, 0)]), ("iji->j", [(2, 4, 3)]),
+    ("ij,jj->i", [(3, 3), (3, 1)])])
+def test_a_repeated_label_over_unequal_dims_is_numpys_value_error(subscripts, shapes):
+    """Regression: a label repeated in one operand took np.diagonal of unequal dims, a shorter diagonal, where NumPy
+    raises ("dimensions in operand 0 for collapsing index 'i' don't match"): `np.einsum("ii->i", x)` of a (2, 3) x
+    returned [x[0, 0], x[1, 1]]."""
+    operands = [np.arange(float(np.prod(s))).reshape(s) for s in shapes]
+    with pytest.raises(ValueError):
+        np.einsum(subscripts, *operands)
+    with pytest.raises(ValueError, match="collapsing index" if len(shapes) == 1 else None):
+        transpile(lambda *o: np.einsum(subscripts, *o))(*operands)   # (two: the product's own check may come first)
+    square = [np.arange(float(np.prod(s))).reshape(s) for s in [(3, 3)] * len(shapes)]
+    if subscripts != "iji->j":
+        check(lambda *o: np.einsum(subscripts, *o), *square)     # equal dims: compiled, NumPy's values
+
+
+@pytest.mark.parametrize("subscripts,shapes", [
+    ("ij,j->i", [(3, 4), (1,)]), ("i,i", [(1,), (4,)]), ("ij,jk->ik", [(3, 1), (4, 2)]),
+    ("ij,ij->ij", [(3, 1), (3, 4)]), ("ij,ij->i", [(3, 4), (1, 4)]), ("ii,i->i", [(3, 3), (1,)]),
+    ("bij,bjk->bik", [(1, 2, 3), (4, 3, 2)])])
+def test_a_unit_dim_broadcasts_against_the_same_labels_larger_dim(subscripts, shapes):
+    """Regression: NumPy's einsum broadcasts a label's dim of size 1 against that label's larger dim in another
+    operand; compiled, these were ValueErrors (a reshape or matmul that did not fit) or, for `ij,ij->i` with one row
+    of b, an internal compiler error."""
+    rng = np.random.default_rng(0)
+    check(lambda *o: np.einsum(subscripts, *o), *[rng.standard_normal(s) for s in shapes])

@@ -1,5 +1,8 @@
 """Module-level arrays are folded into the kernel as constants; a later change to them (rebinding the name, or
 writing into a small array) is seen at the next call, which compiles again (issue #14: it was silently ignored)."""
+import functools
+import math
+
 import numpy as np
 import pytest
 
@@ -339,3 +342,362 @@ def test_a_free_variable_rebound_by_the_enclosing_function_is_seen():
     compilations = g.compilations
     assert_same(g(x), f(x))
     assert g.compilations == compilations
+
+
+class _Model:
+    def __init__(self):
+        self.w = np.ones(3)
+
+    def forward(self, x):
+        return x * 2.0
+
+    @property
+    def gain(self):
+        return 3.0
+
+    def __call__(self, x):
+        return self.forward(x) + self.gain
+
+
+_MODEL = _Model()
+
+
+def _through_an_argument(m, x):
+    return m(x)
+
+
+def _through_a_module_level_object(x):
+    return _MODEL(x)
+
+
+@pytest.mark.parametrize("change", [
+    lambda: setattr(_Model, "forward", lambda self, x: x * 5.0),
+    lambda: setattr(_Model, "gain", property(lambda self: -1.0)),
+    lambda: setattr(_Model, "__call__", lambda self, x: x - 1.0),
+    lambda: setattr(_MODEL, "forward", lambda x: x + 100.0)],
+    ids=["method", "property", "call", "method-set-on-the-object"])
+@pytest.mark.parametrize("through", ["argument", "module-level-object"])
+def test_a_method_or_property_replaced_after_compiling_is_seen(change, through):
+    """Regression: methods and properties of a user's class were followed into their source unguarded, so
+    `Model.forward = other` (monkeypatching, a mock) after compiling ran the stale kernel."""
+    saved = dict(vars(_Model))
+    try:
+        x = np.arange(3.0)
+        if through == "argument":
+            f, run = transpile(_through_an_argument), (lambda: _through_an_argument(_MODEL, x))
+            call = lambda: f(_MODEL, x)     # noqa: E731
+        else:
+            f, run = transpile(_through_a_module_level_object), (lambda: _through_a_module_level_object(x))
+            call = lambda: f(x)             # noqa: E731
+        assert_same(call(), run())
+        change()
+        if through == "argument" and "forward" in vars(_MODEL):
+            return      # (an object's own attributes are its argument's key: a function attribute specializes)
+        assert_same(call(), run())
+        compilations = f.compilations
+        assert_same(call(), run())
+        assert f.compilations == compilations
+    finally:
+        for name in ("forward", "gain", "__call__"):
+            setattr(_Model, name, saved[name])
+        vars(_MODEL).pop("forward", None)
+
+
+class _Layer:
+    def __init__(self, scale):
+        self.scale, self.w = scale, np.ones(3)
+
+
+OBJECT_LAYERS = [_Layer(1.0), _Layer(2.0)]
+OBJECT_TABLE = {"first": _Layer(3.0)}
+
+
+def _object_layers(x):
+    for layer in OBJECT_LAYERS:
+        x = x * layer.scale + layer.w
+    return x * OBJECT_LAYERS[0].scale + OBJECT_TABLE["first"].scale
+
+
+@pytest.mark.parametrize("change", [
+    lambda: setattr(OBJECT_LAYERS[1], "scale", 5.0), lambda: setattr(OBJECT_LAYERS[0], "scale", -1.0),
+    lambda: setattr(OBJECT_TABLE["first"], "scale", 0.5), lambda: OBJECT_LAYERS.__setitem__(1, _Layer(4.0)),
+    lambda: OBJECT_LAYERS.append(_Layer(3.0)), lambda: OBJECT_LAYERS[1].w.__setitem__(0, 9.0)],
+    ids=["attribute-of-an-item-looped-over", "attribute-of-an-item-indexed", "attribute-of-a-dict-value",
+         "item-rebound", "list-grown", "array-attribute-in-place"])
+def test_attributes_of_objects_held_in_module_level_containers_are_seen(change):
+    """Regression: the attributes of objects held in module-level lists and dicts were folded unguarded
+    (`OBJECT_LAYERS[1].scale = 5.0` after compiling ran the stale kernel)."""
+    saved = list(OBJECT_LAYERS), [(o.scale, o.w.copy()) for o in OBJECT_LAYERS], OBJECT_TABLE["first"].scale
+    try:
+        f, x = transpile(_object_layers), np.arange(3.0)
+        assert_same(f(x), _object_layers(x))
+        change()
+        assert_same(f(x), _object_layers(x))
+        compilations = f.compilations
+        assert_same(f(x), _object_layers(x))
+        assert f.compilations == compilations
+    finally:
+        OBJECT_LAYERS[:] = saved[0]
+        for o, (scale, w) in zip(OBJECT_LAYERS, saved[1]):
+            o.scale, o.w = scale, w
+        OBJECT_TABLE["first"].scale = saved[2]
+
+
+DEFAULT_COEFFS = [1.0, 2.0]
+DEFAULT_WEIGHTS = np.ones(3)
+
+
+def _with_defaults(x, c=DEFAULT_COEFFS, w=DEFAULT_WEIGHTS, *, k=2):
+    return x * c[1] + w * k
+
+
+def _calls_with_defaults(x):
+    return _with_defaults(x)
+
+
+def _own_default(x, k=2.0):
+    return x * k
+
+
+@pytest.mark.parametrize("change", [
+    lambda: DEFAULT_COEFFS.__setitem__(1, 5.0), lambda: DEFAULT_WEIGHTS.__setitem__(0, -2.0),
+    lambda: setattr(_with_defaults, "__defaults__", ([0.0, 7.0], np.zeros(3))),
+    lambda: setattr(_with_defaults, "__kwdefaults__", {"k": 3})],
+    ids=["default-list-mutated", "default-array-in-place", "defaults-rebound", "keyword-defaults-rebound"])
+def test_changed_default_values_of_a_called_function_are_seen(change):
+    """Regression: the default values a called function took were folded unguarded (`_with_defaults.__defaults__
+    = ...`, or a mutable default changed in place, after compiling ran the stale kernel)."""
+    saved = _with_defaults.__defaults__, _with_defaults.__kwdefaults__
+    try:
+        f, x = transpile(_calls_with_defaults), np.arange(3.0)
+        assert_same(f(x), _calls_with_defaults(x))
+        change()
+        assert_same(f(x), _calls_with_defaults(x))
+    finally:
+        _with_defaults.__defaults__, _with_defaults.__kwdefaults__ = saved
+        DEFAULT_COEFFS[1], DEFAULT_WEIGHTS[0] = 2.0, 1.0
+
+
+def test_the_compiled_functions_own_defaults_rebound_are_seen():
+    """Regression: the compiled function bound its arguments with the signature taken when it was decorated."""
+    saved = _own_default.__defaults__
+    try:
+        f, x = transpile(_own_default), np.arange(3.0)
+        assert_same(f(x), _own_default(x))
+        _own_default.__defaults__ = (7.0,)
+        assert_same(f(x), _own_default(x))
+    finally:
+        _own_default.__defaults__ = saved
+
+
+def _numpy_and_math(x):
+    return np.tanh(x) + math.exp(1.0)
+
+
+def test_a_numpy_or_math_function_replaced_after_compiling_is_seen():
+    """Regression: `np.tanh` and `math.exp` were folded as the functions they were when compiling; replacing them
+    (monkeypatching) ran the stale kernel. They are guarded by identity, a namespace's names in one compare."""
+    saved = np.tanh, math.exp
+    try:
+        f, x = transpile(_numpy_and_math), np.arange(3.0)
+        assert_same(f(x), _numpy_and_math(x))
+        np.tanh = np.sin
+        assert_same(f(x), _numpy_and_math(x))
+        math.exp = math.sqrt
+        assert_same(f(x), _numpy_and_math(x))
+        compilations = f.compilations
+        assert_same(f(x), _numpy_and_math(x))
+        assert f.compilations == compilations
+    finally:
+        np.tanh, math.exp = saved
+
+
+def _scaled_by(x, k):
+    return x * k
+
+
+SCALE_BY_TWO = functools.partial(_scaled_by, k=2.0)
+
+
+def _through_a_partial(x):
+    return SCALE_BY_TWO(x)
+
+
+def test_a_module_level_partial_whose_arguments_change_is_seen():
+    """Regression: a module-level functools.partial was guarded by identity only; its keywords (a dict that can be
+    changed in place) were folded."""
+    try:
+        f, x = transpile(_through_a_partial), np.arange(3.0)
+        assert_same(f(x), _through_a_partial(x))
+        SCALE_BY_TWO.keywords["k"] = 9.0
+        assert_same(f(x), _through_a_partial(x))
+    finally:
+        SCALE_BY_TWO.keywords["k"] = 2.0
+
+
+class _Holder:
+    def __init__(self):
+        self.s, self.w = 2.0, np.ones(3)
+
+
+HELD = _Holder()
+MIXED = {"w": np.ones(3), "eps": 2.0}
+PAIR = [np.ones(3), 2.0]
+HELD_LIST = [_Holder(), _Holder()]
+
+
+def _indirect_reads(x):
+    w, eps = PAIR                                   # unpacked
+    y = x * w * eps * getattr(HELD, "s") + MIXED.get("w") * MIXED["eps"] + HELD.__dict__["s"]
+    for k, v in MIXED.items():
+        if k == "eps":
+            y = y + v
+    for h in HELD_LIST[1:]:                         # a slice: a new list of the module's items
+        y = y * h.s
+    return y
+
+
+@pytest.mark.parametrize("change", [
+    lambda: PAIR.__setitem__(1, 5.0), lambda: PAIR.__setitem__(0, np.full(3, 3.0)),
+    lambda: setattr(HELD, "s", 4.0), lambda: MIXED.__setitem__("w", np.full(3, 2.0)),
+    lambda: MIXED.__setitem__("eps", 7.0), lambda: setattr(HELD_LIST[1], "s", 0.5),
+    lambda: HELD_LIST.__setitem__(1, _Holder())],
+    ids=["unpacked-number", "unpacked-array", "getattr-and-__dict__", "dict-get", "number-beside-arrays",
+         "attribute-through-a-slice", "item-of-a-slice-rebound"])
+def test_module_level_values_read_indirectly_are_seen(change):
+    """Regression: values read from module-level containers and objects other than by `x.attr` / `x[i]` were
+    folded unguarded: unpacking (`w, eps = PAIR`), `getattr(HELD, "s")`, `MIXED.get("w")`, `HELD.__dict__["s"]`,
+    a number in a dict that also holds arrays (`MIXED["eps"]`, `.items()`), a slice (`HELD_LIST[1:]`)."""
+    saved = list(PAIR), HELD.s, dict(MIXED), list(HELD_LIST), HELD_LIST[1].s
+    try:
+        HELD_LIST[1].s = 3.0
+        f, x = transpile(_indirect_reads), np.arange(3.0)
+        assert_same(f(x), _indirect_reads(x))
+        change()
+        assert_same(f(x), _indirect_reads(x))
+        compilations = f.compilations
+        assert_same(f(x), _indirect_reads(x))
+        assert f.compilations == compilations
+    finally:
+        PAIR[:], HELD.s, HELD_LIST[:] = saved[0], saved[1], saved[3]
+        MIXED.clear()
+        MIXED.update(saved[2])
+        HELD_LIST[1].s = saved[4]
+
+
+ACTIVATIONS = {"act": np.tanh, "dtype": np.float32}
+STEPS = [np.sqrt]
+
+
+def _functions_in_containers(x):
+    for step in STEPS:
+        x = step(x)
+    return ACTIVATIONS["act"](x).astype(ACTIVATIONS["dtype"])
+
+
+@pytest.mark.parametrize("change", [
+    lambda: ACTIVATIONS.__setitem__("act", np.sin), lambda: ACTIVATIONS.__setitem__("dtype", np.float64),
+    lambda: STEPS.__setitem__(0, np.exp)], ids=["function-in-a-dict", "dtype-in-a-dict", "function-in-a-list"])
+def test_functions_and_dtypes_held_in_module_level_containers_are_seen(change):
+    """Regression: a function or dtype held in a module-level dict or list (`ACTIVATIONS["act"]`, a loop over
+    `STEPS`) was folded unguarded; replacing it after compiling ran the stale kernel."""
+    saved = dict(ACTIVATIONS), list(STEPS)
+    try:
+        f, x = transpile(_functions_in_containers), np.arange(3.0)
+        assert_same(f(x), _functions_in_containers(x))
+        change()
+        assert_same(f(x), _functions_in_containers(x))
+    finally:
+        ACTIVATIONS.update(saved[0])
+        STEPS[:] = saved[1]
+
+
+def _calls_its_partial(x, p):
+    return p(x)
+
+
+def test_a_partial_argument_whose_keywords_change_compiles_again_and_one_of_arrays_is_refused():
+    """Regression: a functools.partial passed as an argument specialized by identity only, so its keywords changed
+    in place (`p.keywords["k"] = 9.0`) ran the stale kernel; its arguments are now part of the key. Arrays in it
+    would be folded unguarded: refused."""
+    f, x = transpile(_calls_its_partial), np.arange(3.0)
+    p = functools.partial(_scaled_by, k=2.0)
+    assert_same(f(x, p), _calls_its_partial(x, p))
+    p.keywords["k"] = 9.0
+    assert_same(f(x, p), _calls_its_partial(x, p))
+    assert_same(f(x, functools.partial(np.multiply, 3.0)), 3.0 * x)
+    with pytest.raises(TypeError, match="functools.partial"):
+        f(x, functools.partial(_scaled_by, k=np.ones(3)))
+
+
+class _PassedClass:
+    eps = 2.0
+
+
+def _reads_a_class_argument(x, cls):
+    return x * cls.eps
+
+
+def test_a_class_passed_as_an_argument_whose_attribute_changes_is_seen():
+    """Regression: a class passed as an argument specializes by identity; the numbers read from it were folded
+    unguarded (`f(x, Cfg)`, then `Cfg.eps = 5.0`, ran the stale kernel)."""
+    try:
+        f, x = transpile(_reads_a_class_argument), np.arange(3.0)
+        assert_same(f(x, _PassedClass), _reads_a_class_argument(x, _PassedClass))
+        _PassedClass.eps = 5.0
+        assert_same(f(x, _PassedClass), _reads_a_class_argument(x, _PassedClass))
+    finally:
+        _PassedClass.eps = 2.0
+
+
+def test_a_source_file_edited_after_its_import_is_refused_not_compiled(tmp_path, monkeypatch):
+    """Regression: the compiler reads a function's source from its file; edited after the module was imported
+    (without a reload), the file held another body than the one Python runs, and the kernel computed the new one
+    (`x * 30` where the function returns `x * 2`). The definition is compiled and compared with the running code."""
+    import importlib
+    import linecache
+    module = tmp_path / "edited_after_import.py"
+    module.write_text("def f(x):\n    return x * 2\n\n\ndef g(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    edited = importlib.import_module("edited_after_import")
+    # (another size: a reload below must not take the bytecode cached for the first text, same size, same second)
+    module.write_text("def f(x):\n    return x * 30\n\n\ndef g(x):\n    return x + 1\n")
+    linecache.checkcache(str(module))
+    x = np.arange(3.0)
+    with pytest.raises(TypeError, match="was changed after the function was loaded"):
+        transpile(edited.f)(x)
+    assert_same(transpile(edited.g)(x), edited.g(x))      # unchanged: compiled
+    importlib.reload(edited)
+    assert_same(transpile(edited.f)(x), 30 * x)
+
+
+class _MangledNames:
+    def apply(self, x):
+        __twice = x * 2          # a private name: mangled to _MangledNames__twice in the class body
+        return __twice + 1
+
+
+def test_a_method_with_private_names_is_not_taken_for_an_edited_source():
+    """The check that a definition's source is the running code's compiles it alone, where Python does not mangle
+    private names: they are compared unmangled (without, this method was refused as edited)."""
+    x = np.arange(3.0)
+    assert_same(transpile(_MangledNames.apply)(_MangledNames(), x), _MangledNames().apply(x))
+
+
+WEIGHTED = functools.partial(_scaled_by, k=np.ones(3))
+
+
+def _through_a_partial_of_an_array(x):
+    return WEIGHTED(x)
+
+
+def test_an_array_held_by_a_module_level_partial_changed_in_place_is_seen():
+    """Regression: the arrays a functools.partial holds were folded unguarded (`WEIGHTED.keywords["k"][0] = 5.0`
+    after compiling ran the stale kernel)."""
+    try:
+        f, x = transpile(_through_a_partial_of_an_array), np.arange(3.0) + 1
+        assert_same(f(x), _through_a_partial_of_an_array(x))
+        WEIGHTED.keywords["k"][0] = 5.0
+        assert_same(f(x), _through_a_partial_of_an_array(x))
+    finally:
+        WEIGHTED.keywords["k"][0] = 1.0

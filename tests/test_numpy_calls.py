@@ -1,6 +1,8 @@
 """Functions the kernel calls NumPy itself for (runtime/numpy_calls.py): sorting and searching, order statistics,
 histograms and np.linalg. Their results are NumPy's own, so they are compared exactly: values, dtypes, shapes,
 result types (a namedtuple such as EighResult), and the exceptions NumPy raises."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -334,3 +336,27 @@ def test_unique(dtype, shape):
     exact(lambda x: np.unique(x, return_index=True, return_inverse=True, return_counts=True), x)
     exact(lambda x: np.unique(x, equal_nan=False, return_counts=True), x)
     exact(lambda x: np.unique(x * 2).sum(), x)
+
+
+@pytest.mark.parametrize("shape,axis", [((0,), None), ((0, 3), 0), ((3, 0), 0), ((0, 3), 1), ((3, 0), 1),
+                                        ((2, 3), None)])
+@pytest.mark.parametrize("name", ["quantile", "percentile", "quantile-nearest", "median", "ptp"])
+def test_order_statistics_and_ptp_of_bools_raise_numpys_exception(name, shape, axis):
+    """Regression: np.quantile / np.percentile / np.ptp of a bool array were a TypeError (NumPy's refusal to subtract
+    bools) when compiling, where NumPy raises IndexError / ValueError for an empty axis first."""
+    fn = {"quantile": lambda a: np.quantile(a, 0.5, axis=axis),
+          "percentile": lambda a: np.percentile(a, [10, 50], axis=axis),
+          "quantile-nearest": lambda a: np.quantile(a, 0.5, axis=axis, method="nearest"),
+          "median": lambda a: np.median(a, axis=axis), "ptp": lambda a: np.ptp(a, axis=axis)}[name]
+    a = np.zeros(shape, bool)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = fn(a)
+    except Exception as error:
+        with pytest.raises(type(error)):
+            transpile(fn)(a)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(transpile(fn)(a), expected)

@@ -27,6 +27,7 @@ class Transpiled:
         self.threads = threads         # parallel loops on all cores (OpenMP; OMP_NUM_THREADS caps the count)
         self.disk_cache = disk_cache   # look up / store compiled kernels in TRANSPILER_CACHE_DIR
         self.signature = inspect.signature(fn)
+        self._defaults = (getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None))
         params = list(self.signature.parameters.values())
         simple = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
         self._positional = [p.name for p in params] if simple else None   # the fast path of _bind
@@ -49,6 +50,11 @@ class Transpiled:
     def _bind(self, args, kwargs):
         if self._positional is not None and not kwargs and len(args) == len(self._positional):   # the common call
             return _Bound(dict(zip(self._positional, args)))
+        fn = self.py_func
+        defaults = (getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None))
+        if defaults[0] is not self._defaults[0] or defaults[1] is not self._defaults[1]:
+            self.signature = inspect.signature(fn)     # `f.__defaults__ = ...` after decorating: the new defaults
+            self._defaults = defaults
         bound = self.signature.bind(*args, **kwargs)   # TypeError for wrong arguments, as the original
         bound.apply_defaults()
         return bound

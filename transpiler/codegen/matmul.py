@@ -114,7 +114,9 @@ def _drop_unit_dims(em: Emitter, v, value, kept: list) -> ir.Value:
     t = ir.RankedTensorType(value.type)
     index = ir.IndexType.get()
     dropped = [i for i in range(v.ndim - 2) if i not in kept]
-    sizes = [1 if i in dropped else tensor.dim(value, arith.constant(index, i)) for i in range(v.ndim)]
+    # (a static dim stays static: a dynamic size for it makes a slice type that does not verify, `b[:, :, None]`)
+    sizes = [1 if i in dropped else t.shape[i] if not t.is_dynamic_dim(i)
+             else tensor.dim(value, arith.constant(index, i)) for i in range(v.ndim)]
     result = ir.RankedTensorType.get([t.shape[i] for i in range(v.ndim) if i not in dropped], t.element_type)
     static = [s if isinstance(s, int) else ir.ShapedType.get_dynamic_size() for s in sizes]
     return tensor.extract_slice(result, value, [], [s for s in sizes if not isinstance(s, int)], [],

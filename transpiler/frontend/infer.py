@@ -22,7 +22,7 @@ from ..types import dtypes
 from . import indexing, loop_exits, numpy_api, numpy_calls, python_math  # noqa: F401  (they register handlers)
 from .memory import Memory, Ref
 from ..types.shapes import derived
-from ..runtime.globals_guard import CELL, LENGTH, MAX_COMPARED_BYTES, snapshot
+from ..runtime.globals_guard import CELL, DEFAULTS, KWDEFAULTS, LENGTH, MAX_COMPARED_BYTES, snapshot
 from ..runtime.signature import Unavailable, is_structure_object, result_template
 from .builder import Builder
 from .elementwise import apply_ufunc, as_dim, small_int
@@ -154,6 +154,7 @@ class Interpreter:
         self.top = builder.program   # the compiled function's program (not an outlined callee's)
         self.implicit: dict = {}     # id(module-level array) -> its input Var (module_array)
         self.module_level: dict = {}  # id -> module-level object whose attributes are guarded (module_value)
+        self.compared_whole: set = set()   # ids of module-level containers guarded by a snapshot of their contents
         self.formatted_runtime = 0   # run-time values formatted into strings so far (expr_FormattedValue)
 
     def guard_write(self, store) -> None:
@@ -366,6 +367,16 @@ class Interpreter:
         if not isinstance(container, (list, tuple, dict)):
             return container
         items = list(container.items()) if isinstance(container, dict) else list(enumerate(container))
+        if self.module_level.get(id(container)) is container and id(container) not in self.compared_whole:
+            # every item of a module-level container (`for layer in LAYERS: x = x * layer.s`, `a, eps = PARAMS`,
+            # `for k, v in TABLE.items()`): objects and containers by identity (their attributes guarded when
+            # read), numbers by value; arrays below
+            self.top.globals_read.append((container, LENGTH, len(container)))
+            for k, a in items:
+                if _holds_attributes(a):
+                    self.module_level_item(container, k, a)
+                elif not isinstance(a, np.ndarray):
+                    self.module_value(container, k, a)     # (a function, a dtype: by identity)
         if not any(isinstance(a, np.ndarray) for _, a in items):
             return container
         self.b.program.globals_read.append((container, LENGTH, len(container)))
@@ -547,7 +558,7 @@ class Interpreter:
     def unpack(self, target, value, frame):
         if isinstance(value, Var):
             value = self.iterate_array(value)
-        items = py(list, value)
+        items = py(list, self.module_items(value))    # (`w, b = PARAMS`: each item guarded)
         starred = [i for i, t in enumerate(target.elts) if isinstance(t, ast.Starred)]
         if starred:
             k = starred[0]
@@ -664,12 +675,19 @@ class Interpreter:
                 return self.call(BoundMethod("__getitem__", self.b.const(value), self._getitem_handler()),
                                  [index], {})
             raise UserError("indexing a Python list with a run-time value is not supported", TypeError)
+        if isinstance(index, slice) and isinstance(value, (list, tuple)) and self.module_level.get(id(value)) is value:
+            value = self.module_items(value)    # `LAYERS[1:]`: a new list, its items guarded in the module's one
         result = py(lambda: value[index])
         if isinstance(value, (list, tuple, dict)) and (isinstance(index, int) or isinstance(value, dict)):
+            if self.module_level.get(id(value)) is value and _holds_attributes(result):
+                self.module_level_item(value, index, result)     # LAYERS[0] of objects: their attributes guarded
             if isinstance(result, np.ndarray):
                 return self.module_array(value, index, result)             # W[0] of a module-level list
             if isinstance(result, (list, tuple, dict)) and _holds_arrays(result):
                 self.b.program.globals_read.append((value, index, result))   # PARAMS["blocks"]: the same list
+            elif self.module_level.get(id(value)) is value and id(value) not in self.compared_whole \
+                    and not _holds_attributes(result):
+                self.module_value(value, index, result)   # PARAMS["eps"] beside arrays, ACTS["act"]
         return result
 
     # ---- expressions --------------------------------------------------------------------------------------------
@@ -704,6 +722,7 @@ class Interpreter:
                     return self.module_array(root.globals, e.id, value)
                 if _holds_arrays(value):   # PARAMS rebound at module level: compiled again
                     self.b.program.globals_read.append((root.globals, e.id, value))
+                    self.module_level[id(value)] = value
                     return value
         if not isinstance(value, np.ndarray) and e.id not in frame.locals:
             root = frame
@@ -721,9 +740,19 @@ class Interpreter:
         if isinstance(value, (types.ModuleType, Var)) or isinstance(namespace, dict) \
                 and str(namespace.get("__name__", "")).split(".")[0] in _LIBRARY_MODULES:
             return     # (the library's own helpers, stdlib/, are not the user's to rebind)
-        self.top.globals_read.append((namespace, key, snapshot(value) or value))
-        if is_structure_object(value) or isinstance(value, type):
-            self.module_level[id(value)] = value     # its attributes read later are module-level too
+        compared = snapshot(value)
+        self.top.globals_read.append((namespace, key, compared or value))
+        if compared is not None and isinstance(value, (list, tuple, dict)):
+            self.compared_whole.add(id(value))      # (its items need no entries of their own)
+        if is_structure_object(value) or isinstance(value, (type, list, tuple, dict)):
+            self.module_level[id(value)] = value     # its attributes (items) read later are module-level too
+
+    def module_level_item(self, container, key, item) -> None:
+        """An object or container held by a module-level container (`LAYERS[0]`, `for layer in LAYERS:`): guarded
+        to be the same object, and module-level itself, so the attributes read from it are guarded too
+        (`LAYERS[1].scale = 3.0` compiles again)."""
+        self.top.globals_read.append((container, key, item))
+        self.module_level[id(item)] = item
 
     def module_array(self, container, key, array: np.ndarray):
         """A module-level array read by the program (a global, `config.W`, `CFG.w`, `LAYERS[0]` ...): guarded at
@@ -866,32 +895,50 @@ class Interpreter:
         return py(bool, value)
 
     def expr_Attribute(self, e, frame):
-        value = self.eval(e.value, frame)
+        # (NumPy's functions read by the library's own code, stdlib/, are not guarded: NumPy's own functions do
+        # not call a replaced np.sum either, and each would cost the guard at every call)
+        user_code = str(frame.globals.get("__name__", "")).split(".")[0] not in _LIBRARY_MODULES
+        return self.attribute(self.eval(e.value, frame), e.attr, user_code)
+
+    def attribute(self, value, attr: str, user_code: bool = True):
+        """value.attr, also for `getattr(value, "attr")`: what it folds in from a module-level object, class or
+        module is guarded (from NumPy and math: only what user code reads)."""
         if isinstance(value, Var):
-            return self.array_attribute(value, e.attr)
-        getter = _user_property(value, e.attr)
+            return self.array_attribute(value, attr)
+        getter = _user_property(value, attr)
         if getter is not None:             # a @property of the user's class: its source is compiled
+            self.class_attribute(type(value), attr, None)    # (guarded: a property replaced compiles again)
             return self.call(getter, [value], {})
-        result = py(getattr, value, e.attr)
+        result = py(getattr, value, attr)
         if isinstance(result, Unavailable):
             raise UserError(f"{result!r} cannot be read", TypeError)
         holder = isinstance(value, (types.ModuleType, type)) or is_structure_object(value)
-        if holder and e.attr in getattr(value, "__dict__", {}):
+        if holder and attr in getattr(value, "__dict__", {}):
             if isinstance(result, np.ndarray):   # config.WEIGHTS, Table.w, CFG.w of a module-level object
-                return self.module_array(vars(value), e.attr, result)
+                return self.module_array(vars(value), attr, result)
             if isinstance(result, (list, tuple, dict)) and _holds_arrays(result):
-                self.b.program.globals_read.append((vars(value), e.attr, result))   # config.LAYERS
+                self.b.program.globals_read.append((vars(value), attr, result))   # config.LAYERS
+                if _user_module(value) or self.module_level.get(id(value)) is value:
+                    self.module_level[id(result)] = result
                 return result
-            if _user_module(value) or self.module_level.get(id(value)) is value:
-                self.module_value(vars(value), e.attr, result)   # config.EPS, Cfg.EPS, CFG.eps
+            if _user_module(value) or self.module_level.get(id(value)) is value or _user_class(value):
+                self.module_value(vars(value), attr, result)   # config.EPS, Cfg.EPS, CFG.eps, cls.eps
+            elif user_code and isinstance(value, types.ModuleType) and callable(result) \
+                    and value.__name__.split(".")[0] in _PATCHABLE_LIBRARIES:
+                self.top.globals_read.append((vars(value), attr, result))   # `np.tanh = other` compiles again
+        elif attr == "__dict__" and self.module_level.get(id(value)) is value:
+            self.module_level[id(result)] = result      # `OBJ.__dict__["s"]`: its items guarded as OBJ.s is
         elif isinstance(value, type) or is_structure_object(value):
-            return self.class_attribute(value if isinstance(value, type) else type(value), e.attr, result)
+            if self.module_level.get(id(value)) is value and hasattr(value, "__dict__"):
+                self.top.globals_read.append((vars(value), attr, None))   # (still not set on the object itself)
+            return self.class_attribute(value if isinstance(value, type) else type(value), attr, result)
         return result
 
     def class_attribute(self, cls: type, attr: str, result):
-        """`self.scale` or `Derived.scale` read from a class in cls's MRO (not from the object itself, whose own
-        attributes are the specialization key): folded as a module-level value is, so guarded at each call; so is
-        the attribute's absence from the classes before it (a subclass that sets it later)."""
+        """`self.scale`, `self.forward` or `Derived.scale` read from a class in cls's MRO (not from the object
+        itself, whose own attributes are the specialization key): folded as a module-level value is, so guarded at
+        each call (a method or property by identity: one replaced on the class compiles again); so is the
+        attribute's absence from the classes before it (a subclass that sets it later)."""
         before = []
         for c in cls.__mro__:
             if attr in vars(c):
@@ -908,8 +955,9 @@ class Interpreter:
         elif snapshot(raw) is not None or isinstance(raw, type):
             self.module_value(vars(owner), attr, raw)
             guarded = result
-        else:
-            return result    # (methods, properties and other descriptors)
+        else:    # methods, properties and other descriptors, by identity (`Model.forward = other` compiles again)
+            self.top.globals_read.append((vars(owner), attr, raw))
+            guarded = result
         for c in before:
             self.top.globals_read.append((vars(c), attr, None))   # still absent there
         return guarded
@@ -1016,7 +1064,12 @@ class Interpreter:
         if isinstance(fn, Interpreted):
             return self.call(fn.fn, args, kwargs)
         if type(fn) is functools.partial:    # `functools.partial(np.diagonal, offset=1)(x)`: the call it stands for
-            return self.call(fn.func, [*fn.args, *args], {**fn.keywords, **kwargs})
+            # (its arrays guarded as module-level ones: `partial(layer, w=W)` then `W[0] = 5` compiles again)
+            bound = [self.module_array(fn.args, i, a) if isinstance(a, np.ndarray) else a
+                     for i, a in enumerate(fn.args)]
+            keywords = {k: self.module_array(fn.keywords, k, a) if isinstance(a, np.ndarray) else a
+                        for k, a in fn.keywords.items()}
+            return self.call(fn.func, [*bound, *args], {**keywords, **kwargs})
         py_func = getattr(fn, "py_func", None)  # a @transpile'd helper: compile its source in place
         if py_func is not None and callable(py_func):
             return self.call(py_func, args, kwargs)
@@ -1036,6 +1089,8 @@ class Interpreter:
             return self.call_python(fn, args, kwargs)
         method = _user_method(fn)
         if method is not None:             # obj.method(...) or obj(...) on an object of the user's class
+            if not isinstance(fn, types.MethodType):
+                self.class_attribute(type(fn), "__call__", None)   # (guarded: `Model.__call__ = other`)
             return self.call(method[0], [method[1], *args], kwargs)
         if getattr(fn, "__name__", None) in _FORBIDDEN_BUILTINS and getattr(builtins, fn.__name__, None) is fn:
             raise UserError(f"{fn.__name__}() is not supported in compiled code", TypeError)
@@ -1045,7 +1100,15 @@ class Interpreter:
             raise UserError(f"{module + '.' if module else ''}{name}() is not supported on run-time arrays",
                             TypeError)
         _check_foldable(fn)
+        if fn is getattr and not kwargs and len(args) in (2, 3) and isinstance(args[1], str):
+            return self._getattr(*args)
         owner = getattr(fn, "__self__", None)
+        if isinstance(owner, dict) and getattr(fn, "__name__", "") == "get" and not kwargs and len(args) in (1, 2) \
+                and self.module_level.get(id(owner)) is owner:   # TABLE.get("w"): guarded as TABLE["w"]
+            if py(lambda: args[0] in owner):
+                return self.subscript(owner, args[0])
+            self.top.globals_read.append((owner, args[0], None))    # (still absent)
+            return args[1] if len(args) == 2 else None
         if any(fn is b for b in _ITERATING_BUILTINS):   # zip(LAYERS, ...), enumerate(LAYERS): all items read
             args = [self.module_items(a) for a in args]
         elif isinstance(owner, dict) and getattr(fn, "__name__", "") in ("values", "items"):
@@ -1061,6 +1124,17 @@ class Interpreter:
             self._no_outer_container_mutation(owner, f"{type(owner).__name__}.{fn.__name__}()")
         return py(fn, *[_wrap_callable(a) for a in args], **{k: _wrap_callable(v) for k, v in kwargs.items()})
 
+    def _getattr(self, value, name, *default):
+        """`getattr(obj, "name"[, default])`: read as `obj.name` (guarded), the default where obj has no such
+        attribute (its absence guarded on a module-level object)."""
+        if isinstance(value, Var) or hasattr(value, name):
+            return self.attribute(value, name)
+        if not default:
+            return py(getattr, value, name)        # (Python's AttributeError)
+        if self.module_level.get(id(value)) is value and hasattr(value, "__dict__"):
+            self.top.globals_read.append((vars(value), name, None))
+        return default[0]
+
     def numpy_call(self, fn, args, kwargs, python_op: bool = False):
         if python_op and isinstance(fn, np.ufunc) and fn is not np.matmul:
             return apply_ufunc(self.b, fn, args, python_op=True)
@@ -1072,6 +1146,8 @@ class Interpreter:
             bound = inspect.signature(fn).bind(*args, **kwargs)
         except TypeError as e:
             raise UserError(f"{fn.__name__}(): {e}", TypeError) from None
+        if len(bound.arguments) < len(bound.signature.parameters):
+            self._guard_defaults(fn, bound)
         bound.apply_defaults()
         closure = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
 
@@ -1085,6 +1161,27 @@ class Interpreter:
             except (MustInline, _Raise):     # (a function that raises on every path: the raise is the caller's)
                 self.outliner.size[key] = 0    # inline this signature from now on
         return self.outliner.inline_first(key, interpret, bound.arguments)
+
+    def _guard_defaults(self, fn, bound) -> None:
+        """The default values a call of fn takes are folded in like module-level values: `fn.__defaults__`
+        rebound, a default list mutated (`def f(x, c=COEF)` then `COEF[1] = 5`) or a default array changed
+        compiles again. Such a default array is bound as module_array gives it (large ones kernel inputs)."""
+        if _is_library(fn) or str(fn.__module__ or "").split(".")[0] in _LIBRARY_MODULES:
+            return
+        for holder in (fn.__defaults__, fn.__kwdefaults__):
+            if holder is not None:
+                self.module_value(fn, DEFAULTS if holder is fn.__defaults__ else KWDEFAULTS, holder)
+        positional = [p for p in bound.signature.parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        first_default = len(positional) - len(fn.__defaults__ or ())
+        used = [(fn.__defaults__, i, p.name) for i, p in enumerate(positional[first_default:])] \
+            + [(fn.__kwdefaults__, name, name) for name in fn.__kwdefaults__ or {}]
+        for holder, key, name in used:
+            if name not in bound.arguments:
+                if isinstance(holder[key], np.ndarray):
+                    bound.arguments[name] = self.module_array(holder, key, holder[key])
+                else:
+                    self.module_value(holder, key, holder[key])   # (a list of numbers: by value)
 
     def call_closure(self, c: Closure, args, kwargs):
         try:
@@ -1192,6 +1289,23 @@ def _user_module(value) -> bool:
 
 _LIBRARY_MODULES = frozenset({"numpy", "math", "builtins", "transpiler", "functools", "itertools", "operator",
                               "collections", "typing", "types", "dataclasses", "os", "sys", "scipy", "cmath"})
+
+
+# The library modules whose functions a program reads as attributes (`np.tanh`, `math.exp`): guarded by identity
+# (batched per module, a few tens of ns each), so a function replaced in them after compiling is seen, as NumPy's
+# run would call the replacement.
+_PATCHABLE_LIBRARIES = frozenset({"numpy", "math", "cmath"})
+
+
+def _user_class(value) -> bool:
+    """A class of the user's (its attributes are shared, whoever passes it: `f(x, Cfg)` then `Cfg.eps = 0.1`)."""
+    return isinstance(value, type) and value.__module__.split(".")[0] not in _LIBRARY_MODULES
+
+
+def _holds_attributes(value) -> bool:
+    """An object of a user's class or a container: what a module-level container holds whose attributes or
+    items the program may read (guarded as module-level values, not as structure of an argument)."""
+    return isinstance(value, (list, tuple, dict)) or is_structure_object(value)
 
 
 def _holds_arrays(container, depth: int = 4) -> bool:

@@ -178,7 +178,15 @@ def _order_statistic(name):
         if "method" in given:
             kw["method"] = _static(given["method"], "method")
         probe_q = () if q is None else (_probe(q, 0.5) if isinstance(q, Var) else q,)
-        dtype = _result_dtype(fn, _probe(x, 1), *probe_q, **kw)
+        try:
+            dtype = _result_dtype(fn, _probe(x, 1), *probe_q, **kw)
+        except UserError as error:
+            # NumPy's quantile of bools refuses their subtraction (TypeError), but only once it has taken the first
+            # values: of an empty axis it raises IndexError first. Either way NumPy raises, so its own call in the
+            # kernel does, with NumPy's exception; the result's dtype is never used.
+            if x.dtype != dtypes.BOOL or error.kind is not TypeError:
+                raise
+            dtype = np.dtype(np.float64)
         shape = (() if q is None else tuple(q.shape) if isinstance(q, Var) else np.shape(q)) + _reduced(x.shape, _axes(axis, x.ndim), keepdims)
         return call(b, name, (x,) if q is None else (x, q), kw, [(dtype, shape)])[0]
     return handler

@@ -7,6 +7,7 @@ innermost lambda whose body holds it); where they cannot be, the function is ref
 """
 from __future__ import annotations
 
+import __future__
 import ast
 import inspect
 import linecache
@@ -33,6 +34,10 @@ def function_source(fn) -> FunctionSource:
         node = _find(tree, code, filename, fn)
         if isinstance(node, ast.FunctionDef):
             node.decorator_list = []  # @transpile must not apply again while compiling
+        if not _same_code(node, code, filename):
+            raise UserError(f"the source of {fn.__qualname__} in {filename} was changed after the function was "
+                            "loaded: Python runs the old code, which the compiler cannot read (reload the module, "
+                            "importlib.reload, or restart)", TypeError)
         _functions[code] = FunctionSource(node, filename)
     return _functions[code]
 
@@ -79,6 +84,52 @@ def _find(tree: ast.Module, code, filename: str, fn):
     if isinstance(node, ast.AsyncFunctionDef):
         raise UserError(f"async function {code.co_name} is not supported", TypeError)
     return node
+
+
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+
+def _same_code(node, code, filename: str) -> bool:
+    """Whether the definition found in the file compiles to the code Python runs: the same constants and names,
+    in the function and the functions, lambdas and comprehensions it holds. A file edited after its module was
+    imported (without a reload) holds another body than the one Python runs, and compiling it would be a silently
+    wrong kernel. (Compiled alone, the definition's free variables are globals and a method has no `__class__`
+    cell: the names are compared as one set, whatever their kind; bytecode is not compared.)"""
+    wrapped = ast.Expression(node) if isinstance(node, ast.Lambda) else ast.Module([node], type_ignores=[])
+    try:
+        module = compile(wrapped, filename, "eval" if isinstance(node, ast.Lambda) else "exec",
+                         flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    except (SyntaxError, ValueError):      # (not compilable alone, `nonlocal`: refused later anyway)
+        return True
+    compiled = next((c for c in module.co_consts if inspect.iscode(c)), None)
+    running = _fingerprint(code)
+    if compiled is None or any(name.startswith("@") for name in running[1]):
+        return True      # (code rewritten on import, as pytest rewrites `assert`s: not comparable)
+    return _fingerprint(compiled) == running
+
+
+def _fingerprint(code) -> tuple:
+    constants, names = [], set()
+
+    def walk(c):
+        names.update(c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars)
+        for k in c.co_consts:
+            if inspect.iscode(k):
+                walk(k)
+            else:
+                constants.append(repr(k))
+    walk(code)
+    return sorted(constants), {_unmangled(n) for n in names} - {"__class__"}
+
+
+def _unmangled(name: str) -> str:
+    """`_Model__secret` as `__secret`: in a class body Python mangles private names, compiled alone it does not."""
+    head, sep, tail = name.partition("__")
+    if sep and head.startswith("_") and head.strip("_") and tail and not tail.endswith("__"):
+        return "__" + tail
+    return name
 
 
 def _first_line(node) -> int:

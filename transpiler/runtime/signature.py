@@ -99,11 +99,34 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False, s
         return ("D", tuple((k, flatten(v, leaves, originals, static_shapes, seen, ints)) for k, v in value.items()))
     if isinstance(value, np.dtype) or isinstance(value, numbers.Number):
         return ("C", type(value), value)
+    if type(value) is functools.partial:
+        # compared by identity, and by its arguments, which the program folds in: its keywords can change in place
+        # (`p.keywords["k"] = 9`); arguments that cannot be compared so (arrays) are refused, never folded stale
+        arguments = _frozen((value.args, tuple(value.keywords.items())))
+        if arguments is None:
+            raise TypeError("a functools.partial argument whose arguments are not numbers, strings, functions or "
+                            "tuples of them is not supported: pass the arrays as arguments of their own")
+        return ("C", functools.partial, value, arguments)
     try:
         hash(value)
     except TypeError:
         raise TypeError(f"unsupported argument type {type(value).__name__}") from None
     return ("C", type(value), value)
+
+
+def _frozen(value):
+    """A hashable copy of a partial's arguments (numbers, strings, None, functions and classes, in tuples, lists and
+    dicts), or None."""
+    if isinstance(value, (bool, int, float, complex, str, bytes, type(None), np.generic, np.dtype, type,
+                          types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
+        return (type(value), value)
+    if isinstance(value, (tuple, list)):
+        items = tuple(_frozen(v) for v in value)
+        return None if None in items else (type(value), items)
+    if isinstance(value, dict):
+        items = tuple((k, _frozen(v)) for k, v in value.items())
+        return None if any(v is None for _, v in items) else (dict, items)
+    return None
 
 
 # Objects whose class is one of these kinds are values, not structure (hashable: compile-time constants by value).
