@@ -103,6 +103,20 @@ def div(dt, a, b):
     return make(dt, arith.select(real_larger, r1, r2), arith.select(real_larger, i1, i2))
 
 
+def reciprocal(dt, z):
+    """NumPy's complex reciprocal loop (also `array ** -1`, its fast path): 1/z by the ratio of the smaller part to
+    the larger (no case of its own for a zero: 1/0j is nan+nanj, where the division gives inf parts)."""
+    re, im = parts(z)
+    one = _fconst(part_type(dt), 1.0)
+    real_larger = arith.cmpf(F.OLE, math.absf(im), math.absf(re))
+    r1 = arith.divf(im, re)                                    # |im| <= |re|: r = im/re, d = re + im*r
+    d1 = arith.addf(re, arith.mulf(im, r1))
+    r2 = arith.divf(re, im)                                    # otherwise: r = re/im, d = re*r + im
+    d2 = arith.addf(arith.mulf(re, r2), im)
+    return make(dt, arith.select(real_larger, arith.divf(one, d1), arith.divf(r2, d2)),
+                arith.select(real_larger, arith.divf(arith.negf(r1), d1), arith.divf(arith.negf(one), d2)))
+
+
 def _square(dt, z):
     """NumPy's SIMD square: z*z with fused multiply-adds for complex64 too (its product loop has none there)."""
     re, im = parts(z)
@@ -121,12 +135,12 @@ def conj(dt, z):
 
 def ipow(dt, z, exponent: int):
     """z**k for a constant integer k as NumPy's complex power computes it (nc_pow, with its scalar products): 0**k
-    is 0 for k > 0 and nan for k < 0; z, z*z, z*(z*z) for k = 1, 2, 3; beyond, binary exponentiation from 1; then
-    1/result for k < 0."""
+    is 0 for k > 0 and nan for k < 0; z, z*z, z*(z*z) for k = 1, 2, 3; otherwise binary exponentiation from 1 (for
+    k = -1 too: 1*z is not z where a part is inf or nan); then 1/result for k < 0."""
     if exponent == 0:
         return const(dt, 1.0)
     n = abs(exponent)
-    if n <= 3:
+    if 0 < exponent <= 3:     # (nc_pow unrolls z, z*z, z*(z*z) for n = 1, 2, 3 only, not for -1, -2, -3)
         square = mul(dt, z, z, fused=False)
         result = z if n == 1 else square if n == 2 else mul(dt, z, square, fused=False)
     else:
@@ -151,8 +165,8 @@ def ipow(dt, z, exponent: int):
 def power(dt, a, b):
     """a ** b as NumPy's nc_pow (its scalar products, without fused multiply-adds): b == 0 gives 1; a == 0 gives 0
     when b's real part is positive, else nan; a real integer b with |b| < 100 is computed by products (z, z*z,
-    z*(z*z), binary exponentiation from 1 beyond; 1/result for a negative b); any other b calls the C library's cpow
-    (complex64 through complex128, see _via_complex128)."""
+    z*(z*z) for b = 1, 2, 3, binary exponentiation from 1 otherwise, -1 included; 1/result for a negative b); any
+    other b calls the C library's cpow (complex64 through complex128, see _via_complex128)."""
     t = part_type(dt)
     i64 = ir.IntegerType.get_signless(64)
     (ar, ai), (br, bi) = parts(a), parts(b)
@@ -165,10 +179,11 @@ def power(dt, a, b):
                      arith.subi(arith.constant(i64, 0), n), n)
     by_products = _binary_power(dt, a, k)
     square = mul(dt, a, a, fused=False)
-    for small, value in ((3, mul(dt, a, square, fused=False)), (2, square), (1, a)):
-        by_products = arith.select(arith.cmpi(arith.CmpIPredicate.eq, k, arith.constant(i64, small)), value,
-                                   by_products)
     negative = arith.cmpf(F.OLT, br, zero)
+    for small, value in ((3, mul(dt, a, square, fused=False)), (2, square), (1, a)):   # (not for -3, -2, -1)
+        unrolled = arith.andi(arith.cmpi(arith.CmpIPredicate.eq, n, arith.constant(i64, small)),
+                              arith.cmpf(F.OGT, br, zero))
+        by_products = arith.select(unrolled, value, by_products)
     by_products = arith.select(negative, div(dt, const(dt, 1.0), by_products), by_products)
     result = arith.select(integral, by_products, _via_complex128(dt, (a, b), lambda ab: cx.pow(*ab)))
     a_zero = arith.andi(arith.cmpf(F.OEQ, ar, zero), arith.cmpf(F.OEQ, ai, zero))
@@ -313,13 +328,20 @@ def _ordering(real_pred, imag_pred):
 
 UNARY = {"neg": neg, "copy": lambda dt, z: z, "conj": conj, "exp": exp, "log": log, "sqrt": sqrt, "abs": abs_,
          "angle": angle, "real": real, "imag": imag, "square": lambda dt, z: _square(dt, z),
+         "reciprocal": reciprocal,
          "isnan": isnan, "isinf": isinf, "isfinite": isfinite}
 def _array_pow(dt, a, b):
     """complex_array ** s with a run-time scalar s: NumPy's operator takes sqrt when s is 0.5."""
     return arith.select(eq(dt, b, const(dt, 0.5)), sqrt(dt, a), power(dt, a, b))
 
 
-BINARY = {"pow": power, "array_pow": _array_pow, "with_real": with_real, "with_imag": with_imag, "add": add,
+def _array_int_pow(dt, a, b):
+    """complex_array ** n with a run-time Python int n: NumPy's operator takes square for 2, reciprocal for -1."""
+    return arith.select(eq(dt, b, const(dt, 2.0)), _square(dt, a),
+                        arith.select(eq(dt, b, const(dt, -1.0)), reciprocal(dt, a), power(dt, a, b)))
+
+
+BINARY = {"pow": power, "array_pow": _array_pow, "array_int_pow": _array_int_pow, "with_real": with_real, "with_imag": with_imag, "add": add,
           "sub": sub, "mul": mul, "div": div, "eq": eq, "ne": ne,
           "lt": _ordering(F.OLT, F.OLT), "le": _ordering(F.OLT, F.OLE),
           "gt": _ordering(F.OGT, F.OGT), "ge": _ordering(F.OGT, F.OGE)}
