@@ -1,4 +1,4 @@
-"""Complex integer powers and NumPy's operator fast paths, bit for bit on edge values.
+"""Complex integer powers and NumPy's operator fast paths, and exp's special values, bit for bit on edge values.
 
 NumPy's `nc_pow` unrolls z, z*z, z*(z*z) for the exponents 1, 2, 3 only; -1, -2, -3 go through its binary loop
 from 1 (`1*z` is not `z` where a part is inf or nan), then 1/result. `array ** -1` with a Python int is
@@ -106,3 +106,23 @@ def test_a_numpy_scalar_exponent_of_one_half_is_the_power_loop_not_sqrt():
         expected, by_python_float = power_by_numpy_scalar(z, w), power_by_python_number(z, 0.5)
     assert_bits(transpile(power_by_numpy_scalar)(z, w), expected)
     assert_bits(transpile(power_by_python_number)(z, 0.5), by_python_float)
+
+
+def exp(z):
+    return np.exp(z)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_exp_keeps_c99_special_values(dtype):
+    """NumPy's cexp: exp(x - 0j) is exp(x) - 0j (the sign was lost), exp(inf + inf*j) is inf + nan*j and
+    exp(-inf + nan*j) is 0 (both were nan + nan*j); finite values as before (libm's exp, cos, sin)."""
+    z = edge_values(dtype)
+    with np.errstate(all="ignore"):
+        expected = exp(z)
+    actual = transpile(exp)(z)
+    if dtype == np.complex128:
+        assert_bits(actual, expected)
+    else:       # complex64 is computed in complex128 and rounded: the special values exactly, the rest to rounding
+        special = ~np.isfinite(expected) | (expected.real == 0) | (expected.imag == 0)
+        assert_bits(actual[special], expected[special])
+        np.testing.assert_allclose(actual[~special], expected[~special], rtol=4e-7)

@@ -3,9 +3,10 @@
 Values are MLIR `complex<f32>`/`complex<f64>`. The arithmetic is written out on the real and imaginary parts
 (`complex.re`/`im`/`create`) with NumPy's own formulas rather than the `complex` dialect's ops, whose lowering adds
 C99 Annex G inf/nan recovery NumPy does not have: a product is `(ar*br - ai*bi, ar*bi + ai*br)`, a quotient is
-Smith's algorithm as in NumPy's loops, `abs` NumPy's SIMD algorithm, `**` NumPy's nc_pow. `exp`, `log`, `sqrt` and
-the general power are `complex.exp/log/sqrt/pow` on complex128, lowered to the C library's `cexp`/`clog`/`csqrt`/
-`cpow` (convert-complex-to-libm), which NumPy calls too; on complex64 they are computed in complex128 and rounded
+Smith's algorithm as in NumPy's loops, `abs` NumPy's SIMD algorithm, `**` NumPy's nc_pow. `log`, `sqrt` and
+the general power are `complex.log/sqrt/pow` on complex128, lowered to the C library's `clog`/`csqrt`/`cpow`
+(convert-complex-to-libm), which NumPy calls too; `complex.exp` has no libm lowering (MLIR expands it: `exp` puts
+C99's special values back); on complex64 they are computed in complex128 and rounded
 (the C ABI passes `float complex` in one register, which the lowering does not do).
 """
 from __future__ import annotations
@@ -231,7 +232,28 @@ def _via_complex128(dt, z, op):
 
 
 def exp(dt, z):
-    return _via_complex128(dt, z, cx.exp)
+    """MLIR expands complex.exp to exp(re) * (cos(im), sin(im)) (libm's exp, cos, sin); C99's special values,
+    which NumPy's cexp has, are put back: an imaginary zero is kept with its sign (exp(x - 0j) is exp(x) - 0j),
+    exp(inf + inf*j) and exp(inf + nan*j) are inf + nan*j, exp(-inf + inf*j) and exp(-inf + nan*j) are zeros."""
+    w = _via_complex128(dt, z, cx.exp)
+    t = part_type(dt)
+    (re, im), (w_re, w_im) = parts(z), parts(w)
+    inf, zero = _fconst(t, float("inf")), _fconst(t, 0.0)
+    im_not_finite = arith.cmpf(F.UGE, math.absf(im), inf)          # inf or nan
+    at_inf = arith.andi(arith.cmpf(F.OEQ, re, inf), im_not_finite)
+    at_minus_inf = arith.andi(arith.cmpf(F.OEQ, re, arith.negf(inf)), im_not_finite)
+    im_zero = arith.cmpf(F.OEQ, im, zero)
+    out_re = arith.select(at_inf, inf, arith.select(at_minus_inf, zero, w_re))
+    out_im = arith.select(im_zero, im, arith.select(at_inf, _fconst(t, float("nan")),
+                                                    arith.select(at_minus_inf, _zero_signed_as(im, t), w_im)))
+    return make(dt, out_re, out_im)
+
+
+def _zero_signed_as(x, t):
+    """copysign(0, x), by x's sign bit (math.copysign is not lowered after the complex ops are)."""
+    i = ir.IntegerType.get_signless(t.width)
+    negative = arith.cmpi(arith.CmpIPredicate.slt, arith.bitcast(i, x), arith.constant(i, 0))
+    return arith.select(negative, _fconst(t, -0.0), _fconst(t, 0.0))
 
 
 def log(dt, z):
