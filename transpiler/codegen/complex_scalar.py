@@ -363,7 +363,8 @@ def _array_int_pow(dt, a, b):
                         arith.select(eq(dt, b, const(dt, -1.0)), reciprocal(dt, a), power(dt, a, b)))
 
 
-BINARY = {"pow": power, "array_pow": _array_pow, "array_int_pow": _array_int_pow, "with_real": with_real, "with_imag": with_imag, "add": add,
+BINARY = {"pow": power, "array_pow": _array_pow, "array_int_pow": _array_int_pow, "with_real": with_real,
+          "with_imag": with_imag, "add": add,
           "sub": sub, "mul": mul, "div": div, "eq": eq, "ne": ne,
           "lt": _ordering(F.OLT, F.OLT), "le": _ordering(F.OLT, F.OLE),
           "gt": _ordering(F.OGT, F.OGT), "ge": _ordering(F.OGT, F.OGE)}
