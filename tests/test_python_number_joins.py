@@ -67,6 +67,13 @@ def huge_float_beside_a_float16(x):
     return v
 
 
+def tiny_float_beside_a_float32(x):
+    v = 1e-50
+    if x.sum() > 0:
+        v = x[0]
+    return v
+
+
 def big_int_beside_a_float64(x):
     v = 2**62 + 1
     if x.sum() > 0:
@@ -91,6 +98,7 @@ REFUSED = [
     (float_before_a_while, (-INT32,)),                 # np.int32(0) for a loop that never ran, NumPy 0.1
     (float_beside_a_run_time_python_int, (-INT32,)),   # 0 (a Python int), NumPy 0.5
     (huge_float_beside_a_float16, (-INT32.astype(np.float16),)),   # np.float16(inf), NumPy 1e10
+    (tiny_float_beside_a_float32, (-INT32.astype(np.float32),)),   # np.float32(0.0), NumPy 1e-50
     (big_int_beside_a_float64, (-INT32.astype(np.float64),)),      # 4.611686018427388e+18, NumPy 2**62 + 1
     (float_argument_before_a_loop, (INT32[:0], 0.5)),  # a 0-d int32 array 0, NumPy 0.5
 ]

@@ -1438,9 +1438,9 @@ _KIND_ORDER = "biufc"
 def _python_number_fits(value, dt: np.dtype, where: str) -> None:
     """A Python number that meets a run-time value of dtype `dt` at a join (a branch, a loop's start or body)
     becomes a value of `dt`, where NumPy keeps each path's own type. Of another kind (`v = 0.5` joined with an
-    int32 was 0 on the path that kept the number) or past `dt`'s range (1e10 as a float16 is inf) that is no longer
-    NumPy's value: refused. A number of the same kind is rounded to `dt` (`0.1` as a float32), the known difference
-    semantics.md describes."""
+    int32 was 0 on the path that kept the number) or past `dt`'s range (1e10 as a float16 is inf, 1e-50 as a float32
+    0) that is no longer NumPy's value: refused. A number of the same kind is rounded to `dt` (`0.1` as a float32),
+    the known difference semantics.md describes."""
     kind = np.asarray(value).dtype.kind
     fits = _KIND_ORDER.index(kind) <= _KIND_ORDER.index("i" if dt.kind == "u" else dt.kind)
     if fits:
@@ -1450,7 +1450,8 @@ def _python_number_fits(value, dt: np.dtype, where: str) -> None:
             except OverflowError:
                 converted = None
         fits = converted is not None and (kind in "iub" and converted.item() == value or kind in "fc" and
-                                          bool(np.all(np.isfinite(converted) | ~np.isfinite(value))))
+                                          bool(np.all(np.isfinite(converted) | ~np.isfinite(value)))
+                                          and (converted != 0 or value == 0))     # (1e-50 as a float32 is 0)
     if not fits:
         raise UserError(f"the Python number {value!r} meets a run-time {dt} value {where}; NumPy keeps the Python "
                         f"number on the path where it stays, and a {dt} cannot hold it: convert it first "
