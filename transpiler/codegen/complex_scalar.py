@@ -71,9 +71,11 @@ def sub(dt, a, b):
 
 
 def mul(dt, a, b, fused=True):
-    """`fused`: complex128 with NumPy's SIMD loop's fused multiply-adds; without, NumPy's scalar code (nc_prod)."""
+    """`fused`: NumPy's SIMD loop's fused multiply-adds (complex64 and complex128: on an AVX-512 machine, 44% of
+    random complex64 products differed in the last bit without them, and `(1e30+infj) * (1e30+1j)` was nan+infj,
+    NumPy's -inf+infj); without, NumPy's scalar code (nc_prod)."""
     (ar, ai), (br, bi) = parts(a), parts(b)
-    if dt.itemsize == 16 and fused:
+    if fused:
         return make(dt, llvm.intr_fma(ar, br, arith.negf(arith.mulf(ai, bi))),
                     llvm.intr_fma(ar, bi, arith.mulf(ai, br)))
     return make(dt, arith.subf(arith.mulf(ar, br), arith.mulf(ai, bi)),
