@@ -1442,7 +1442,9 @@ def _python_number_fits(value, dt: np.dtype, where: str) -> None:
     0) that is no longer NumPy's value: refused. A number of the same kind is rounded to `dt` (`0.1` as a float32),
     the known difference semantics.md describes."""
     kind = np.asarray(value).dtype.kind
-    fits = _KIND_ORDER.index(kind) <= _KIND_ORDER.index("i" if dt.kind == "u" else dt.kind)
+    # (an int 0 or 1 beside a bool, `found = 0` then `found = x[i] > 0`, keeps its value: the exact check below)
+    fits = _KIND_ORDER.index(kind) <= _KIND_ORDER.index("i" if dt.kind == "u" else dt.kind) or \
+        kind in "iu" and dt.kind == "b"
     if fits:
         with np.errstate(all="ignore"):
             try:
