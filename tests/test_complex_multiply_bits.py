@@ -58,3 +58,28 @@ def test_complex64_products_near_overflow_are_numpys():
 def test_numpy_scalar_products_are_numpys_scalar_code(dtype):
     a, b = random_complex(dtype, 2000, 3), random_complex(dtype, 2000, 4)
     np.testing.assert_array_equal(transpile(multiply_element_by_element)(a, b), multiply_element_by_element(a, b))
+
+
+def prod_all(a):
+    return a.prod()
+
+
+def prod_rows(a):
+    return a.prod(axis=0)
+
+
+def prod_last(a):
+    return a.prod(axis=-1)
+
+
+@pytest.mark.skipif(not _fused_products_seen(), reason="this machine's NumPy multiplies complex64 without fma")
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("fn", [prod_all, prod_rows, prod_last])
+def test_products_of_reductions_are_numpys(fn, dtype):
+    """Along the last axis (or all) NumPy's reduce loop multiplies without fused multiply-adds, along another axis
+    its array loop with them (acc * row)."""
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        a = ((1 + 0.1 * rng.standard_normal((8, 8))) + 0.1j * rng.standard_normal((8, 8))).astype(dtype)
+        for x in (a, a[0]) if fn is prod_all else (a,):
+            np.testing.assert_array_equal(transpile(fn)(x), fn(x))
