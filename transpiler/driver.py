@@ -15,7 +15,7 @@ from .errors import CompileError, UserError, compile_error
 from .frontend.source import function_source
 from .frontend.builder import Builder
 from .frontend.infer import Interpreter
-from .program import Program
+from .program import Program, kernel_symbol
 from .runtime import allocation, disk_cache
 from .runtime.globals_guard import GlobalsGuard
 from .runtime import blas, errstate
@@ -49,7 +49,7 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     objects: dict = {}   # argument objects by their index in the key: one object passed twice is one object
     values = {n: abstract(k, n, inputs, input_names, objects) for k, n in zip(keys, names)}
     call = inspect.BoundArguments(inspect.signature(fn), values)  # back to positional/keyword as bound
-    program = Program(_symbol(fn.__name__), inputs, input_names)
+    program = Program(kernel_symbol(fn.__name__), inputs, input_names)
     builder = Builder(program)
     builder.top_level = True     # (sizes made from its int arguments are checked before the call: kernel_size)
     interp = Interpreter(builder, objects.values())
@@ -194,7 +194,3 @@ def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads:
         with stages.stage("disk cache"):
             disk_cache.store(key, disk_cache.Entry(kernel.object_code(), kernel.library_functions))
     return kernel
-
-
-def _symbol(name: str) -> str:
-    return re.sub(r"\W", "_", name) or "kernel"

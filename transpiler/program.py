@@ -5,8 +5,10 @@ It is what the frontend produces and codegen consumes (like a jaxpr), printed by
 """
 from __future__ import annotations
 
+import ctypes
 import itertools
 import os
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -168,3 +170,28 @@ def _check_eqns(eqns, defined: set) -> None:
                     raise AssertionError(f"typed program: {v} yielded but not defined in: {e.text()}")
         defined.update(map(id, e.outputs))
 
+
+_PROCESS = ctypes.CDLL(None)
+# prefixes of the symbols MLIR's lowering, the runtime and LLVM's compiler runtime define or call
+_RESERVED_PREFIXES = ("_mlir", "mlir", "llvm", "transpiler_", "__", "omp_", "kmp_", "cblas_")
+
+
+def kernel_symbol(name: str) -> str:
+    """The symbol of a compiled function named `name`: an identifier, with `_k` appended while it is a symbol the
+    process already has (the C library's, libm's, found with dlsym) or one the lowering may define or call. A
+    function named `malloc`, `sin`, `exp` or `memcpy` was emitted over the C function that the kernel itself calls:
+    an internal compiler error, and an abort of the process for `malloc`."""
+    symbol = re.sub(r"\W", "_", name) or "kernel"
+    if symbol.startswith(_RESERVED_PREFIXES):
+        symbol = "k_" + symbol
+    while _in_process(symbol):
+        symbol += "_k"
+    return symbol
+
+
+def _in_process(symbol: str) -> bool:
+    try:
+        getattr(_PROCESS, symbol)
+    except AttributeError:
+        return False
+    return True

@@ -3,9 +3,10 @@
 Values are MLIR `complex<f32>`/`complex<f64>`. The arithmetic is written out on the real and imaginary parts
 (`complex.re`/`im`/`create`) with NumPy's own formulas rather than the `complex` dialect's ops, whose lowering adds
 C99 Annex G inf/nan recovery NumPy does not have: a product is `(ar*br - ai*bi, ar*bi + ai*br)`, a quotient is
-Smith's algorithm as in NumPy's loops, `abs` NumPy's SIMD algorithm, `**` NumPy's nc_pow. `exp`, `log`, `sqrt` and
-the general power are `complex.exp/log/sqrt/pow` on complex128, lowered to the C library's `cexp`/`clog`/`csqrt`/
-`cpow` (convert-complex-to-libm), which NumPy calls too; on complex64 they are computed in complex128 and rounded
+Smith's algorithm as in NumPy's loops, `abs` NumPy's SIMD algorithm, `**` NumPy's nc_pow. `log`, `sqrt` and
+the general power are `complex.log/sqrt/pow` on complex128, lowered to the C library's `clog`/`csqrt`/`cpow`
+(convert-complex-to-libm), which NumPy calls too; `complex.exp` has no libm lowering (MLIR expands it: `exp` puts
+C99's special values back); on complex64 they are computed in complex128 and rounded
 (the C ABI passes `float complex` in one register, which the lowering does not do).
 """
 from __future__ import annotations
@@ -70,9 +71,11 @@ def sub(dt, a, b):
 
 
 def mul(dt, a, b, fused=True):
-    """`fused`: complex128 with NumPy's SIMD loop's fused multiply-adds; without, NumPy's scalar code (nc_prod)."""
+    """`fused`: NumPy's SIMD loop's fused multiply-adds (complex64 and complex128: on an AVX-512 machine, 44% of
+    random complex64 products differed in the last bit without them, and `(1e30+infj) * (1e30+1j)` was nan+infj,
+    NumPy's -inf+infj); without, NumPy's scalar code (nc_prod)."""
     (ar, ai), (br, bi) = parts(a), parts(b)
-    if dt.itemsize == 16 and fused:
+    if fused:
         return make(dt, llvm.intr_fma(ar, br, arith.negf(arith.mulf(ai, bi))),
                     llvm.intr_fma(ar, bi, arith.mulf(ai, br)))
     return make(dt, arith.subf(arith.mulf(ar, br), arith.mulf(ai, bi)),
@@ -103,6 +106,20 @@ def div(dt, a, b):
     return make(dt, arith.select(real_larger, r1, r2), arith.select(real_larger, i1, i2))
 
 
+def reciprocal(dt, z):
+    """NumPy's complex reciprocal loop (also `array ** -1`, its fast path): 1/z by the ratio of the smaller part to
+    the larger (no case of its own for a zero: 1/0j is nan+nanj, where the division gives inf parts)."""
+    re, im = parts(z)
+    one = _fconst(part_type(dt), 1.0)
+    real_larger = arith.cmpf(F.OLE, math.absf(im), math.absf(re))
+    r1 = arith.divf(im, re)                                    # |im| <= |re|: r = im/re, d = re + im*r
+    d1 = arith.addf(re, arith.mulf(im, r1))
+    r2 = arith.divf(re, im)                                    # otherwise: r = re/im, d = re*r + im
+    d2 = arith.addf(arith.mulf(re, r2), im)
+    return make(dt, arith.select(real_larger, arith.divf(one, d1), arith.divf(r2, d2)),
+                arith.select(real_larger, arith.divf(arith.negf(r1), d1), arith.divf(arith.negf(one), d2)))
+
+
 def _square(dt, z):
     """NumPy's SIMD square: z*z with fused multiply-adds for complex64 too (its product loop has none there)."""
     re, im = parts(z)
@@ -121,12 +138,12 @@ def conj(dt, z):
 
 def ipow(dt, z, exponent: int):
     """z**k for a constant integer k as NumPy's complex power computes it (nc_pow, with its scalar products): 0**k
-    is 0 for k > 0 and nan for k < 0; z, z*z, z*(z*z) for k = 1, 2, 3; beyond, binary exponentiation from 1; then
-    1/result for k < 0."""
+    is 0 for k > 0 and nan for k < 0; z, z*z, z*(z*z) for k = 1, 2, 3; otherwise binary exponentiation from 1 (for
+    k = -1 too: 1*z is not z where a part is inf or nan); then 1/result for k < 0."""
     if exponent == 0:
         return const(dt, 1.0)
     n = abs(exponent)
-    if n <= 3:
+    if 0 < exponent <= 3:     # (nc_pow unrolls z, z*z, z*(z*z) for n = 1, 2, 3 only, not for -1, -2, -3)
         square = mul(dt, z, z, fused=False)
         result = z if n == 1 else square if n == 2 else mul(dt, z, square, fused=False)
     else:
@@ -151,8 +168,8 @@ def ipow(dt, z, exponent: int):
 def power(dt, a, b):
     """a ** b as NumPy's nc_pow (its scalar products, without fused multiply-adds): b == 0 gives 1; a == 0 gives 0
     when b's real part is positive, else nan; a real integer b with |b| < 100 is computed by products (z, z*z,
-    z*(z*z), binary exponentiation from 1 beyond; 1/result for a negative b); any other b calls the C library's cpow
-    (complex64 through complex128, see _via_complex128)."""
+    z*(z*z) for b = 1, 2, 3, binary exponentiation from 1 otherwise, -1 included; 1/result for a negative b); any
+    other b calls the C library's cpow (complex64 through complex128, see _via_complex128)."""
     t = part_type(dt)
     i64 = ir.IntegerType.get_signless(64)
     (ar, ai), (br, bi) = parts(a), parts(b)
@@ -165,10 +182,11 @@ def power(dt, a, b):
                      arith.subi(arith.constant(i64, 0), n), n)
     by_products = _binary_power(dt, a, k)
     square = mul(dt, a, a, fused=False)
-    for small, value in ((3, mul(dt, a, square, fused=False)), (2, square), (1, a)):
-        by_products = arith.select(arith.cmpi(arith.CmpIPredicate.eq, k, arith.constant(i64, small)), value,
-                                   by_products)
     negative = arith.cmpf(F.OLT, br, zero)
+    for small, value in ((3, mul(dt, a, square, fused=False)), (2, square), (1, a)):   # (not for -3, -2, -1)
+        unrolled = arith.andi(arith.cmpi(arith.CmpIPredicate.eq, n, arith.constant(i64, small)),
+                              arith.cmpf(F.OGT, br, zero))
+        by_products = arith.select(unrolled, value, by_products)
     by_products = arith.select(negative, div(dt, const(dt, 1.0), by_products), by_products)
     result = arith.select(integral, by_products, _via_complex128(dt, (a, b), lambda ab: cx.pow(*ab)))
     a_zero = arith.andi(arith.cmpf(F.OEQ, ar, zero), arith.cmpf(F.OEQ, ai, zero))
@@ -216,7 +234,28 @@ def _via_complex128(dt, z, op):
 
 
 def exp(dt, z):
-    return _via_complex128(dt, z, cx.exp)
+    """MLIR expands complex.exp to exp(re) * (cos(im), sin(im)) (libm's exp, cos, sin); C99's special values,
+    which NumPy's cexp has, are put back: an imaginary zero is kept with its sign (exp(x - 0j) is exp(x) - 0j),
+    exp(inf + inf*j) and exp(inf + nan*j) are inf + nan*j, exp(-inf + inf*j) and exp(-inf + nan*j) are zeros."""
+    w = _via_complex128(dt, z, cx.exp)
+    t = part_type(dt)
+    (re, im), (w_re, w_im) = parts(z), parts(w)
+    inf, zero = _fconst(t, float("inf")), _fconst(t, 0.0)
+    im_not_finite = arith.cmpf(F.UGE, math.absf(im), inf)          # inf or nan
+    at_inf = arith.andi(arith.cmpf(F.OEQ, re, inf), im_not_finite)
+    at_minus_inf = arith.andi(arith.cmpf(F.OEQ, re, arith.negf(inf)), im_not_finite)
+    im_zero = arith.cmpf(F.OEQ, im, zero)
+    out_re = arith.select(at_inf, inf, arith.select(at_minus_inf, zero, w_re))
+    out_im = arith.select(im_zero, im, arith.select(at_inf, _fconst(t, float("nan")),
+                                                    arith.select(at_minus_inf, _zero_signed_as(im, t), w_im)))
+    return make(dt, out_re, out_im)
+
+
+def _zero_signed_as(x, t):
+    """copysign(0, x), by x's sign bit (math.copysign is not lowered after the complex ops are)."""
+    i = ir.IntegerType.get_signless(t.width)
+    negative = arith.cmpi(arith.CmpIPredicate.slt, arith.bitcast(i, x), arith.constant(i, 0))
+    return arith.select(negative, _fconst(t, -0.0), _fconst(t, 0.0))
 
 
 def log(dt, z):
@@ -313,13 +352,21 @@ def _ordering(real_pred, imag_pred):
 
 UNARY = {"neg": neg, "copy": lambda dt, z: z, "conj": conj, "exp": exp, "log": log, "sqrt": sqrt, "abs": abs_,
          "angle": angle, "real": real, "imag": imag, "square": lambda dt, z: _square(dt, z),
+         "reciprocal": reciprocal,
          "isnan": isnan, "isinf": isinf, "isfinite": isfinite}
 def _array_pow(dt, a, b):
     """complex_array ** s with a run-time scalar s: NumPy's operator takes sqrt when s is 0.5."""
     return arith.select(eq(dt, b, const(dt, 0.5)), sqrt(dt, a), power(dt, a, b))
 
 
-BINARY = {"pow": power, "array_pow": _array_pow, "with_real": with_real, "with_imag": with_imag, "add": add,
+def _array_int_pow(dt, a, b):
+    """complex_array ** n with a run-time Python int n: NumPy's operator takes square for 2, reciprocal for -1."""
+    return arith.select(eq(dt, b, const(dt, 2.0)), _square(dt, a),
+                        arith.select(eq(dt, b, const(dt, -1.0)), reciprocal(dt, a), power(dt, a, b)))
+
+
+BINARY = {"pow": power, "array_pow": _array_pow, "array_int_pow": _array_int_pow, "with_real": with_real,
+          "with_imag": with_imag, "add": add,
           "sub": sub, "mul": mul, "div": div, "eq": eq, "ne": ne,
           "lt": _ordering(F.OLT, F.OLT), "le": _ordering(F.OLT, F.OLE),
           "gt": _ordering(F.OGT, F.OGT), "ge": _ordering(F.OGT, F.OGE)}

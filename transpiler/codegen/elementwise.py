@@ -46,6 +46,9 @@ def elementwise(em: Emitter, inputs, out, body, values=None) -> ir.Value:
          *scalar.TERNARY)
 def _elementwise(em: Emitter, e):
     dts = [v.dtype for v in e.inputs]
+    if e.prim == "mul" and dts[0].kind == "c" and all(v.scalar or v.weak for v in e.inputs):
+        # NumPy scalars multiply in its scalar code, without the fused multiply-adds of its array loop
+        return [elementwise(em, e.inputs, e.outputs[0], lambda args: complex_scalar.mul(dts[0], *args, fused=False))]
     return [elementwise(em, e.inputs, e.outputs[0], lambda args: scalar.apply(e.prim, dts, args))]
 
 

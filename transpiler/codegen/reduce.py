@@ -38,6 +38,13 @@ def combine(kind: str, dt: np.dtype, a: ir.Value, acc: ir.Value) -> ir.Value:
     return scalar.apply(prim, [dt, dt], [a, acc])
 
 
+def _complex_product(dt: np.dtype, a: ir.Value, acc: ir.Value, along_last_axis: bool) -> ir.Value:
+    """NumPy's complex prod: along the last axis (or the whole array) its reduce loop's scalar code, without fused
+    multiply-adds; along other axes its array loop, `acc * row` with them (the 1-d prod of random complex64 values
+    differed in the last bit with them, the axis-0 prod of a matrix without)."""
+    return complex_scalar.mul(dt, acc, a, fused=not along_last_axis)
+
+
 def fill(em: Emitter, v_shape_like, dt: np.dtype, value) -> ir.Value:
     init = em.empty(v_shape_like)
     return linalg.fill(scalar.const_stored(dt, value), outs=[init])
@@ -107,7 +114,10 @@ def _reduce_values(em: Emitter, kind: str, source: ir.Value, x, out, axes) -> ir
         stored = scalar.storage_type(acc_dt)
         block = op.regions[0].blocks.append(stored, stored)
         with ir.InsertionPoint(block):
-            value = combine(kind, acc_dt, block.arguments[0], block.arguments[1])
+            if kind == "prod" and acc_dt.kind == "c":
+                value = _complex_product(acc_dt, block.arguments[0], block.arguments[1], x.ndim - 1 in axes)
+            else:
+                value = combine(kind, acc_dt, block.arguments[0], block.arguments[1])
             if kind == "sum" and acc_dt.kind == "f" and acc_dt != x.dtype:
                 # A widened float sum: the order of its additions moves the wide sum by far less than the final
                 # rounding to the narrow type, so LLVM may reorder them (into vector lanes).

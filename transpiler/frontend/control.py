@@ -4,7 +4,8 @@ with a run-time condition -> scf.while.
 Each region is interpreted once (per fixpoint round) with its own list of primitives. The variables a construct
 assigns are found by dataflow: a name whose value differs between the branches of an `if`, or that a loop body
 reassigns, is a result of the primitive (loop-carried for loops). At a join the types must agree: a Python scalar
-meeting a run-time scalar takes its dtype (as NumPy's weak promotion would), a loop-carried value may widen once
+meeting a run-time scalar takes its dtype (as NumPy's weak promotion would) where that dtype holds it (not a float
+meeting an int: `_python_number_fits`), a loop-carried value may widen once
 (`total = 0` then `total = total + x.sum()` carries float64), anything else is a CompileError naming both places.
 A `return` inside a run-time `if` takes the rest of the function into both branches (its continuation).
 """
@@ -713,6 +714,8 @@ class Control:
         if not _numeric(value):
             raise UserError(f"cannot merge the compile-time value {value!r} with a run-time value", TypeError)
         dt = other.dtype if isinstance(other, Var) and is_weak(value) else np.asarray(value).dtype
+        if is_weak(value) and isinstance(other, Var):
+            _python_number_fits(value, dt, "on the other path of a run-time branch")
         arr = np.asarray(dtypes.weak_to_dtype(value, dt) if is_weak(value) else value).astype(dt)
         # a Python number meeting a Python number known at run time stays a Python number (weak)
         v = Var(arr.dtype, arr.shape, weak=is_weak(value) and (not isinstance(other, Var) or other.weak),
@@ -1009,6 +1012,8 @@ class Control:
         dt, shape, weak, scalar = carried_type
         if not isinstance(new, Var):
             if _numeric(new):
+                if is_weak(new) and not weak:
+                    _python_number_fits(new, dt, "before the loop or on another path of its body")
                 return carried_type
             raise UserError(f"'{name}' becomes a {type(new).__name__} inside the loop", TypeError)
         if new.ndim != len(shape):
@@ -1016,6 +1021,14 @@ class Control:
         shape = join_shapes(self.b.env, shape, new.shape, name, f"'{name}' changes shape inside the loop")
         if new.dtype == dt:
             return (dt, shape, weak and new.weak, scalar and new.scalar)
+        if weak and not new.weak:
+            # the Python number it starts with is what NumPy returns where the body never assigns it
+            if initial is not UNSET and _numeric(initial) and not isinstance(initial, Var):
+                _python_number_fits(initial, new.dtype, "inside the loop")
+            elif isinstance(initial, Var) and initial.weak:
+                _python_value_fits(initial.dtype, new.dtype)
+            # (a Python number is no 0-d array: the value is a NumPy scalar as the body's is)
+            return (new.dtype, shape, False, new.scalar)
         if weak or np.can_cast(dt, new.dtype, "safe"):
             return (new.dtype, shape, False, scalar and new.scalar)
         raise UserError(f"'{name}' is {dt} before the loop and {new.dtype} after its body; NumPy would change its "
@@ -1418,6 +1431,43 @@ def _same_view(t, e, before) -> bool:
 
 def _type_of(v: Var):
     return (v.dtype, v.shape, v.weak, v.scalar)
+
+
+_KIND_ORDER = "biufc"
+
+
+def _python_number_fits(value, dt: np.dtype, where: str) -> None:
+    """A Python number that meets a run-time value of dtype `dt` at a join (a branch, a loop's start or body)
+    becomes a value of `dt`, where NumPy keeps each path's own type. Of another kind (`v = 0.5` joined with an
+    int32 was 0 on the path that kept the number) or past `dt`'s range (1e10 as a float16 is inf, 1e-50 as a float32
+    0) that is no longer NumPy's value: refused. A number of the same kind is rounded to `dt` (`0.1` as a float32),
+    the known difference semantics.md describes."""
+    kind = np.asarray(value).dtype.kind
+    # (an int 0 or 1 beside a bool, `found = 0` then `found = x[i] > 0`, keeps its value: the exact check below)
+    fits = _KIND_ORDER.index(kind) <= _KIND_ORDER.index("i" if dt.kind == "u" else dt.kind) or \
+        kind in "iu" and dt.kind == "b"
+    if fits:
+        with np.errstate(all="ignore"):
+            try:
+                converted = dt.type(value)
+            except OverflowError:
+                converted = None
+        fits = converted is not None and (kind in "iub" and converted.item() == value or kind in "fc" and
+                                          bool(np.all(np.isfinite(converted) | ~np.isfinite(value)))
+                                          and (converted != 0 or value == 0))     # (1e-50 as a float32 is 0)
+    if not fits:
+        raise UserError(f"the Python number {value!r} meets a run-time {dt} value {where}; NumPy keeps the Python "
+                        f"number on the path where it stays, and a {dt} cannot hold it: convert it first "
+                        f"(np.{dt}({value!r})) or make the other value a Python number", TypeError)
+
+
+def _python_value_fits(weak: np.dtype, dt: np.dtype) -> None:
+    """The same for a Python number known only at run time (a float argument): refused where its kind is above
+    `dt`'s (a Python float meeting an int32)."""
+    if _KIND_ORDER.index(weak.kind) > _KIND_ORDER.index("i" if dt.kind == "u" else dt.kind):
+        name = {"f": "float", "c": "complex"}.get(weak.kind, "number")
+        raise UserError(f"a Python {name} meets a run-time {dt} value here; NumPy keeps the Python {name} where the "
+                        f"loop leaves it, which a {dt} cannot hold: convert it first (np.{dt}(...))", TypeError)
 
 
 def _numeric(v) -> bool:

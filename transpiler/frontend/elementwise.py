@@ -50,6 +50,11 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     if python_op and ufunc is np.power and type(args[1]) is int and args[1] == 2 and isinstance(args[0], Var) \
             and not args[0].scalar and not args[0].weak:
         ufunc, args = np.square, args[:1]     # NumPy's fast path for `array ** 2` (bool ** 2 is int8), not scalars
+    elif python_op and ufunc is np.power and type(args[1]) is int and args[1] == -1 and isinstance(args[0], Var) \
+            and not args[0].scalar and not args[0].weak and args[0].dtype.kind == "c":
+        # and `array ** -1` is np.reciprocal, whose complex loop differs from the power's (1/(1e-45j) is -infj
+        # there, nan-infj in np.power); for floats the two are the same correctly rounded 1/x
+        ufunc, args = np.reciprocal, args[:1]
     elif ufunc is np.power and type(args[1]) is float and args[1] == 0.5 \
             and isinstance(args[0], Var) and not args[0].scalar and not args[0].weak and args[0].dtype.kind in "fc" \
             and _sqrt_for_half_power(python_op, args[0].dtype):
@@ -97,8 +102,12 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     prim = UFUNC_PRIMS[ufunc]
     if ufunc is np.power and out_dts[0].kind in "fc" and isinstance(args[0], Var) and not args[0].scalar \
             and not args[0].weak and isinstance(args[1], Var) and args[1].ndim == 0 \
-            and _sqrt_for_half_power(python_op, out_dts[0]):
+            and _sqrt_for_half_power(python_op and args[1].weak, out_dts[0]):
         prim = "array_pow"   # NumPy computes float_array ** s as sqrt when s is 0.5 at run time
+    if ufunc is np.power and out_dts[0].kind == "c" and python_op and isinstance(args[0], Var) \
+            and not args[0].scalar and not args[0].weak and isinstance(args[1], Var) and args[1].weak \
+            and args[1].dtype.kind in "iu":
+        prim = "array_int_pow"   # and complex_array ** n as square for a Python int n == 2, reciprocal for -1
     result = b.emit1(prim, operands, out_dts[0], shape, weak=weak, scalar=len(shape) == 0)
     result.size_of = _size_arithmetic(ufunc, args)
     if weak and out_dts[0].kind in "fc":
@@ -191,9 +200,10 @@ def _python_complex_meets_float64_scalar(args) -> bool:
 
 
 def _sqrt_for_half_power(python_op: bool, dtype) -> bool:
-    """Whether NumPy computes `array ** 0.5` as sqrt: the operator does for every float dtype (its fast scalar
-    power); the ufunc np.power only in its float32 and float64 loops (float16 goes through powf: pow(-0.0, 0.5) is
-    +0.0 and pow(-inf, 0.5) is inf, where sqrt gives -0.0 and nan)."""
+    """Whether NumPy computes `array ** 0.5` as sqrt: the operator does for every float and complex dtype when the
+    exponent is a Python float (its fast scalar power; `python_op` says both); the ufunc np.power, and the operator
+    with a NumPy exponent (`x ** s[0]`), only in its float32 and float64 loops (float16 goes through powf:
+    pow(-0.0, 0.5) is +0.0 and pow(-inf, 0.5) is inf, where sqrt gives -0.0 and nan; complex through cpow)."""
     return python_op or np.dtype(dtype) in (np.float32, np.float64)   # (np.power of complex: its pow loop)
 
 

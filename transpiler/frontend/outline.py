@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..program import Program, Var
+from ..program import Program, Var, kernel_symbol
 from ..runtime.signature import build_result, is_structure_object, result_template
 from ..errors import in_library
 from ..types.shapes import DIM_OPS, GuardMessage, Sym, derived, required_by
@@ -127,7 +127,7 @@ class Outliner:
     def _build(self, fn, arguments: dict, interpret) -> Outlined:
         inputs, names = [], []
         fresh = {name: _fresh(v, name, inputs, names) for name, v in arguments.items()}
-        program = Program(f"{fn.__name__}_{len(self.programs)}", inputs, names)
+        program = Program(kernel_symbol(f"{fn.__name__}_{len(self.programs)}"), inputs, names)
         outer = self.interp.b
         memory = self.interp.memory
         before = memory.snapshot()

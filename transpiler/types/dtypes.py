@@ -35,7 +35,7 @@ def real_dtype(dt: np.dtype) -> np.dtype:
 # The elementwise primitives implemented on complex values (codegen/complex_scalar.py); the frontend refuses the
 # other ufuncs NumPy has complex loops for.
 COMPLEX_PRIMS = frozenset({"add", "sub", "mul", "div", "pow", "neg", "copy", "conj", "abs", "exp", "log", "sqrt",
-                           "square", "isnan", "isinf", "isfinite", "eq", "ne", "lt", "le", "gt", "ge"})
+                           "square", "reciprocal", "isnan", "isinf", "isfinite", "eq", "ne", "lt", "le", "gt", "ge"})
 
 
 def is_bool(dt: np.dtype) -> bool:
