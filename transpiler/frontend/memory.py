@@ -72,6 +72,10 @@ class Alias:
     # ("argument", Buffer), ("steps", Buffer, replayable steps), ("view", Anchor, view_params Vars) or
     # ("choice", flag Var, form if the flag is True, form if False)
     choice: object = None
+    # a reshape (or a view of one) of an argument whose strides the kernel does not know: (Buffer, version, path of
+    # Steps). Returned while that version is current, the call makes it with NumPy's own reshape of the caller's
+    # array (as_inputs): a view where NumPy's is one, a copy where NumPy copies
+    replay: object = None
 
 
 def _contiguous_slice(specs) -> bool:
@@ -157,7 +161,12 @@ class Memory:
             return                     # x[i, j] is a NumPy scalar: a copy (and so are the parts of a scalar)
         ref = self.ref_of(x)
         if isinstance(ref, Alias):
-            out.ref = ref
+            if ref.replay is None:
+                out.ref = ref
+                return
+            buffer, base, path = ref.replay     # (a view of it: the same steps, then this one)
+            step = Step(prim, dict(params), tuple(inputs[1:]), out.dtype, out.shape, out.scalar)
+            out.ref = Alias(ref.deps, ref.why, replay=(buffer, base, path + (step,)))
             return
         if prim == "reshape" and not ref.contiguous and not ref.path and ref.buffer.layout == "line":
             # an argument whose elements are one strided line: NumPy's reshape is a view (not C-contiguous)
@@ -180,8 +189,11 @@ class Memory:
                                                                  out.scalar),), c_contiguous(out.shape, strides))
             return
         if prim == "reshape" and not ref.contiguous:
+            step = Step(prim, dict(params), (), out.dtype, out.shape, out.scalar)
             out.ref = Alias(((ref.buffer, ref.base),), "a reshape or ravel of an array that may not be contiguous, "
-                                                       "which NumPy makes a view or a copy depending on its strides")
+                                                       "which NumPy makes a view or a copy depending on its strides",
+                            replay=(ref.buffer, ref.base, ref.path + (step,)) if ref.buffer.argument is not None
+                            else None)
             return
         contiguous = ref.contiguous and prim not in ("transpose", "real", "imag") and (prim != "slice" or _contiguous_slice(
             params["specs"]))
@@ -444,6 +456,11 @@ class Memory:
             steps = _replayable(ref.path, computed)
             if steps is not None:
                 return ArgumentView(ref.buffer.argument, steps)
+        if isinstance(ref, Alias) and ref.replay is not None and self.current.get(ref.replay[0]) is ref.replay[1]:
+            # (NumPy's reshape of the caller's array, as it is when the kernel returns: a view or a copy as NumPy's)
+            steps = _replayable(ref.replay[2], computed)
+            if steps is not None:
+                return ArgumentView(ref.replay[0].argument, steps)
         if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
             return type(value)(self.as_inputs(v, computed) for v in value)
         if isinstance(value, dict):
@@ -606,6 +623,8 @@ def _replayable(path: tuple, computed=None):
             steps.append(("reshape", shape))
         elif step.prim in ("real", "imag"):
             steps.append((step.prim, None))
+        elif step.prim == "ravel":      # (only in an Alias.replay: NumPy's ravel of the caller's array)
+            steps.append(("ravel", p["order"]))
         elif step.prim == "strided":    # starts, sizes, steps: values the kernel returns
             values = [computed(v) if computed is not None else None for v in step.extra]
             if any(v is None for v in values):

@@ -447,6 +447,8 @@ def _replay(arr: np.ndarray, steps: list, originals: list, results: list = ()) -
             arr = np.expand_dims(arr, params)
         elif kind in ("real", "imag"):
             arr = getattr(arr, kind)
+        elif kind == "ravel":
+            arr = arr.ravel(params)
         elif kind == "strided":
             arr = _strided(arr, *([dim(d) for d in ds] for ds in params))
         else:
