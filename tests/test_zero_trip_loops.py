@@ -67,6 +67,13 @@ def rebound_in_a_while_with_a_check(y, n):
     return x
 
 
+def chosen_by_an_if_before_the_loop(x, n):
+    y = x if n[0] % 2 == 0 else -x
+    for _ in range(n[0]):
+        y = np.tanh(y)
+    return y
+
+
 def run_both(fn, *args):
     ours_args, numpys_args = copy.deepcopy(args), copy.deepcopy(args)
     ours, numpys = transpile(fn)(*ours_args), fn(*numpys_args)
@@ -90,7 +97,8 @@ def assert_numpys(fn, *args):
 @pytest.mark.parametrize("n", TRIPS)
 @pytest.mark.parametrize("fn", [rebound_in_a_for, rebound_in_a_while, another_name_for_the_argument,
                                 a_view_of_the_argument, rebound_in_a_branch_of_the_body,
-                                rebound_and_then_chosen_by_an_if, rebound_in_a_while_with_a_check],
+                                rebound_and_then_chosen_by_an_if, rebound_in_a_while_with_a_check,
+                                chosen_by_an_if_before_the_loop],
                          ids=lambda f: f.__name__)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_a_name_a_loop_may_leave_is_the_callers_array(fn, n, dtype):

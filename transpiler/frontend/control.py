@@ -161,16 +161,17 @@ class Control:
         return self.b.convert(v, dtypes.BOOL) if v.dtype != dtypes.BOOL else v
 
     # ---- if ---------------------------------------------------------------------------------------------------
-    def run_if(self, stmt: ast.If, frame, test: Var, rest: list):
-        """scf.if; with a `return` in a branch, `rest` (the statements after the if) runs in both branches."""
+    def run_if(self, stmt: ast.If, frame, test: Var, rest: list, bind=({}, {})):
+        """scf.if; with a `return` in a branch, `rest` (the statements after the if) runs in both branches. `bind`:
+        names bound to other values at the start of each branch (chosen_write)."""
         cond = self.condition(test)
         with_continuation = contains_return(stmt.body) or contains_return(stmt.orelse)
         tail = rest if with_continuation else []
         snapshot = dict(frame.locals)
         memory = self.memory.snapshot()
         branches = []
-        for body in (stmt.body, stmt.orelse):
-            frame.locals = dict(snapshot)
+        for body, names in zip((stmt.body, stmt.orelse), bind):
+            frame.locals = {**snapshot, **names}
             eqns, returned, checks = self.record(lambda: self._run_branch(body + tail, frame, with_continuation,
                                                                           memory))
             branches.append((eqns, returned, dict(frame.locals), checks, self.memory.snapshot()))
@@ -268,6 +269,43 @@ class Control:
         for n, view in views:
             frame.locals[n] = self.memory.rederive(self.b, view)
         return False, None
+
+    # ---- writes through an array chosen at run time ---------------------------------------------------------------
+    def chosen_write(self, stmt, frame):
+        """(flag, bindings) when `stmt` writes into a name that holds one array or another as a run-time branch
+        chose (`v = a if k > 0 else b; v[0] = 1`, `v += 1`), each an argument or an array the function made before
+        the branch, and the name is current: the statement then runs as `if flag: <stmt with v = a> else: <stmt
+        with v = b>` (run_if), so its writes reach exactly the chosen array, as NumPy's do. None otherwise (the
+        write is refused as before, memory.write)."""
+        root = _written_name(stmt)
+        value = frame.locals.get(root) if root is not None else None
+        ref = getattr(value, "ref", None)
+        if not isinstance(value, Var) or not isinstance(ref, Alias) or not ref.chosen or ref.choice is None \
+                or ref.choice[0] != "choice" or not self.memory.is_current(value):
+            return None
+        _, flag, *forms = ref.choice
+        arrays = [self._chosen_array(form) for form in forms]
+        if any(a is None or a.dtype != value.dtype or a.ndim != value.ndim for a in arrays):
+            return None
+        holders = [n for n, v in frame.locals.items() if v is value]     # (`w = v` before: the same object)
+        return flag, tuple({n: a for n in holders} for a in arrays)
+
+    def _chosen_array(self, form):
+        """The current version of the whole array a form (Control._form) names, for an argument or a local array
+        the program has not written since the join; None for any other form."""
+        if form is None or form[0] not in ("argument", "local"):
+            return None
+        buffer = form[1]
+        current = self.memory.current.get(buffer, buffer.initial)
+        if form[0] == "local" and current is not form[2]:
+            return None
+        ref = self.memory.ref_of(current)
+        return current if isinstance(ref, Ref) and not ref.path and ref.buffer is buffer else None
+
+    def run_chosen_write(self, stmt, frame, flag, bind) -> None:
+        branch = ast.If(test=ast.Constant(True), body=[stmt], orelse=[stmt])
+        ast.copy_location(branch, stmt)
+        self.run_if(branch, frame, flag, [], bind=bind)
 
     def _tie_shared_branch_arrays(self, names, frame, t_locals, e_locals, before) -> None:
         """Joined names that share memory made inside the branches (`a = np.zeros(3); v = a[1:]` on each path) are
@@ -950,15 +988,20 @@ class Control:
             if n in state.kept or n in state.kept_tried or not isinstance(v, Var) or v.scalar or v.weak:
                 continue
             ref = self.memory.ref_of(v)
-            if not isinstance(ref, Ref) or ref.buffer.argument is None \
+            if isinstance(ref, Alias) and ref.chosen and ref.choice is not None and self.memory.is_current(v):
+                form = ref.choice       # (chosen by a branch before the loop: `y = x if c else -x`)
+            elif not isinstance(ref, Ref) or ref.buffer.argument is None \
                     or self.memory.current.get(ref.buffer) is not ref.base:
                 continue
-            steps = _replayable(ref.path) if ref.path else None
-            if ref.path and steps is None:
+            elif not ref.path:
+                form = ("argument", ref.buffer)
+            elif (steps := _replayable(ref.path)) is not None:
+                form = ("steps", ref.buffer, steps)
+            else:
                 continue
             state.kept_tried.add(n)
             key = _Kept(n)
-            state.kept[n] = (key, ("argument", ref.buffer) if not ref.path else ("steps", ref.buffer, steps))
+            state.kept[n] = (key, form)
             state.kept_initial[key] = True
             types[key], aliases[key] = (dtypes.BOOL, (), False, False), set()
             carried.append(key)
@@ -1528,6 +1571,21 @@ def _read_off_sizes(env, d):
 
 def _rebound(name: str) -> str:
     return f"'{name}', which a loop rebinds while arrays are written"
+
+
+def _written_name(stmt) -> str | None:
+    """The name whose array a statement writes into: `v[...] = ...`, `v[...][...] op= ...`, `v op= ...`."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+    elif isinstance(stmt, ast.AugAssign):
+        target = stmt.target
+    else:
+        return None
+    if isinstance(stmt, ast.Assign) and not isinstance(target, ast.Subscript):
+        return None
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
 
 
 def _kept_why(name: str) -> str:

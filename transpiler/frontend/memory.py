@@ -161,6 +161,11 @@ class Memory:
             return                     # x[i, j] is a NumPy scalar: a copy (and so are the parts of a scalar)
         ref = self.ref_of(x)
         if isinstance(ref, Alias):
+            if ref.choice is not None:
+                # a view of an array chosen at run time: not that array (its choice would return, or write, all of
+                # it: `return v[1:]` returned the whole argument)
+                out.ref = Alias(ref.deps, ref.why, chosen=ref.chosen)
+                return
             if ref.replay is None:
                 out.ref = ref
                 return
@@ -411,6 +416,16 @@ class Memory:
         more returned arrays view one array the function made (`return r, r[None]`), each of them is that array's
         final contents with its view replayed at the call (ResultView), so they share memory as NumPy's do."""
         computed = _kernel_values(b) if b is not None else None
+        raw: list = []
+        var_leaves(value, raw)
+        chosen = [v for v in raw if isinstance(v.ref, Alias) and v.ref.chosen and v.ref.choice is not None]
+        for v in chosen:
+            # (a local array it may be, returned beside it or in another chosen value: the kernel's value of the
+            # chosen one is an array of its own, which would not share that array's memory as NumPy's does)
+            beside = {w.ref.buffer for w in raw if isinstance(w.ref, Ref)}.union(
+                *(_local_forms(w.ref.choice) for w in chosen if w is not v))
+            if _local_forms(v.ref.choice) & beside:
+                raise UserError(_CHOSEN_RETURNED.format(why=v.ref.why), TypeError)
         value = self.as_inputs(value, computed)
         leaves: list = []
         var_leaves(value, leaves)
@@ -475,6 +490,15 @@ _CHOSEN_RETURNED = ("returning {why}, where one of them is an argument or a view
                     "function would return a copy. "
                     "Return a copy on every path (`return x.copy()`, `return x[j].copy()`), or return a view of "
                     "one argument on every path (`x[j]` and `x[k]`: a view at a run-time position)")
+
+
+def _local_forms(form) -> set:
+    """The local arrays (Buffers) a chosen value's form (Alias.choice) may be."""
+    if form is None or form[0] not in ("local", "choice"):
+        return set()
+    if form[0] == "local":
+        return {form[1]}
+    return _local_forms(form[2]) | _local_forms(form[3])
 
 
 def _chosen(value: Var, form, computed, current):
