@@ -157,8 +157,10 @@ class Memory:
         x = inputs[0]
         if not isinstance(x, Var):
             return
-        if prim == "slice" and out.scalar or prim in ("real", "imag") and (x.scalar or x.weak):
-            return                     # x[i, j] is a NumPy scalar: a copy (and so are the parts of a scalar)
+        if prim == "slice" and out.scalar or x.scalar or x.weak:
+            # x[i, j] is a NumPy scalar: a copy; and a view of a NumPy or Python scalar (`s[None]`, `s.real`) is of a
+            # new array NumPy makes from it, not of the scalar (a write through `s[None]` changed `s`)
+            return
         ref = self.ref_of(x)
         if isinstance(ref, Alias):
             if ref.choice is not None:
