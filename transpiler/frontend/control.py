@@ -1003,6 +1003,7 @@ class Control:
             key = _Kept(n)
             state.kept[n] = (key, form)
             state.kept_initial[key] = True
+            state.kept_after[key] = True     # (until a round computes it: one that starts carrying it mid-round)
             types[key], aliases[key] = (dtypes.BOOL, (), False, False), set()
             carried.append(key)
 
