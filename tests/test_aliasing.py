@@ -335,10 +335,30 @@ def _halve_in_place(x, n):
 @pytest.mark.parametrize("n", [0, 2])
 def test_an_array_a_loop_carries_from_an_argument(n):
     """semantics.md: updated in place, the loop's array is the argument itself, as in NumPy; rebound to new arrays,
-    a loop that runs zero times returns a copy where NumPy returns the argument (the known difference)."""
+    a loop that runs zero times returns the argument itself, as NumPy does (it returned a copy)."""
     x, y = np.arange(3.0), np.arange(3.0)
     assert transpile(_halve_in_place)(y, n) is y and _halve_in_place(x, n) is x
     np.testing.assert_array_equal(y, x)
-    got = transpile(_iterate_from_the_argument)(y, n)
-    np.testing.assert_array_equal(got, _iterate_from_the_argument(x, n))
-    assert not np.shares_memory(got, y)      # (NumPy's is `x` itself when n == 0)
+    got, expected = transpile(_iterate_from_the_argument)(y, n), _iterate_from_the_argument(x, n)
+    np.testing.assert_array_equal(got, expected)
+    assert (got is y) == (expected is x) == (n == 0)
+    assert np.shares_memory(got, y) == np.shares_memory(expected, x)
+
+
+def _written_through_a_view_of_a_scalar(b):
+    s = b[1] * 2.0          # a NumPy scalar
+    s += 3.0
+    v = s[None]             # a new array made from the scalar, not a view of it
+    v[[-1, 0]] += -2.0
+    r = np.float64(4.0).real
+    return s, v, r
+
+
+def test_a_view_of_a_numpy_scalar_is_a_new_array():
+    """`s[None]` of a NumPy scalar is a view of a new array NumPy makes from it: a write through it left `s`
+    a 0-d array with the written value (fuzz joined seed 12763795)."""
+    b = np.arange(6.0)
+    got, expected = transpile(_written_through_a_view_of_a_scalar)(b.copy()), _written_through_a_view_of_a_scalar(b)
+    for g, e in zip(got, expected):
+        assert type(g) is type(e)
+        np.testing.assert_array_equal(g, e, strict=True)

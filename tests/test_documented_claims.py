@@ -38,27 +38,6 @@ def test_a_run_time_size_of_one_raises_where_numpy_broadcasts():
     np.testing.assert_array_equal(transpile(lambda a, b: a + b)(np.ones(1), y), np.ones(1) + y, strict=True)
 
 
-# ---- semantics.md, Memory: a result that would alias an input is a copy ----------------------------------------
-def reshaped(x):
-    return x.reshape(x.shape[0], 2, -1)
-
-
-@pytest.mark.parametrize("fn, args", [(reshaped, ())], ids=["reshape of a non-contiguous argument"])
-def test_results_numpy_would_return_as_views_are_copies_where_documented(fn, args):
-    """A reshape of an argument that is not C-contiguous (NumPy decides from its strides) is returned as a copy:
-    it shares no memory with the argument, and a later write to the caller's array does not show through it. (A
-    reshape of a C-contiguous argument, a view at a position the kernel computes, a view a loop leaves in a
-    variable and a view returned from inside a run-time loop are views as in NumPy: test_returned_views.py.)"""
-    x = np.arange(24.0).reshape(4, 6)[:, :4]
-    expected = fn(x.copy(), *args)
-    assert np.shares_memory(fn(x, *args), x)                      # NumPy: a view
-    got = transpile(fn)(x, *args)
-    np.testing.assert_array_equal(got, expected, strict=True)
-    assert not np.shares_memory(got, x)
-    x[...] = -1.0
-    np.testing.assert_array_equal(got, expected, strict=True)
-
-
 def computed(x):
     return x * 1.0, x + 0, np.maximum(x, x)
 

@@ -117,3 +117,82 @@ def test_the_flags_and_the_nocopy_reshape_are_numpys():
             assert (c_contiguous(v.shape, strides) or new is not None) == np.shares_memory(r, a)
             if new is not None:
                 assert all(n == 1 or s == t * a.itemsize for n, s, t in zip(shape, r.strides, new))
+
+
+# ---- returned reshapes of arguments whose strides the kernel does not know -----------------------------------------
+# NumPy decides view or copy from the caller's strides (_attempt_nocopy_reshape): the call makes the returned value
+# with NumPy's own reshape of the caller's array (frontend/memory.Alias.replay), so it is a view exactly where NumPy's
+# is. (It was a copy in every case.)
+def _split_the_last_axis(x):
+    return x.reshape(x.shape[0], 2, -1)
+
+
+def _every_other_column_split(x):
+    return x[:, ::2].reshape(x.shape[0], 2, -1)
+
+
+def _transposed_and_split(x):
+    return x.T.reshape(2, -1, x.shape[0])
+
+
+def _flattened_columns(x):
+    return x[:, 1:].reshape(-1)
+
+
+def _a_row_of_the_reshape_and_the_argument(x):
+    y = x[:, ::2].reshape(x.shape[0], 2, -1)
+    return y[1, ::-1], x, y.sum()
+
+
+def _reshape_after_a_write(x):
+    x[0, 0] = -3.0
+    return x[::-1].reshape(2, -1, 2)
+
+
+def _ravels_of_views(x):
+    return np.ravel(x[:, 1:]), x[:1].ravel(), x[::2, :1].ravel(), x[::-1].ravel()
+
+
+RESHAPES = [_ravels_of_views, _split_the_last_axis, _every_other_column_split, _transposed_and_split, _flattened_columns,
+            _a_row_of_the_reshape_and_the_argument, _reshape_after_a_write]
+LAYOUTS = {
+    "contiguous": lambda: np.arange(48.0).reshape(6, 8),
+    "column slice": lambda: np.arange(60.0).reshape(6, 10)[:, :8],
+    "every other row": lambda: np.arange(96.0).reshape(12, 8)[::2],
+    "every other column": lambda: np.arange(96.0).reshape(6, 16)[:, ::2],
+    "fortran": lambda: np.asfortranarray(np.arange(48.0).reshape(6, 8)),
+    "reversed": lambda: np.arange(48.0).reshape(6, 8)[::-1, ::-1],
+}
+
+
+def _arrays(value) -> list:
+    return [v for v in (value if isinstance(value, tuple) else (value,)) if isinstance(v, np.ndarray)]
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("fn", RESHAPES, ids=lambda f: f.__name__.strip("_"))
+def test_a_returned_reshape_of_an_argument_is_a_view_where_numpys_is(fn, layout):
+    ours_x, numpys_x = LAYOUTS[layout](), LAYOUTS[layout]()
+    ours, numpys = transpile(fn)(ours_x), fn(numpys_x)
+    for a, b in zip(ours if isinstance(ours, tuple) else (ours,), numpys if isinstance(numpys, tuple) else (numpys,)):
+        np.testing.assert_array_equal(a, b, strict=True)
+    np.testing.assert_array_equal(ours_x, numpys_x, strict=True)
+    for a, b in zip(_arrays(ours), _arrays(numpys)):
+        assert np.shares_memory(a, ours_x) == np.shares_memory(b, numpys_x)
+    # a write through the argument afterwards is seen through the results exactly where NumPy's see it
+    ours_x[...] = -1.0
+    numpys_x[...] = -1.0
+    for a, b in zip(_arrays(ours), _arrays(numpys)):
+        np.testing.assert_array_equal(a, b, strict=True)
+
+
+def _reshape_then_write(x):
+    y = x[:, ::2].reshape(x.shape[0], 2, -1)
+    x[0, 0] = 7.0
+    return y
+
+
+def test_a_reshape_read_after_a_write_into_its_argument_is_refused():
+    """Whether NumPy's reshape saw the write depends on the caller's strides: still a CompileError."""
+    with pytest.raises(CompileError, match="may share memory with an array that was written"):
+        transpile(_reshape_then_write)(np.arange(48.0).reshape(6, 8))

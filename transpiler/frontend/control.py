@@ -162,16 +162,17 @@ class Control:
         return self.b.convert(v, dtypes.BOOL) if v.dtype != dtypes.BOOL else v
 
     # ---- if ---------------------------------------------------------------------------------------------------
-    def run_if(self, stmt: ast.If, frame, test: Var, rest: list):
-        """scf.if; with a `return` in a branch, `rest` (the statements after the if) runs in both branches."""
+    def run_if(self, stmt: ast.If, frame, test: Var, rest: list, bind=({}, {})):
+        """scf.if; with a `return` in a branch, `rest` (the statements after the if) runs in both branches. `bind`:
+        names bound to other values at the start of each branch (chosen_write)."""
         cond = self.condition(test)
         with_continuation = contains_return(stmt.body) or contains_return(stmt.orelse)
         tail = rest if with_continuation else []
         snapshot = dict(frame.locals)
         memory = self.memory.snapshot()
         branches = []
-        for body in (stmt.body, stmt.orelse):
-            frame.locals = dict(snapshot)
+        for body, names in zip((stmt.body, stmt.orelse), bind):
+            frame.locals = {**snapshot, **names}
             eqns, returned, checks = self.record(lambda: self._run_branch(body + tail, frame, with_continuation,
                                                                           memory))
             branches.append((eqns, returned, dict(frame.locals), checks, self.memory.snapshot()))
@@ -269,6 +270,43 @@ class Control:
         for n, view in views:
             frame.locals[n] = self.memory.rederive(self.b, view)
         return False, None
+
+    # ---- writes through an array chosen at run time ---------------------------------------------------------------
+    def chosen_write(self, stmt, frame):
+        """(flag, bindings) when `stmt` writes into a name that holds one array or another as a run-time branch
+        chose (`v = a if k > 0 else b; v[0] = 1`, `v += 1`), each an argument or an array the function made before
+        the branch, and the name is current: the statement then runs as `if flag: <stmt with v = a> else: <stmt
+        with v = b>` (run_if), so its writes reach exactly the chosen array, as NumPy's do. None otherwise (the
+        write is refused as before, memory.write)."""
+        root = _written_name(stmt)
+        value = frame.locals.get(root) if root is not None else None
+        ref = getattr(value, "ref", None)
+        if not isinstance(value, Var) or not isinstance(ref, Alias) or not ref.chosen or ref.choice is None \
+                or ref.choice[0] != "choice" or not self.memory.is_current(value):
+            return None
+        _, flag, *forms = ref.choice
+        arrays = [self._chosen_array(form) for form in forms]
+        if any(a is None or a.dtype != value.dtype or a.ndim != value.ndim for a in arrays):
+            return None
+        holders = [n for n, v in frame.locals.items() if v is value]     # (`w = v` before: the same object)
+        return flag, tuple({n: a for n in holders} for a in arrays)
+
+    def _chosen_array(self, form):
+        """The current version of the whole array a form (Control._form) names, for an argument or a local array
+        the program has not written since the join; None for any other form."""
+        if form is None or form[0] not in ("argument", "local"):
+            return None
+        buffer = form[1]
+        current = self.memory.current.get(buffer, buffer.initial)
+        if form[0] == "local" and current is not form[2]:
+            return None
+        ref = self.memory.ref_of(current)
+        return current if isinstance(ref, Ref) and not ref.path and ref.buffer is buffer else None
+
+    def run_chosen_write(self, stmt, frame, flag, bind) -> None:
+        branch = ast.If(test=ast.Constant(True), body=[stmt], orelse=[stmt])
+        ast.copy_location(branch, stmt)
+        self.run_if(branch, frame, flag, [], bind=bind)
 
     def _tie_shared_branch_arrays(self, names, frame, t_locals, e_locals, before) -> None:
         """Joined names that share memory made inside the branches (`a = np.zeros(3); v = a[1:]` on each path) are
@@ -376,7 +414,7 @@ class Control:
         buffers = [(buf, self.join_values(self.memory.version_in(memory, buf), self.memory.version_in(after_mem, buf),
                                           f"the contents of {buf.what}", skip, eqns)) for buf in written]
         names = [n for n in after if after[n] is not snapshot.get(n, _MISSING)]
-        pairs, views, positions = [], [], {}
+        pairs, views, positions, choices = [], [], {}, {}
         for n in names:
             v = after[n]
             if isinstance(v, Undefined) or not contains_var(v):
@@ -390,6 +428,9 @@ class Control:
                 if position is not None:    # a view of an existing array at a position the statement computed
                     positions[n] = (position[0], self.join_values(UNSET, position[1], "a view's position", skip,
                                                                   eqns))
+                elif isinstance(v, Var) and isinstance(v.ref, Alias) and v.ref.chosen and v.ref.choice is not None \
+                        and (choice := self._choice(UNSET, v, memory, skip, eqns)) is not None:
+                    choices[n] = choice     # an argument or another array, as the statement decided (a loop's)
                 pairs.append((n, self.join_values(UNSET, v, f"variable '{n}'", skip, eqns)))
         for n in snapshot:
             if n not in after:
@@ -397,17 +438,19 @@ class Control:
         returned = exits and isinstance(exits[0], _Return)
         result = [self._settle(exits[0].value, memory, skip, eqns)] if returned else []
         joined = [j for _, j in pairs] + [j for _, j in buffers] + [j for _, j in positions.values()] + \
-            [j for j, _ in result]
+            [j for j, _ in choices.values()] + [j for j, _ in result]
         # (one write's guard, Builder.write, is marked: _writes_guarded lets a statement of such writes run as it is)
         outs = self.emit_if(failed, skip, eqns, joined, [], checks, guards_write=frame is None)
         values = self.rebuild_all(joined, outs)
         self._set_versions(buffers, values[len(pairs):len(pairs) + len(buffers)])
         params = dict(zip(positions, values[len(pairs) + len(buffers):]))
+        chosen = dict(zip(choices, values[len(pairs) + len(buffers) + len(positions):]))
         for (n, _), value in zip(pairs, values):
             if n in positions:      # (where a check failed: position 0 and no element, never read)
                 frame.locals[n] = self.memory.strided_view(positions[n][0], value, params[n])
             else:
-                frame.locals[n] = self._alias(value, (after[n],), memory)
+                frame.locals[n] = self._alias(value, (after[n],), memory,
+                                              choices[n][1](chosen[n]) if n in choices else None)
             _keep_size(self.b, value, after[n])
         self._tie_shared_branch_arrays([n for n, _ in pairs], frame, after, {}, memory)
         for n, view in views:
@@ -762,7 +805,7 @@ class Control:
         outs, induction, blk = self._fixpoint(carried, frame, body, "loop", views=view_bound(stmt.body))
         self.b.eqns.append(Eqn("for", [self._int_var(rng.start), self._int_var(rng.stop)] + blk.pop("inits"),
                                outs, {"step": int(step), "body": blk["body"]}, self.b.loc))
-        self._finish_loop(blk["live"], outs, blk["flags"], frame, targets, stmt, blk["aliases"], blk["positions"])
+        self._finish_loop(blk, outs, frame, targets, stmt)
 
     def run_while(self, stmt: ast.While, frame) -> None:
         carried = self._carried(stmt.body, frame, exclude=set())
@@ -786,7 +829,7 @@ class Control:
                                       views=view_bound(stmt.body))
         self.b.eqns.append(Eqn("while", blk.pop("inits"), outs, {"cond": cond_holder["block"], "body": blk["body"]},
                                self.b.loc))
-        self._finish_loop(blk["live"], outs, blk["flags"], frame, set(), stmt, blk["aliases"], blk["positions"])
+        self._finish_loop(blk, outs, frame, set(), stmt)
 
     def _loop_body(self, stmts, frame) -> None:
         from .infer import _Break, _Continue, _Raise, _Return
@@ -828,6 +871,8 @@ class Control:
                 types[n] = _type_of(v if isinstance(v, Var) else self._const_type(v))
             aliases[n] = set()
         self._carry_positions([n for n in carried if n in views], carried, state, types, aliases)
+        self._carry_kept([n for n in carried if isinstance(n, str) and n not in state.positions], carried, state,
+                         types, aliases)
         guards = self.b.guards
         for _ in range(_MAX_ROUNDS + 3):     # more: rounds that discover written arrays, aliases or moved views
             self.b.guards = guards           # (only the last round's guards are kept)
@@ -837,11 +882,15 @@ class Control:
                 before(list(cond_args.values()), lambda run: state.enter(self.b, cond_args, aliases, run))
             args = state.arguments(live, types)
             eqns, induction, checks = self.record(lambda: state.enter(self.b, args, aliases, lambda: state.positioned(
-                self.b, lambda: run_body(args))), inherit=False)
+                self.b, lambda: self._kept_after(state, args, memory, lambda: run_body(args)))), inherit=False)
             changed = False
             for n in state.unpositioned:      # a name the body binds to something else than a view of its array
                 for key in state.positions.pop(n)[1]:
                     carried.remove(key)
+                self._carry_kept([n], carried, state, types, aliases)
+                changed = True
+            for n in state.unkept:            # a name the body binds to an array the flag cannot follow
+                carried.remove(state.kept.pop(n)[0])
                 changed = True
             results = []
             for buf in state.written_buffers():    # arrays the body writes become carried too
@@ -864,7 +913,7 @@ class Control:
                     continue
                 if isinstance(new, Undefined) or new is _MISSING:
                     raise UserError(f"'{n}' is not defined on every path of the loop body", NameError)
-                if not isinstance(n, (Buffer, _Position)) and n not in state.positions:
+                if not isinstance(n, (Buffer, _Position, _Kept)) and n not in state.positions:
                     deps = {buf for buf, _ in self.memory.deps(new) if self.memory.existed(memory, buf)}
                     if not deps <= aliases[n]:
                         aliases[n] |= deps
@@ -909,7 +958,8 @@ class Control:
             block.results.extend(merged + cond_flags[len(cond_checks):])
         return outs, induction, {"body": body, "inits": inits,
                                  "flags": [(k, m) for _, k, m in cond_checks + checks], "live": live,
-                                 "aliases": aliases, "positions": state.positions}
+                                 "aliases": aliases, "positions": state.positions, "kept": state.kept,
+                                 "initial": {n: state.initial(n) for n in live if isinstance(n, str)}}
 
     def _carry_positions(self, names: list, carried: list, state, types: dict, aliases: dict) -> None:
         """A carried name that holds a view of an array from before the loop (`v = v[1:]` in the body) is carried
@@ -930,6 +980,81 @@ class Control:
                 state.position_initial[key] = p
                 types[key], aliases[key] = _type_of(p), set()
                 carried.append(key)
+
+    def _carry_kept(self, names: list, carried: list, state, types: dict, aliases: dict) -> None:
+        """A carried name that holds an argument (or a view of one the call can replay) before the loop, and that
+        the body may rebind to a new array (`y = x`, then `y = y * 0.5 + 1` in the loop), is carried with a flag:
+        whether it still holds that array (the loop ran zero times, or the body left it as it was). After the loop
+        it is that array where the flag says so (Alias.choice): returned, it is the caller's own array, as NumPy's
+        is. A name whose value the flag cannot follow in the body (_kept_after) is carried as before."""
+        for n in names:
+            v = state.initial(n)
+            if n in state.kept or n in state.kept_tried or not isinstance(v, Var) or v.scalar or v.weak:
+                continue
+            ref = self.memory.ref_of(v)
+            if isinstance(ref, Alias) and ref.chosen and ref.choice is not None and self.memory.is_current(v):
+                form = ref.choice       # (chosen by a branch before the loop: `y = x if c else -x`)
+            elif not isinstance(ref, Ref) or ref.buffer.argument is None \
+                    or self.memory.current.get(ref.buffer) is not ref.base:
+                continue
+            elif not ref.path:
+                form = ("argument", ref.buffer)
+            elif (steps := _replayable(ref.path)) is not None:
+                form = ("steps", ref.buffer, steps)
+            else:
+                continue
+            state.kept_tried.add(n)
+            key = _Kept(n)
+            state.kept[n] = (key, form)
+            state.kept_initial[key] = True
+            state.kept_after[key] = True     # (until a round computes it: one that starts carrying it mid-round)
+            types[key], aliases[key] = (dtypes.BOOL, (), False, False), set()
+            carried.append(key)
+
+    def _kept_after(self, state, args: dict, before, run):
+        """run() (a round of the body), then each kept flag as the body leaves it (_carry_kept): its region argument
+        where the name is as it was, False where it is an array made in the body, and where it is one or the other
+        as a branch in the body decided (Alias.choice), that branch's flag."""
+        state.unkept = []
+        value = run()
+        for n, (key, form) in state.kept.items():
+            new = state.frame.locals.get(n)
+            if new is args.get(n):
+                state.kept_after[key] = args[key]
+                continue
+            flag = None
+            if isinstance(new, Var) and not new.scalar and not new.weak:
+                made: list = []
+                flag = self._flag_of(self._form(new, before, made), form)
+                self.b.eqns.extend(made)
+            if flag is None:
+                state.unkept.append(n)
+            else:
+                state.kept_after[key] = flag
+        return value
+
+    def _flag_of(self, form, kept):
+        """Whether an array of this form (Control._form) is the array of form `kept`: a Python bool, a 0-d bool
+        Var, or None where the form says neither (another argument, an array the call cannot make)."""
+        if form is None:
+            return False
+        if form is kept:
+            return True
+        if form is _NO or form[0] != "choice":
+            return None
+        flag, then, other = form[1], self._flag_of(form[2], kept), self._flag_of(form[3], kept)
+        if then is None or other is None:
+            return None
+        if then is other:
+            return then
+        if then is True and other is False:
+            return flag
+        b = self.b
+        as_var = {True: lambda: b.const(np.asarray(True)), False: lambda: b.const(np.asarray(False))}
+        then, other = (as_var[x]() if isinstance(x, bool) else x for x in (then, other))
+        negated = b.emit1("not", [flag], dtypes.BOOL, ())
+        return b.emit1("or", [b.emit1("and", [flag, then], dtypes.BOOL, ()),
+                              b.emit1("and", [negated, other], dtypes.BOOL, ())], dtypes.BOOL, ())
 
     def _position_unset(self, views, carried: list, state, types: dict, aliases: dict, before) -> bool:
         """A name with no value before the loop (UNSET: what a `return` in the body returns, loop_exits.py) that a
@@ -989,24 +1114,57 @@ class Control:
                                              "else": Block([], body.eqns, body.results)}, self.b.loc))
         return Block(body.args, eqns, outs)
 
-    def _finish_loop(self, live, outs, flags, frame, targets, stmt, aliases, positions) -> None:
+    def _finish_loop(self, blk: dict, outs, frame, targets, stmt) -> None:
+        live, flags, aliases, positions, kept = blk["live"], blk["flags"], blk["aliases"], blk["positions"], blk["kept"]
         for n, v in zip(live, outs):
             if isinstance(n, Buffer):
                 self.memory.set_version(self.b, n, v)
         out_of = dict(zip(live, outs))
+        before: dict = {}      # name -> the buffers its value before the loop is (or views)
         for n, v in zip(live, outs):
             if n in positions:       # a view of its array at the position the loop ends with
                 anchor, keys = positions[n]
                 frame.locals[n] = self.memory.strided_view(anchor, v, [out_of[k] for k in keys])
-            elif not isinstance(n, (Buffer, _Position)):
-                if aliases.get(n):
+            elif not isinstance(n, (Buffer, _Position, _Kept)):
+                initial = blk["initial"].get(n)
+                before[n] = {buf for buf, _ in self.memory.deps(initial)} if isinstance(initial, Var) else set()
+                if n in kept:        # the array it held before the loop where its flag says so, else the loop's
+                    key, form = kept[n]
+                    v.ref = self.memory.alias(aliases[n] | before[n], _kept_why(n), chosen=True)
+                    v.ref.choice = ("choice", out_of[key], form, None)
+                elif aliases.get(n):
                     v.ref = self.memory.alias(aliases[n], _rebound(n), chosen=True)
                 frame.locals[n] = v
+        # a name the loop may leave holding the array it held before (it runs zero times) while that array is an
+        # argument or is held by another name: one of the two arrays, which writes cannot follow (never a write
+        # that misses the array NumPy's reaches)
+        for n, buffers in before.items():
+            v = frame.locals[n]
+            if n in kept or not buffers or not isinstance(v, Var):
+                continue
+            if any(buf.argument is not None or buf.readonly for buf in buffers) \
+                    or self._held_elsewhere(buffers, frame, n):
+                v.ref = self.memory.alias(set(aliases.get(n, ())) | buffers, _kept_why(n), chosen=True)
         for flag, (kind, message) in zip(outs[len(live):], flags):
             self.b.check(flag, kind, message, located=False)
         for t in targets:
             frame.locals[t] = Undefined(t, f"the loop variable '{t}' of the run-time loop at line {stmt.lineno} "
                                            "is not available after it")
+
+    def _held_elsewhere(self, buffers: set, frame, name: str) -> bool:
+        """Whether a name other than `name` (in any frame the program can reach) holds one of these buffers or a
+        value that may share its memory."""
+        for f in self.memory.frames_in_scope():
+            for k, value in f.locals.items():
+                if f is frame and k == name:
+                    continue
+                leaves: list = []
+                var_leaves(value, leaves)
+                for leaf in leaves:
+                    if any(buf.initial is leaf for buf in buffers) or leaf.ref is not None and any(
+                            buf in buffers for buf, _ in self.memory.deps(leaf)):
+                        return True
+        return False
 
     def _widen(self, carried_type, new, name: str, initial):
         dt, shape, weak, scalar = carried_type
@@ -1087,21 +1245,32 @@ class _LoopState:
         self.position_after: dict = {}       # _Position -> its value at the end of this round's body
         self.unpositioned: list = []         # names this round left something else than a view of their array
         self.position_tried: set = set()     # UNSET names once given a position (Control._position_unset)
+        self.kept: dict = {}                 # name -> (its _Kept key, the form of its array before the loop)
+        self.kept_initial: dict = {}         # _Kept -> True
+        self.kept_after: dict = {}           # _Kept -> its value at the end of this round's body
+        self.unkept: list = []               # names this round left an array the flag cannot follow
+        self.kept_tried: set = set()         # names once given a flag (Control._carry_kept)
 
     def initial(self, n):
         if isinstance(n, _Position):
             return self.position_initial[n]
+        if isinstance(n, _Kept):
+            return self.kept_initial[n]
         return self.memory.version_in(self.buffers, n) if isinstance(n, Buffer) else self.snapshot[n]
 
     def after(self, n):
         if isinstance(n, _Position):
             return self.position_after[n]
+        if isinstance(n, _Kept):
+            return self.kept_after[n]
         return self.memory.current.get(n, _MISSING) if isinstance(n, Buffer) else self.frame.locals.get(n, _MISSING)
 
     @staticmethod
     def label(n) -> str:
         if isinstance(n, _Position):
             return f"the position of the view '{n.name}'"
+        if isinstance(n, _Kept):
+            return f"whether '{n.name}' is still the array it was before the loop"
         return f"the contents of {n.what}" if isinstance(n, Buffer) else n
 
     def positioned(self, b, run):
@@ -1132,7 +1301,7 @@ class _LoopState:
         """Start a round: names and carried arrays bound to the region arguments, views of the carried arrays
         re-derived from them; a carried name that may alias an array depends on that array's version here."""
         self.frame.locals = {**self.snapshot, **{n: v for n, v in args.items()
-                                                 if not isinstance(n, (Buffer, _Position))}}
+                                                 if not isinstance(n, (Buffer, _Position, _Kept))}}
         self.start = State({**self.buffers, **{n: v for n, v in args.items() if isinstance(n, Buffer)}},
                            self.buffers.watermark)
         self.memory.restore(b, self.start)
@@ -1140,11 +1309,15 @@ class _LoopState:
             if n in self.positions:
                 anchor, keys = self.positions[n]
                 self.memory.strided_view(anchor, v, [args[k] for k in keys])
-            elif not isinstance(n, (Buffer, _Position)):
+            elif not isinstance(n, (Buffer, _Position, _Kept)):
                 deps = aliases[n] | {buf for buf, _ in self.memory.deps(self.snapshot.get(n))
                                      if self.memory.existed(self.buffers, buf)}
                 if deps:
                     v.ref = self.memory.alias(deps, _rebound(n), chosen=True)
+                if n in self.kept:     # the array from before the loop where its flag says so (_carry_kept)
+                    key, form = self.kept[n]
+                    v.ref = self.memory.alias(deps, _kept_why(n), chosen=True)
+                    v.ref.choice = ("choice", args[key], form, None)
         return run()
 
     def written_buffers(self) -> list:
@@ -1152,6 +1325,12 @@ class _LoopState:
         m = self.memory
         return [buf for buf in m.changed_since(self.start)
                 if m.version_in(self.start, buf) is m.version_in(self.buffers, buf)]
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """Whether a carried name still holds the array it held before the loop (Control._carry_kept)."""
+    name: str
 
 
 @dataclass(frozen=True)
@@ -1407,6 +1586,26 @@ def _read_off_sizes(env, d):
 
 def _rebound(name: str) -> str:
     return f"'{name}', which a loop rebinds while arrays are written"
+
+
+def _written_name(stmt) -> str | None:
+    """The name whose array a statement writes into: `v[...] = ...`, `v[...][...] op= ...`, `v op= ...`."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+    elif isinstance(stmt, ast.AugAssign):
+        target = stmt.target
+    else:
+        return None
+    if isinstance(stmt, ast.Assign) and not isinstance(target, ast.Subscript):
+        return None
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _kept_why(name: str) -> str:
+    return (f"'{name}', which a run-time loop rebinds to new arrays, and which is still the array it was before "
+            "the loop when the loop runs zero times")
 
 
 def _bounds(rng: RuntimeRange):

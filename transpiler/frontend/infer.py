@@ -224,6 +224,10 @@ class Interpreter:
             if isinstance(stmt, ast.If):
                 if self._located(stmt, frame, lambda: self.run_if(stmt, frame, stmts[i + 1:], top)):
                     return
+            elif (chosen := self.control.chosen_write(stmt, frame)) is not None:
+                # a write into an array chosen at run time: the statement on each array, as the flag decides
+                self._located(stmt, frame, lambda: self._run_time_region(self.control.run_chosen_write, stmt, frame,
+                                                                         *chosen))
             else:
                 # runs only if no check failed before it (where that matters), nor one of its own that an array it
                 # makes fits in memory

@@ -72,6 +72,10 @@ class Alias:
     # ("argument", Buffer), ("steps", Buffer, replayable steps), ("view", Anchor, view_params Vars) or
     # ("choice", flag Var, form if the flag is True, form if False)
     choice: object = None
+    # a reshape (or a view of one) of an argument whose strides the kernel does not know: (Buffer, version, path of
+    # Steps). Returned while that version is current, the call makes it with NumPy's own reshape of the caller's
+    # array (as_inputs): a view where NumPy's is one, a copy where NumPy copies
+    replay: object = None
 
 
 def _contiguous_slice(specs) -> bool:
@@ -153,11 +157,23 @@ class Memory:
         x = inputs[0]
         if not isinstance(x, Var):
             return
-        if prim == "slice" and out.scalar or prim in ("real", "imag") and (x.scalar or x.weak):
-            return                     # x[i, j] is a NumPy scalar: a copy (and so are the parts of a scalar)
+        if prim == "slice" and out.scalar or x.scalar or x.weak:
+            # x[i, j] is a NumPy scalar: a copy; and a view of a NumPy or Python scalar (`s[None]`, `s.real`) is of a
+            # new array NumPy makes from it, not of the scalar (a write through `s[None]` changed `s`)
+            return
         ref = self.ref_of(x)
         if isinstance(ref, Alias):
-            out.ref = ref
+            if ref.choice is not None:
+                # a view of an array chosen at run time: not that array (its choice would return, or write, all of
+                # it: `return v[1:]` returned the whole argument)
+                out.ref = Alias(ref.deps, ref.why, chosen=ref.chosen)
+                return
+            if ref.replay is None:
+                out.ref = ref
+                return
+            buffer, base, path = ref.replay     # (a view of it: the same steps, then this one)
+            step = Step(prim, dict(params), tuple(inputs[1:]), out.dtype, out.shape, out.scalar)
+            out.ref = Alias(ref.deps, ref.why, replay=(buffer, base, path + (step,)))
             return
         if prim == "reshape" and not ref.contiguous and not ref.path and ref.buffer.layout == "line":
             # an argument whose elements are one strided line: NumPy's reshape is a view (not C-contiguous)
@@ -180,8 +196,11 @@ class Memory:
                                                                  out.scalar),), c_contiguous(out.shape, strides))
             return
         if prim == "reshape" and not ref.contiguous:
+            step = Step(prim, dict(params), (), out.dtype, out.shape, out.scalar)
             out.ref = Alias(((ref.buffer, ref.base),), "a reshape or ravel of an array that may not be contiguous, "
-                                                       "which NumPy makes a view or a copy depending on its strides")
+                                                       "which NumPy makes a view or a copy depending on its strides",
+                            replay=(ref.buffer, ref.base, ref.path + (step,)) if ref.buffer.argument is not None
+                            else None)
             return
         contiguous = ref.contiguous and prim not in ("transpose", "real", "imag") and (prim != "slice" or _contiguous_slice(
             params["specs"]))
@@ -399,6 +418,16 @@ class Memory:
         more returned arrays view one array the function made (`return r, r[None]`), each of them is that array's
         final contents with its view replayed at the call (ResultView), so they share memory as NumPy's do."""
         computed = _kernel_values(b) if b is not None else None
+        raw: list = []
+        var_leaves(value, raw)
+        chosen = [v for v in raw if isinstance(v.ref, Alias) and v.ref.chosen and v.ref.choice is not None]
+        for v in chosen:
+            # (a local array it may be, returned beside it or in another chosen value: the kernel's value of the
+            # chosen one is an array of its own, which would not share that array's memory as NumPy's does)
+            beside = {w.ref.buffer for w in raw if isinstance(w.ref, Ref)}.union(
+                *(_local_forms(w.ref.choice) for w in chosen if w is not v))
+            if _local_forms(v.ref.choice) & beside:
+                raise UserError(_CHOSEN_RETURNED.format(why=v.ref.why), TypeError)
         value = self.as_inputs(value, computed)
         leaves: list = []
         var_leaves(value, leaves)
@@ -444,6 +473,11 @@ class Memory:
             steps = _replayable(ref.path, computed)
             if steps is not None:
                 return ArgumentView(ref.buffer.argument, steps)
+        if isinstance(ref, Alias) and ref.replay is not None and self.current.get(ref.replay[0]) is ref.replay[1]:
+            # (NumPy's reshape of the caller's array, as it is when the kernel returns: a view or a copy as NumPy's)
+            steps = _replayable(ref.replay[2], computed)
+            if steps is not None:
+                return ArgumentView(ref.replay[0].argument, steps)
         if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
             return type(value)(self.as_inputs(v, computed) for v in value)
         if isinstance(value, dict):
@@ -458,6 +492,15 @@ _CHOSEN_RETURNED = ("returning {why}, where one of them is an argument or a view
                     "function would return a copy. "
                     "Return a copy on every path (`return x.copy()`, `return x[j].copy()`), or return a view of "
                     "one argument on every path (`x[j]` and `x[k]`: a view at a run-time position)")
+
+
+def _local_forms(form) -> set:
+    """The local arrays (Buffers) a chosen value's form (Alias.choice) may be."""
+    if form is None or form[0] not in ("local", "choice"):
+        return set()
+    if form[0] == "local":
+        return {form[1]}
+    return _local_forms(form[2]) | _local_forms(form[3])
 
 
 def _chosen(value: Var, form, computed, current):
@@ -606,6 +649,8 @@ def _replayable(path: tuple, computed=None):
             steps.append(("reshape", shape))
         elif step.prim in ("real", "imag"):
             steps.append((step.prim, None))
+        elif step.prim == "ravel":      # (only in an Alias.replay: NumPy's ravel of the caller's array)
+            steps.append(("ravel", p["order"]))
         elif step.prim == "strided":    # starts, sizes, steps: values the kernel returns
             values = [computed(v) if computed is not None else None for v in step.extra]
             if any(v is None for v in values):

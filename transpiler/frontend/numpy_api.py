@@ -439,7 +439,7 @@ def _ravel(b, a, order="C"):
     """A view of C-contiguous data, else a copy (NumPy's ravel): when contiguity is not known (a view of an
     argument that is not C-contiguous) the result may or may not share memory with `a`."""
     from . import shape_ops as so
-    from .memory import Ref, c_contiguous, static_layout
+    from .memory import Ref, Step, c_contiguous, static_layout
     x = so.as_var(b, a)
     ref = b.memory.ref_of(x)
     layout = static_layout(ref) if isinstance(ref, Ref) and not ref.contiguous else None
@@ -449,8 +449,12 @@ def _ravel(b, a, order="C"):
     if isinstance(ref, Ref) and (ref.buffer.layout in ("line", False) and not ref.path or layout is not None):
         return flat                     # not C-contiguous (an argument's key says so, or its strides): a copy
 
-    return b.memory.unknown_alias(x, flat, "np.ravel of an array that may not be contiguous, which NumPy makes a "
-                                           "view or a copy depending on its strides")
+    out = b.memory.unknown_alias(x, flat, "np.ravel of an array that may not be contiguous, which NumPy makes a "
+                                          "view or a copy depending on its strides")
+    if isinstance(ref, Ref) and ref.buffer.argument is not None:     # returned: NumPy's own ravel at the call
+        out.ref.replay = (ref.buffer, ref.base, ref.path + (Step("ravel", {"order": order}, (), out.dtype, out.shape,
+                                                                 False),))
+    return out
 
 
 def _ndarray(b, shape, dtype=float, buffer=None, offset=0, strides=None, order=None):

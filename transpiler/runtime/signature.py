@@ -386,9 +386,11 @@ def _kind(v: Var) -> str:
     return "scalar" if v.scalar and not v.shape else "array"
 
 
-def build_result(template, results: list, originals: list, leaf=None):
+def build_result(template, results: list, originals: list, leaf=None, made=None):
     """Rebuild a returned value: ("out", i) leaves from `results` (through `leaf`, by default NumPy's
-    array / NumPy scalar / Python scalar conversion), ("in", i) leaves from `originals`, constants as they are."""
+    array / NumPy scalar / Python scalar conversion), ("in", i) leaves from `originals`, constants as they are (an
+    array a fresh copy per call, which constants viewing one array share: `made`, _constant)."""
+    made = {} if made is None else made
     tag = template[0]
     if tag == "out":
         return (leaf or _as_returned)(results[template[1]], template[2])
@@ -398,18 +400,43 @@ def build_result(template, results: list, originals: list, leaf=None):
         return _replay(originals[template[1]], template[2], originals, results)
     if tag == "choice":
         return build_result(template[2] if build_result(template[1], results, originals) else template[3], results,
-                            originals, leaf)
+                            originals, leaf, made)
     if tag == "result view":
         return _replay(results[template[1]], template[2], originals, results)
     if tag in ("list", "tuple"):
-        items = [build_result(t, results, originals, leaf) for t in template[1]]
+        items = [build_result(t, results, originals, leaf, made) for t in template[1]]
         return items if tag == "list" else tuple(items)
     if tag == "namedtuple":
-        return template[1](*(build_result(t, results, originals, leaf) for t in template[2]))
+        return template[1](*(build_result(t, results, originals, leaf, made) for t in template[2]))
     if tag == "dict":
-        return {k: build_result(t, results, originals, leaf) for k, t in template[1]}
+        return {k: build_result(t, results, originals, leaf, made) for k, t in template[1]}
     value = template[1]
-    return value.copy() if isinstance(value, np.ndarray) else value
+    return _constant(value, made) if isinstance(value, np.ndarray) else value
+
+
+def _constant(value: np.ndarray, made: dict) -> np.ndarray:
+    """A returned array known while compiling (`a = np.arange(12.).reshape(3, 4)`, folded), made anew at each call
+    (the caller may write into it). Constants that are views of one array (`return a[0], a[:, 1]`) are views of one
+    copy of it, and one constant returned twice is one object, so that they share memory as NumPy's do (a write
+    through one is seen through the other); `made` holds the copies of this call."""
+    if id(value) in made:
+        return made[id(value)]
+    root = value
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root is value or not (root.flags.c_contiguous or root.flags.f_contiguous):
+        copy = value.copy()
+    else:
+        if id(root) not in made:
+            made[id(root)] = root.copy(order="K")     # (its strides: the views' strides hold in the copy)
+        base = made[id(root)]
+        offset = value.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        copy = np.ndarray(value.shape, value.dtype, buffer=base.ravel(order="K").view(np.uint8), offset=offset,
+                          strides=value.strides)
+        if not value.flags.writeable:
+            copy.flags.writeable = False
+    made[id(value)] = copy
+    return copy
 
 
 def _replay(arr: np.ndarray, steps: list, originals: list, results: list = ()) -> np.ndarray:
@@ -443,6 +470,8 @@ def _replay(arr: np.ndarray, steps: list, originals: list, results: list = ()) -
             arr = np.expand_dims(arr, params)
         elif kind in ("real", "imag"):
             arr = getattr(arr, kind)
+        elif kind == "ravel":
+            arr = arr.ravel(params)
         elif kind == "strided":
             arr = _strided(arr, *([dim(d) for d in ds] for ds in params))
         else:
