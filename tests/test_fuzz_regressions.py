@@ -271,3 +271,40 @@ def test_reshape_with_minus_one_and_a_static_zero_dim_is_a_value_error():
         assert "internal compiler error" not in str(info.value)
     np.testing.assert_array_equal(transpile(rows_of, static_shapes=True)(np.ones((2, 3))), np.ones((2, 3)),
                                   strict=True)
+
+
+# ---- loops fused over a buffer one of them writes -------------------------------------------------------------------
+def _flipped_then_scaled(b):
+    v0 = np.flip(b, 0)
+    v0 *= 3.0
+    np.multiply(b, 2.0, out=b)
+    return v0.copy()
+
+
+def _flipped_then_scaled_locally(x):
+    t = x + 1.0
+    v = t[::-1]
+    np.multiply(t, 2.0, out=t)
+    return v.copy(), t
+
+
+def _seed_24681(b):
+    v0 = np.flip(b, 0)
+    v0 *= 3.0
+    np.multiply(b, 2.0, out=b)
+    c3 = v0.copy()
+    v4 = np.flip(b, 0)
+    r5 = v4 + 0.0
+    v0[v0 > 0.5] = 0.0
+    return v0, c3, v4, r5
+
+
+@pytest.mark.parametrize("shape", [(4,), (3, 2), (5, 3)])
+def test_a_loop_reading_a_view_of_what_the_loop_before_writes_is_not_fused(shape):
+    """np.multiply(b, 2.0, out=b) then a copy of np.flip(b, 0): fused over rows, iteration 0 read b's last row
+    before the multiply's last iteration wrote it (half the values; writes-fuzz seed 24681). A loop that reads a
+    buffer the other writes through a view (a flip, a slice) is not fused with it."""
+    b = np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape) / 10
+    check(_flipped_then_scaled, b)
+    check(_flipped_then_scaled_locally, b)
+    check(_seed_24681, b)

@@ -321,11 +321,28 @@ def _fusable(a, b) -> bool:
     arguments_written = any(isinstance(buffer.owner, ir.Block) for buffer in written)
     for (kind, buffer, indices), ivs in accesses:
         # a buffer either loop writes, or (when an argument is written, which may alias another argument) any
-        # argument: every access stays in this iteration's slice
-        if buffer in written or (arguments_written and isinstance(buffer.owner, ir.Block)):
-            if list(indices)[:n] != ivs:
+        # argument: every access stays in this iteration's slice, on the buffer itself (through a view, `np.flip(b)`
+        # or `b[1:]`, the same ivs reach other rows: a read of b's last row in iteration 0, before the other loop
+        # wrote it there in its last iteration)
+        root, through_view = _root(buffer)
+        if root in written or (arguments_written and isinstance(root.owner, ir.Block)):
+            if through_view or list(indices)[:n] != ivs:
                 return False
     return True
+
+
+_VIEWS = ("memref.subview", "memref.reinterpret_cast", "memref.expand_shape", "memref.collapse_shape",
+          "memref.transpose", "memref.view", "memref.cast")
+
+
+def _root(buffer) -> tuple:
+    """(the buffer a view is of, whether any step to it changes which element an index reaches: a memref.cast
+    does not)."""
+    through_view = False
+    while not isinstance(buffer.owner, ir.Block) and buffer.owner.name in _VIEWS:
+        through_view = through_view or buffer.owner.name != "memref.cast"
+        buffer = buffer.owner.operands[0]
+    return buffer, through_view
 
 
 def _accesses(loop) -> list:
