@@ -384,3 +384,16 @@ def copied_into_mask(x, m):
 def gathered_into_mask(x, m):
     x[m] = x[::-1][m]
     return x
+
+
+def test_an_element_with_ellipsis_is_refused_not_a_stale_value():
+    """`a[2, ...]` of a 1-d a is a 0-d view in NumPy (it sees `a[2] = 9` afterwards); the compiler read the value (2.0
+    where NumPy gives 9.0). Refused, with what to write instead."""
+    def f(a):
+        r = a[2, ...]
+        a[2] = 9
+        return r + 0
+
+    with pytest.raises(CompileError, match=r"a\[i, \.\.\.\]"):
+        transpile(f)(np.arange(5.0))
+    check(lambda a: a[1, ...], np.arange(6.0).reshape(2, 3))     # a row: a view, as before

@@ -98,6 +98,13 @@ def getitem(b: Builder, x: Var, index):
         index = _masks_as_ids(b, items, mask_dims)   # x[mask, j], x[:, mask]: its positions, one array per dim
     specs, new_axes, advanced, adjacent = parse_index(b, x, index)
     _match_mask_dims(b, x, advanced, mask_dims, reading=True)
+    if any(i is Ellipsis for i in items) and not advanced and not new_axes and \
+            all(s[0] in ("index", "index_var") for s in specs):
+        # NumPy: `a[2, ...]` of a 1-d a is a 0-d view, which sees later writes into a; the compiler reads elements as
+        # scalars (a copy of the value then): refused rather than a stale value after a write
+        raise UserError("an integer index for every axis together with `...` (a[i, ...]) makes a 0-d view in NumPy, "
+                        "which the compiler does not follow: write a[i] for the element's value, or a[i:i + 1] for "
+                        "a view", TypeError)
     result = _basic(b, x, specs)
     if result is x and not advanced and not new_axes:
         result = same_view(b, x)         # x[...], x[:, ...]: a new view of x, as in NumPy
