@@ -17,6 +17,7 @@ def only_file(directory, suffix):
     return os.path.join(directory, files[0])
 
 
+@pytest.mark.slow
 def test_quick_run_writes_checked_results(tmp_path, capsys):
     assert harness.main(["--only", "gelu,softmax", *QUICK, "--out", str(tmp_path)]) == 0
     run = json.loads(open(only_file(tmp_path, ".json")).read())
@@ -92,6 +93,7 @@ def test_select_and_format():
     assert report.fmt_time(0.00071) == "0.710 ms" and report.fmt_time(1.92) == "1.92 s"
 
 
+@pytest.mark.slow
 def test_loaded_mode_times_both_modes_and_names_the_cpu(tmp_path, capsys):
     """`python -m benchmarks.loaded`: the idle machine, then a busy process pinned to a core; NumPy, threads and
     one thread side by side. The exit status reports the bars, which depend on the machine: not asserted here."""
@@ -123,6 +125,7 @@ def test_interleaved_mode_times_apart_and_in_pairs(tmp_path, capsys):
     assert harness.cpu_model() in table and "| softmax (12, 256, 256) |" in table
 
 
+@pytest.mark.slow
 def test_decode_measures_generation_against_its_three_references():
     """benchmarks/decode.py at the small scale: the compiled class-based GPT-2's decode steps, timed, with the ids
     of its first steps equal to the NumPy run's, and the three table rows."""

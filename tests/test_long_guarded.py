@@ -35,6 +35,7 @@ def _compare(f, compiled, y, calls):
         assert_same_effects(f, compiled, np.arange(7.0), y, i, j)
 
 
+@pytest.mark.slow
 def test_writes_past_the_guard_limit_stop_at_a_failed_check(tmp_path):
     """91 statements (MAX_GUARDS = 64): a check failing before the limit, at it, past it, or the write's own
     index past it; every kind of write after it leaves the argument as NumPy left it. (Before kept_writes.py the
@@ -61,6 +62,7 @@ def test_a_failed_check_in_the_last_statements_of_a_long_function(tmp_path):
     _compare(f, compiled, y, [(0, 6), (0, 7), (0, -8), (0, 5), (0, -7), (25, 5), (25, 6)])
 
 
+@pytest.mark.slow
 def test_whole_array_writes_past_the_limit(tmp_path):
     """out=, np.copyto, an augmented column and sort past the 64th guarded statement (each kept by a select of the
     whole new contents, or of its region), on a 2-d array with a non-contiguous column order."""

@@ -437,10 +437,10 @@ def schedule_workloads():
 
 @pytest.mark.parametrize("setting", [
     {"OMP_DYNAMIC": "false"},                                      # static teams of every thread
-    {"OMP_NUM_THREADS": "1"},
-    {"OMP_NUM_THREADS": "3"},                                      # more threads than cores
+    pytest.param({"OMP_NUM_THREADS": "1"}, marks=pytest.mark.slow),
+    pytest.param({"OMP_NUM_THREADS": "3"}, marks=pytest.mark.slow),   # more threads than cores
     {"KMP_DYNAMIC_MODE": "load_balance", "OMP_DYNAMIC": "true", "busy": "2"},   # the default, on a loaded machine
-    {"OMP_SCHEDULE": "dynamic,1", "KMP_BLOCKTIME": "0"},
+    pytest.param({"OMP_SCHEDULE": "dynamic,1", "KMP_BLOCKTIME": "0"}, marks=pytest.mark.slow),
 ], ids=["static", "one-thread", "three-threads", "load-balance-busy", "blocktime-0"])
 def test_results_are_identical_under_every_thread_setting(tmp_path, setting):
     """The threaded kernel's bits do not depend on how many threads run it or how busy the machine is: the same
