@@ -418,6 +418,17 @@ def _object_layers(x):
     return x * OBJECT_LAYERS[0].scale + OBJECT_TABLE["first"].scale
 
 
+def _follows_the_change(fn, change):
+    """fn compiled gives Python's result before and after `change()`, and a further call compiles nothing new."""
+    f, x = transpile(fn), np.arange(3.0)
+    assert_same(f(x), fn(x))
+    change()
+    assert_same(f(x), fn(x))
+    compilations = f.compilations
+    assert_same(f(x), fn(x))
+    assert f.compilations == compilations
+
+
 @pytest.mark.parametrize("change", [
     lambda: setattr(OBJECT_LAYERS[1], "scale", 5.0), lambda: setattr(OBJECT_LAYERS[0], "scale", -1.0),
     lambda: setattr(OBJECT_TABLE["first"], "scale", 0.5), lambda: OBJECT_LAYERS.__setitem__(1, _Layer(4.0)),
@@ -429,13 +440,7 @@ def test_attributes_of_objects_held_in_module_level_containers_are_seen(change):
     (`OBJECT_LAYERS[1].scale = 5.0` after compiling ran the stale kernel)."""
     saved = list(OBJECT_LAYERS), [(o.scale, o.w.copy()) for o in OBJECT_LAYERS], OBJECT_TABLE["first"].scale
     try:
-        f, x = transpile(_object_layers), np.arange(3.0)
-        assert_same(f(x), _object_layers(x))
-        change()
-        assert_same(f(x), _object_layers(x))
-        compilations = f.compilations
-        assert_same(f(x), _object_layers(x))
-        assert f.compilations == compilations
+        _follows_the_change(_object_layers, change)
     finally:
         OBJECT_LAYERS[:] = saved[0]
         for o, (scale, w) in zip(OBJECT_LAYERS, saved[1]):
@@ -571,13 +576,7 @@ def test_module_level_values_read_indirectly_are_seen(change):
     saved = list(PAIR), HELD.s, dict(MIXED), list(HELD_LIST), HELD_LIST[1].s
     try:
         HELD_LIST[1].s = 3.0
-        f, x = transpile(_indirect_reads), np.arange(3.0)
-        assert_same(f(x), _indirect_reads(x))
-        change()
-        assert_same(f(x), _indirect_reads(x))
-        compilations = f.compilations
-        assert_same(f(x), _indirect_reads(x))
-        assert f.compilations == compilations
+        _follows_the_change(_indirect_reads, change)
     finally:
         PAIR[:], HELD.s, HELD_LIST[:] = saved[0], saved[1], saved[3]
         MIXED.clear()
