@@ -597,12 +597,6 @@ def _bound(v, n, default, low, high):
     [low, high] ([0, n] for a forward slice, [-1, n - 1] for a backward one). Run-time bounds must be sizes."""
     if v is None:
         return default
-    shifted = _offset(v)
-    if shifted is not None:
-        # a loop index shifted by a constant: one expression wherever it is written (`A[i + 1:, i]` and
-        # `A[i, i + 1:]` in one statement and the next have lengths of one form), normalized as any run-time int
-        return derived("max", derived("min", derived("wrap", _plus(run_time_int(shifted[0]), shifted[1]), n),
-                                      high), low)
     d = as_dim(v)
     if d is None and isinstance(v, Var) and v.ndim == 0 and v.dtype.kind in "iu":
         d = derived("wrap", run_time_int(v), n)     # any run-time int: its sign is known only at run time
