@@ -27,7 +27,7 @@ def hoist(module: ir.Module) -> int:
     return sum(_hoist_one(g) for g in generics)
 
 
-def _uniform_inputs(generic, body: ir.Block) -> dict:
+def _uniform_inputs(generic) -> dict:
     """Block arguments (by position) of inputs read through a map with no results: one value for the whole loop."""
     maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(generic.attributes["indexing_maps"])]
     inputs = list(generic.opview.inputs)
@@ -40,8 +40,8 @@ def _uniform_inputs(generic, body: ir.Block) -> dict:
 
 def _hoist_one(generic) -> int:
     body = generic.regions[0].blocks[0]
-    uniform_inputs = _uniform_inputs(generic, body)
-    inside = {id_(op) for op in body.operations}
+    uniform_inputs = _uniform_inputs(generic)
+    inside = {_identity(op) for op in body.operations}
 
     def uniform(value, chosen: set) -> bool:
         owner = value.owner
@@ -49,16 +49,16 @@ def _hoist_one(generic) -> int:
             if owner == body:
                 return ir.BlockArgument(value).arg_number in uniform_inputs
             return True      # an argument of an enclosing block: defined before the generic
-        if id_(owner) in chosen:
+        if _identity(owner) in chosen:
             return True
-        return id_(owner) not in inside
+        return _identity(owner) not in inside
 
     chosen: set = set()
     chain = []
     for op in body.operations:
         if op.name.startswith(_PURE_PREFIXES) and not len(op.regions) and len(op.results) == 1 \
                 and all(uniform(v, chosen) for v in op.operands):
-            chosen.add(id_(op))
+            chosen.add(_identity(op))
             chain.append(op)
     if not any(op.name.startswith("math.") for op in chain):
         return 0
@@ -85,6 +85,6 @@ def _hoist_one(generic) -> int:
     return moved
 
 
-def id_(op) -> object:
+def _identity(op) -> object:
     """Operations compare by identity of the MLIR operation, not of the Python wrapper."""
     return getattr(op, "operation", op)
