@@ -13,6 +13,7 @@ import inspect
 import itertools
 import math
 import types
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -332,7 +333,9 @@ class Interpreter:
 
     def stmt_For(self, s, frame):
         """(A loop with break/continue/return never gets here: exec_block runs its rewritten form.)"""
-        iterable = self.eval(s.iter, frame)
+        iterable = self._for_iterable(s.iter, frame)
+        if isinstance(iterable, _RowTuples):
+            return self._for_row_tuples(s, frame, iterable)
         if isinstance(iterable, RuntimeRange):
             if isinstance(iterable.step, (int, np.integer)) and not isinstance(iterable.step, bool) \
                     and iterable.step < 0:
@@ -431,6 +434,66 @@ class Interpreter:
                 i.small = small
             return i
         return self._run_time_region(self.control.run_for, s, frame, RuntimeRange(0, trips, 1), item=index)
+
+    def _for_iterable(self, node, frame):
+        """What a `for` loop iterates. `enumerate(x)` / `zip(x, y, ...)` over run-time arrays (or run-time ranges)
+        become one run-time loop (`_RowTuples`) instead of Python's enumerate over a Var, which needs the number of
+        rows while compiling and unrolls them."""
+        if not isinstance(node, ast.Call):
+            return self.eval(node, frame)
+
+        def call():
+            fn, args, kwargs = self._call_parts(node, frame)
+            if fn is builtins.enumerate or fn is builtins.zip:
+                rows = _RowTuples.of(fn, args, kwargs)
+                if rows is not None and any(self._run_time_length(part) for part in rows.parts):
+                    return rows
+            return self.call(fn, args, kwargs)
+        return self._located(node, frame, call)
+
+    def _run_time_length(self, part) -> bool:
+        """Whether iterating `part` (an array's rows, a range) is a run-time loop rather than a few unrolled items."""
+        if isinstance(part, (range, RuntimeRange)):
+            return isinstance(part, RuntimeRange)
+        n = self.b.env.find(part.shape[0])
+        return not (isinstance(n, int) and n <= _RUNTIME_LOOP_MIN)
+
+    def _for_row_tuples(self, s, frame, it: "_RowTuples"):
+        """`for i, row in enumerate(x)` / `for a, b in zip(x, y)` as one run-time loop over as many iterations as
+        the shortest part has items (zip stops there, as Python's does); each iteration binds the tuple of the
+        count and each array's row as it is at that iteration (the body may write the arrays)."""
+        getitem = self._getitem_handler()
+        lengths = []
+        for part in it.parts:
+            if isinstance(part, (range, RuntimeRange)):
+                if not isinstance(part.step, (int, np.integer)) or isinstance(part.step, bool):
+                    raise UserError("zip() over a range whose step is known only at run time is not supported: "
+                                    "zip the arrays and compute the index in the loop", TypeError)
+                # Python's len(range): ceil((stop - start) / step) items, none when that is not positive
+                c = abs(int(part.step))
+                span = self.binop(ast.Sub(), *((part.stop, part.start) if part.step > 0 else (part.start, part.stop)))
+                count = self.binop(ast.FloorDiv(), self.binop(ast.Add(), span, c - 1), c)
+                lengths.append(max(count, 0) if isinstance(count, int) else self.call(np.maximum, [count, 0], {}))
+            else:
+                lengths.append(numpy_api.dim_value(self.b, part, 0))
+        n = lengths[0]
+        for d in lengths[1:]:
+            if isinstance(n, int) and isinstance(d, int):
+                n = min(n, d)
+            elif getattr(n, "size_of", None) is None or n.size_of != getattr(d, "size_of", None):  # (one dim: as is)
+                n = self.call(np.minimum, [n, d], {})
+
+        def item_of(part, i):
+            if isinstance(part, (range, RuntimeRange)):
+                return self.binop(ast.Add(), part.start, self.binop(ast.Mult(), i, int(part.step)))
+            return getitem(self.b, self.memory.rederive(self.b, part) if isinstance(part.ref, Ref) else part, i)
+
+        def item(i):
+            items = tuple(item_of(part, i) for part in it.parts)
+            if it.count_from is None:
+                return items
+            return (self.binop(ast.Add(), it.count_from, i) if not _is_zero(it.count_from) else i,) + items
+        return self._run_time_region(self.control.run_for, s, frame, RuntimeRange(0, n, 1), item=item)
 
     def _for_rows(self, s, frame, x: Var):
         """`for row in x` as a run-time loop: each row a view of x's contents at that iteration."""
@@ -1048,6 +1111,10 @@ class Interpreter:
 
     # ---- calls --------------------------------------------------------------------------------------------------
     def expr_Call(self, e, frame):
+        return self.call(*self._call_parts(e, frame))
+
+    def _call_parts(self, e: ast.Call, frame) -> tuple:
+        """The function, positional and keyword arguments of a call, evaluated in Python's order."""
         self.frame_of_call = frame   # whose globals a method call could mutate
         fn = self.eval(e.func, frame)
         args = self.eval_items(e.args, frame)
@@ -1058,7 +1125,7 @@ class Interpreter:
                 py(kwargs.update, value)
             else:
                 kwargs[kw.arg] = value
-        return self.call(fn, args, kwargs)
+        return fn, args, kwargs
 
     def call(self, fn, args: list, kwargs: dict):
         if isinstance(fn, Closure):
@@ -1317,6 +1384,41 @@ def _holds_arrays(container, depth: int = 4) -> bool:
     items = container.values() if isinstance(container, dict) else container
     return any(isinstance(v, np.ndarray) or depth > 0 and isinstance(v, (list, tuple, dict)) and
                _holds_arrays(v, depth - 1) for v in items)
+
+
+@dataclass(eq=False)
+class _RowTuples:
+    """`enumerate(x, start)` (count_from = start) or `zip(x, y, ...)` (count_from None) over run-time arrays' rows
+    and ranges, at least one part run-time, as a `for` loop's iterable (infer._for_row_tuples)."""
+    parts: tuple
+    count_from: object = None
+
+    @staticmethod
+    def of(fn, args, kwargs):
+        """The loop `fn(*args, **kwargs)` describes, or None when its parts are not all arrays with at least one
+        dim and ranges (zip(LAYERS, x) ...: Python's own zip, as before)."""
+        if fn is builtins.enumerate:
+            if len(args) + len(kwargs) > 2 or set(kwargs) - {"start"} or not args:
+                return None
+            start = args[1] if len(args) == 2 else kwargs.get("start", 0)
+            if isinstance(start, bool) or not (isinstance(start, (int, np.integer)) or _is_int_var(start)):
+                return None
+            parts, count_from = (args[0],), start
+        else:
+            if kwargs or not args:     # (zip(..., strict=True): Python's own zip refuses run-time arrays)
+                return None
+            parts, count_from = tuple(args), None
+        if not all((isinstance(p, Var) and p.ndim >= 1) or isinstance(p, (range, RuntimeRange)) for p in parts):
+            return None
+        return _RowTuples(parts, count_from)
+
+
+def _is_int_var(v) -> bool:
+    return isinstance(v, Var) and v.ndim == 0 and v.dtype.kind in "iu"
+
+
+def _is_zero(v) -> bool:
+    return isinstance(v, (int, np.integer)) and v == 0
 
 
 _ITERATING_BUILTINS = (enumerate, zip, reversed, sorted, list, tuple, map, filter, iter)
