@@ -12,6 +12,7 @@ import importlib
 import inspect
 import itertools
 import math
+import operator
 import types
 from dataclasses import dataclass
 
@@ -940,11 +941,83 @@ class Interpreter:
                     raise UserError("chained comparisons of run-time arrays are ambiguous; use np.logical_and",
                                     ValueError)
                 return self.numpy_call(OPERATOR_UFUNCS[type(op)], [left, right], {}, python_op=True)
-            result = py(PY_OPERATORS[type(op)], left, right)
+            if type(op) not in (ast.Is, ast.IsNot) and (contains_var(left) or contains_var(right)):
+                result = self._compare_holding_vars(op, left, right)
+                if isinstance(result, Var):
+                    if len(e.ops) > 1:
+                        raise UserError("chained comparisons of containers holding run-time values are not "
+                                        "supported; compare them one at a time", TypeError)
+                    return result
+            else:
+                result = py(PY_OPERATORS[type(op)], left, right)
             if not self.truth(result, right_node, frame):
                 return result
             left = right
         return result
+
+    def _compare_holding_vars(self, op, left, right):
+        """`==`, `!=`, `in`, `not in` where a list or tuple holds run-time values (`m.shape != (n,)` with a run-time
+        n): Python compares item by item with `==`, so the answer is a run-time bool where it depends on run-time
+        values. (Python's own comparison would compare the compiler's placeholders by identity: a wrong answer.)"""
+        result = self._compare_items(op, left, right)
+        return self.call(bool, [result], {}) if isinstance(result, Var) else result     # a Python bool, as Python's
+
+    def _compare_items(self, op, left, right):
+        if isinstance(op, (ast.In, ast.NotIn)):
+            if not isinstance(right, (list, tuple)):
+                raise UserError(f"`in` over a {type(right).__name__} with run-time values is not supported",
+                                TypeError)
+            found = False
+            for item in right:            # any(left == item), stopping at the first that is equal while compiling
+                equal = self._python_equal(left, item)
+                if equal is True:
+                    found = True
+                    break
+                found = self._python_or(found, equal)
+            return found if isinstance(op, ast.In) else self._python_not(found)
+        if isinstance(op, (ast.Eq, ast.NotEq)):
+            equal = self._python_equal(left, right)
+            return equal if isinstance(op, ast.Eq) else self._python_not(equal)
+        raise UserError("ordering comparisons (<, <=, >, >=) of containers holding run-time values are not "
+                        "supported; compare their items", TypeError)
+
+    def _python_equal(self, a, b):
+        """`a == b` as Python's containers decide it (CPython's PyObject_RichCompareBool: the same object is equal
+        without asking; else bool(a == b)): a bool, or a run-time bool."""
+        if a is b:
+            return True
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            if isinstance(a, list) != isinstance(b, list) or len(a) != len(b):
+                return False
+            equal = True
+            for x, y in zip(a, b):       # item by item, stopping at the first unequal one known while compiling
+                item = self._python_equal(x, y)
+                if item is False:
+                    return False
+                equal = self._python_and(equal, item)
+            return equal
+        if isinstance(a, Var) or isinstance(b, Var):
+            if any(isinstance(v, Var) and v.ndim for v in (a, b)):
+                raise UserError("comparing containers that hold run-time arrays (not scalars) is not supported: "
+                                "Python asks each pair of items for one truth value", ValueError)
+            other = b if isinstance(a, Var) else a
+            if not isinstance(other, (Var, bool, int, float, complex, np.generic)):
+                return False          # (a number is never equal to None, a string, a container)
+            return self.numpy_call(np.equal, [a, b], {}, python_op=True)
+        return self.truth(py(operator.eq, a, b), None, None) if not contains_var([a, b]) else False
+
+    def _python_and(self, a, b):
+        if a is True or b is True:
+            return b if a is True else a
+        return self.numpy_call(np.bitwise_and, [a, b], {}, python_op=True)
+
+    def _python_or(self, a, b):
+        if a is False or b is False:
+            return b if a is False else a
+        return self.numpy_call(np.bitwise_or, [a, b], {}, python_op=True)
+
+    def _python_not(self, a):
+        return (not a) if isinstance(a, bool) else self.numpy_call(np.logical_not, [a], {})    # (made a bool above)
 
     def expr_IfExp(self, e, frame):
         test = self.eval(e.test, frame)
