@@ -545,6 +545,143 @@ def raise_if(flag, kind, message):
         raise kind(message)
 
 
+# ---- axis moves: views, as NumPy's (transposes of the argument) ---------------------------------------------------
+def _axis_tuple(axis, ndim, argname):
+    """NumPy's normalize_axis_tuple: each axis in [0, ndim), none repeated."""
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    if not all(isinstance(a, _INT_TYPES) and not isinstance(a, bool) for a in axes):
+        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer")
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(f"{argname}: axis {a} is out of bounds for array of dimension {ndim}")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axis in `{argname}` argument")
+    return tuple(out)
+
+
+def moveaxis(a, source, destination):
+    a = np.asarray(a)
+    source, destination = _axis_tuple(source, a.ndim, "source"), _axis_tuple(destination, a.ndim, "destination")
+    if len(source) != len(destination):
+        raise ValueError("`source` and `destination` arguments must have the same number of elements")
+    order = [n for n in range(a.ndim) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return a.transpose(order)
+
+
+def rollaxis(a, axis, start=0):
+    a = np.asarray(a)
+    n = a.ndim
+    axis = _axis(axis, n)
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise np.exceptions.AxisError(f"'start' arg requires {-n} <= start < {n + 1}, but {start} was passed in")
+    if axis < start:       # the axis goes before the one that is now at `start`
+        start -= 1
+    if axis == start:
+        return a[...]
+    axes = list(range(n))
+    axes.remove(axis)
+    axes.insert(start, axis)
+    return a.transpose(axes)
+
+
+def matrix_transpose(x):
+    x = np.asarray(x)
+    if x.ndim < 2:
+        raise ValueError(f"Input array must be at least 2-dimensional, but it is {x.ndim}")
+    return np.swapaxes(x, -1, -2)
+
+
+# ---- append, delete, insert (numpy/lib/_function_base_impl.py) ---------------------------------------------------
+def _flat_unless_axis(arr, axis):
+    """(arr, axis) as append/delete/insert take them: axis None flattens arr (a 1-d arr as it is)."""
+    arr = np.asarray(arr)
+    if axis is None:
+        return (arr if arr.ndim == 1 else arr.ravel()), 0
+    return arr, _axis(axis, arr.ndim)
+
+
+def _is_single_index(obj):
+    return (isinstance(obj, _INT_TYPES) or isinstance(obj, np.ndarray) and obj.ndim == 0 and obj.dtype.kind in "iu"
+            or _run_time_int(obj)) and not isinstance(obj, bool)
+
+
+def _run_time_int(obj):
+    """A NumPy int scalar or Python int known only when the kernel runs."""
+    return not isinstance(obj, (list, tuple, slice, range)) and np.ndim(obj) == 0 \
+        and np.asarray(obj).dtype.kind in "iu" and not _known(obj)
+
+
+def _check_index(index, n, axis, high):
+    """NumPy's IndexError for an index outside [-n, high) along `axis` (the value in the message when it is known
+    while compiling)."""
+    if _known(index) and _known(n):
+        if index < -n or index >= high:
+            raise IndexError(f"index {index} is out of bounds for axis {axis} with size {n}")
+        return
+    raise_if((index < -n) | (index >= high), IndexError, f"index is out of bounds for axis {axis}")
+
+
+def append(arr, values, axis=None):
+    arr = np.asarray(arr)
+    if axis is None:
+        if arr.ndim != 1:
+            arr = arr.ravel()
+        values = np.ravel(values)
+        axis = arr.ndim - 1
+    return np.concatenate((arr, values), axis=axis)
+
+
+def delete(arr, obj, axis=None):
+    arr, axis = _flat_unless_axis(arr, axis)
+    n = arr.shape[axis]
+    if _is_single_index(obj):
+        _check_index(obj, n, axis, n)
+        index = obj + n if _known(obj) and obj < 0 else obj if _known(obj) else np.where(obj < 0, obj + n, obj)
+        return np.concatenate((arr[_at(axis, slice(None, index))], arr[_at(axis, slice(index + 1, None))]),
+                              axis=axis)
+    if isinstance(obj, slice):
+        keep = np.ones(n, dtype=bool)
+        keep[obj] = False
+        return arr[_at(axis, keep)]
+    indices = np.asarray(obj)
+    if indices.dtype == np.bool_:
+        if indices.shape != (n,):
+            raise ValueError("boolean array argument obj to delete must be one dimensional and match the axis "
+                             + (f"length of {n}" if _known(n) else "length"))
+        return arr[_at(axis, ~indices)]
+    if indices.size == 0 and not isinstance(obj, np.ndarray):
+        indices = indices.astype(np.intp)
+    if indices.dtype.kind not in "iu":
+        raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    keep = np.ones(n, dtype=bool)
+    keep[indices] = False
+    return arr[_at(axis, keep)]
+
+
+def insert(arr, obj, values, axis=None):
+    arr, axis = _flat_unless_axis(arr, axis)
+    n = arr.shape[axis]
+    if not _is_single_index(obj):
+        raise TypeError("np.insert() at several positions (a slice or a sequence of indices) is not supported in "
+                        "compiled code: insert at one index at a time, or build the result with np.concatenate")
+    _check_index(obj, n, axis, n + 1)
+    index = obj + n if _known(obj) and obj < 0 else obj if _known(obj) else np.where(obj < 0, obj + n, obj)
+    # one index: values go in as a[:, index:index + 1, :] = ... would take them (NumPy's own comment)
+    values = np.array(values, dtype=arr.dtype)      # (cast as setitem casts: a Python int too large is OverflowError)
+    if values.ndim < arr.ndim:                       # NumPy's ndmin=arr.ndim
+        values = values.reshape((1,) * (arr.ndim - values.ndim) + values.shape)
+    values = np.moveaxis(values, 0, axis)
+    block = np.empty(arr.shape[:axis] + (values.shape[axis],) + arr.shape[axis + 1:], dtype=arr.dtype)
+    block[...] = values       # (broadcast as NumPy's new[slobj] = values broadcasts)
+    return np.concatenate((arr[_at(axis, slice(None, index))], block, arr[_at(axis, slice(index, None))]), axis=axis)
+
+
 # ---- comparisons and counts ----------------------------------------------------------------------------------------
 def _weak(x):
     """Whether x is a Python scalar (NEP 50's weak operand)."""

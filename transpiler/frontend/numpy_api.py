@@ -284,6 +284,43 @@ def _np_ndim(b, x):
     return x.ndim
 
 
+@function(np.size)
+def _np_size(b, x, axis=None):
+    if not isinstance(x, Var):
+        return np.size(x, axis)
+    if axis is None:
+        return _size(b, x)
+    if not -x.ndim <= axis < x.ndim:      # (np.size(x, 5): NumPy's own IndexError, as from x.shape[5])
+        raise UserError("tuple index out of range", IndexError)
+    return dim_value(b, x, axis % x.ndim)
+
+
+def _dtype_stand_in(v):
+    """A value NumPy's type queries see as they would see `v` at run time: a Python number of its kind for a weak
+    (Python) scalar, a NumPy scalar for a NumPy scalar, an empty array of its dtype and rank for an array. Their
+    answers depend only on that (NumPy 2 has no value-based casting), never on the values."""
+    if not isinstance(v, Var):
+        return [_dtype_stand_in(a) for a in v] if isinstance(v, list) else v
+    if v.weak:
+        return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}[v.dtype.kind]
+    if v.ndim == 0 and v.scalar:
+        return v.dtype.type(0)
+    return np.empty((0,) * v.ndim, v.dtype)
+
+
+def _type_query(query):
+    def handler(b, *args, **kwargs):
+        try:
+            return query(*[_dtype_stand_in(a) for a in args], **{k: _dtype_stand_in(a) for k, a in kwargs.items()})
+        except (TypeError, ValueError) as e:    # (np.can_cast(1.0, ...): NumPy 2's TypeError)
+            raise UserError(str(e), type(e)) from None
+    return handler
+
+
+for _query in (np.result_type, np.can_cast, np.iscomplexobj, np.isrealobj, np.common_type, np.isscalar):
+    function(_query)(_type_query(_query))
+
+
 # ---- reductions -----------------------------------------------------------------------------------------------
 def _reduction(kind):
     def handler(b, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
@@ -387,7 +424,8 @@ def _register_stdlib():
     library(numeric.var, np.var, methods=("var",))
     library(numeric.std, np.std, methods=("std",))
     from ..stdlib import functions as fn
-    for name in ("roll", "diff", "tile", "pad", "outer", "kron", "tensordot", "ptp"):
+    for name in ("roll", "diff", "tile", "pad", "outer", "kron", "tensordot", "ptp", "append", "delete", "insert",
+                 "moveaxis", "rollaxis", "matrix_transpose"):
         library(getattr(fn, name), getattr(np, name))
     for name in ("cumsum", "cumprod", "repeat", "trace"):     # also methods of arrays
         library(getattr(fn, name), getattr(np, name), methods=(name,))
