@@ -65,3 +65,55 @@ def test_ordering_of_containers_with_run_time_items_is_refused():
 def test_containers_holding_arrays_are_refused_not_compared_by_identity():
     with pytest.raises(CompileError, match="hold run-time arrays"):
         transpile(lambda x, y: (x, 1) == (y, 1))(np.arange(3.0), np.arange(3.0))
+
+
+# ---- Python code that would hash, compare or print the compiler's placeholders of run-time values ----------------
+# Each of these ran Python's own code on the placeholders while compiling and returned a wrong value silently:
+# `[1, 2, 2].count(n)` was 0, `len({n, 2})` 2, `{2: 10.0}.get(n, -1.0)` -1.0, `len(f"{n}")` 23 (the placeholder's
+# text). They are refused now, naming the construct.
+REFUSED = {
+    "list_count": (lambda x: [1, 2, 2].count(x.shape[0]), "list.count"),
+    "list_index": (lambda x: [3, 2, 1].index(x.shape[0]), "list.index"),
+    "set_display": (lambda x: len({x.shape[0], 2}), "set element"),
+    "set_of_tuples": (lambda x: len(set([(x.shape[0], 1), (2, 1)])), "set()"),
+    "set_comprehension": (lambda x: len({v for v in (x.shape[0], 2)}), "set element"),
+    "dict_get": (lambda x: {2: 10.0, 3: 20.0}.get(x.shape[0], -1.0), "dict.get"),
+    "dict_key": (lambda x: {x.shape[0]: 1.0}.get(2, -1.0), "dict key"),
+    "dict_comprehension_key": (lambda x: len({v: 1 for v in (x.shape[0], 2)}), "dict key"),
+    "f_string": (lambda x: len(f"{x.shape[0]}"), "formatted as text"),
+    "str": (lambda x: len(str(x[0])), "formatted as text"),
+    "str_format": (lambda x: "{}".format(x.shape[0]), "formatted as text"),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_python_hashing_comparing_or_printing_a_run_time_value_is_refused(name):
+    fn, match = REFUSED[name]
+    with pytest.raises(CompileError, match=match):
+        transpile(fn)(np.array([1.0, 2.0]))
+
+
+def test_run_time_values_as_dict_values_are_fine():
+    check(lambda x: dict(a=x[0], b=x.shape[0]), np.array([1.5, 2.0]))
+    check(lambda x: {"first": x[0], "n": x.shape[0]}["n"], np.array([1.5, 2.0]))
+
+
+def test_not_of_a_run_time_value_is_a_python_bool():
+    check(lambda x: (not (x[0] > 5), not x[1]), np.array([1.0, 0.0]))
+    check(lambda x: bool([x[0] > 5]), np.array([1.0, 0.0]))
+
+
+def test_run_time_values_in_exception_messages():
+    """In a message reached while compiling, a run-time value shows as a placeholder (it is a CompileError); in a
+    `raise` under a run-time condition, such a message is refused (the kernel could not show the value)."""
+    def compile_time(x):
+        raise ValueError(f"bad size {x.shape[0]} " + str(x[0]) + " {}".format(x[1]))
+
+    def run_time(x, n):
+        if n > 100:
+            raise ValueError("n too big: " + str(n))
+        return x * n
+    with pytest.raises(CompileError, match=r"bad size <run-time .*> <run-time .*> <run-time .*>"):
+        transpile(compile_time)(np.array([1.0, 2.0]))
+    with pytest.raises(CompileError, match="must be known at compile time"):
+        transpile(run_time)(np.array([1.0]), np.int64(300))

@@ -158,6 +158,7 @@ class Interpreter:
         self.module_level: dict = {}  # id -> module-level object whose attributes are guarded (module_value)
         self.compared_whole: set = set()   # ids of module-level containers guarded by a snapshot of their contents
         self.formatted_runtime = 0   # run-time values formatted into strings so far (expr_FormattedValue)
+        self.in_message = 0          # > 0 while an exception's message is evaluated (`raise`, `assert`)
 
     def guard_write(self, store) -> None:
         self.control.guarded(store, None)
@@ -557,7 +558,7 @@ class Interpreter:
         test = self.eval(s.test, frame)
         if isinstance(test, Var):
             formatted = self.formatted_runtime
-            msg = self.eval(s.msg, frame) if s.msg is not None else ""
+            msg = self._message(s.msg, frame) if s.msg is not None else ""
             if contains_var(msg) or self.formatted_runtime != formatted:
                 raise self.error_at(s.msg, frame, "the message of an assert on a run-time value must be known at "
                                     "compile time", TypeError)
@@ -565,14 +566,14 @@ class Interpreter:
             self.b.check(failed, AssertionError, str(msg), located=False)
             return
         if not test:
-            msg = self.eval(s.msg, frame) if s.msg is not None else "assertion failed"
+            msg = self._message(s.msg, frame) if s.msg is not None else "assertion failed"
             raise self.error_at(s, frame, str(msg), AssertionError)
 
     def stmt_Raise(self, s, frame):
         """Reached while compiling, a `raise` is a CompileError of its type. In a run-time branch or loop body
         it is a check that is always set on that path: the call raises it, and nothing after it runs."""
         formatted = self.formatted_runtime
-        exc = self.eval(s.exc, frame) if s.exc is not None else RuntimeError("re-raise")
+        exc = self._message(s.exc, frame) if s.exc is not None else RuntimeError("re-raise")
         if isinstance(exc, type):
             exc = exc()
         kind = type(exc) if isinstance(exc, BaseException) else None
@@ -584,6 +585,25 @@ class Interpreter:
             self.b.check(self.b.const(np.asarray(True)), kind, exc.args[0] if one else str(exc), located=False)
             raise _Raise()
         raise self.error_at(s, frame, str(exc) or type(exc).__name__, kind)
+
+    def _message(self, node, frame):
+        """An exception (or an assert's message), where a run-time value formatted into text shows as a placeholder:
+        a CompileError's message can show it; a run-time `raise` or `assert` refuses such a message."""
+        self.in_message += 1
+        try:
+            return self.eval(node, frame)
+        finally:
+            self.in_message -= 1
+
+    def formatted(self, value: Var) -> str:
+        """A run-time value as text: only inside an exception's message (above). Anywhere else the text would be
+        made once, while compiling, without the value: refused."""
+        if not self.in_message:
+            raise UserError("a run-time value formatted as text (an f-string, str(), repr(), format()) is only "
+                            "supported in an exception's message: the text would be made while compiling, without "
+                            "the value", TypeError)
+        self.formatted_runtime += 1     # (a run-time `raise` refuses a message that shows one)
+        return f"<run-time {value.type_text()}>"
 
     def stmt_Delete(self, s, frame):
         for t in s.targets:
@@ -851,7 +871,7 @@ class Interpreter:
         return list(self.eval_items(e.elts, frame))
 
     def expr_Set(self, e, frame):
-        return set(self.eval_items(e.elts, frame))
+        return _hashed_set(self.eval_items(e.elts, frame))
 
     def eval_items(self, elts, frame) -> list:
         out = []
@@ -868,7 +888,9 @@ class Interpreter:
             if k is None:
                 py(out.update, self.eval(v, frame))
             else:
-                py(out.__setitem__, self.eval(k, frame), self.eval(v, frame))
+                key = self.eval(k, frame)
+                _no_run_time_key(key)
+                py(out.__setitem__, key, self.eval(v, frame))
         return out
 
     def expr_BinOp(self, e, frame):
@@ -893,8 +915,9 @@ class Interpreter:
     def expr_UnaryOp(self, e, frame):
         operand = self.eval(e.operand, frame)
         if isinstance(operand, Var):
-            if isinstance(e.op, ast.Not):   # Python's truth of an array: only defined for one element
-                return self.numpy_call(np.logical_not, [self.control.condition(operand)], {}, python_op=True)
+            if isinstance(e.op, ast.Not):   # Python's truth of an array: only defined for one element; a bool
+                return self.call(bool, [self.numpy_call(np.logical_not, [self.control.condition(operand)], {},
+                                                        python_op=True)], {})
             return self.numpy_call(OPERATOR_UFUNCS[type(e.op)], [operand], {}, python_op=True)
         return py(PY_OPERATORS[type(e.op)], operand)
 
@@ -1132,8 +1155,7 @@ class Interpreter:
     def expr_FormattedValue(self, e, frame):
         value = self.eval(e.value, frame)
         if isinstance(value, Var):
-            value = f"<run-time {value.type_text()}>"
-            self.formatted_runtime += 1     # (a run-time `raise` refuses a message that shows one)
+            value = self.formatted(value)
         conv = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}[e.conversion]
         spec = self.eval(e.format_spec, frame) if e.format_spec is not None else ""
         return py(lambda: format(conv(value), spec))
@@ -1151,13 +1173,16 @@ class Interpreter:
         return [v for v in self.comprehension(e.generators, frame, lambda f: self.eval(e.elt, f))]
 
     def expr_SetComp(self, e, frame):
-        return set(self.comprehension(e.generators, frame, lambda f: self.eval(e.elt, f)))
+        return _hashed_set(self.comprehension(e.generators, frame, lambda f: self.eval(e.elt, f)))
 
     def expr_GeneratorExp(self, e, frame):
         return iter(self.expr_ListComp(e, frame))
 
     def expr_DictComp(self, e, frame):
-        return dict(self.comprehension(e.generators, frame, lambda f: (self.eval(e.key, f), self.eval(e.value, f))))
+        items = self.comprehension(e.generators, frame, lambda f: (self.eval(e.key, f), self.eval(e.value, f)))
+        for key, _ in items:
+            _no_run_time_key(key)
+        return dict(items)
 
     def comprehension(self, generators, frame, produce):
         scope = Frame(frame.globals, frame.filename, frame.function, parent=frame)
@@ -1238,6 +1263,13 @@ class Interpreter:
             return self.call(method[0], [method[1], *args], kwargs)
         if getattr(fn, "__name__", None) in _FORBIDDEN_BUILTINS and getattr(builtins, fn.__name__, None) is fn:
             raise UserError(f"{fn.__name__}() is not supported in compiled code", TypeError)
+        if has_var and (any(fn is t for t in _TEXT_BUILTINS)
+                        or isinstance(getattr(fn, "__self__", None), str) and getattr(fn, "__name__", "") == "format"):
+            # str(n), repr(n), "{}".format(n) ...: text only inside an exception's message
+            return py(fn, *[self.formatted(a) if isinstance(a, Var) else a for a in args],
+                      **{k: self.formatted(a) if isinstance(a, Var) else a for k, a in kwargs.items()})
+        if has_var:
+            _no_identity_semantics(fn, args, kwargs)
         if has_var and not _is_builtin(fn):   # builtins (zip, map, sum ...) run for real on containers of Vars
             name = getattr(fn, "__qualname__", None) or repr(fn)
             module = getattr(fn, "__module__", None) or ""
@@ -1529,6 +1561,48 @@ def _call_handler(handler, what, b, args, kwargs):
             name = getattr(what, "__name__", what)
             raise UserError(f"{name}(): {e} (or this form is not supported by the compiler)", TypeError) from None
         raise
+
+
+_TEXT_BUILTINS = (str, repr, format, ascii)
+# methods that compare or hash their arguments (or the container's items) with Python's == and hash: on the
+# compiler's placeholders of run-time values those are identity, not value (`[1, 2, 2].count(n)` would be 0)
+_COMPARING_METHODS = {"count", "index", "remove", "__contains__", "get", "pop", "setdefault", "__getitem__",
+                      "fromkeys"}
+
+
+def _no_identity_semantics(fn, args, kwargs) -> None:
+    """Refuse Python code run for real on run-time values where Python would hash or compare them by value."""
+    owner = getattr(fn, "__self__", None)
+    name = getattr(fn, "__name__", "")
+    if any(fn is t for t in (set, frozenset, dict)) or isinstance(owner, (set, frozenset)) \
+            or isinstance(owner, (list, tuple, dict, str)) and name in _COMPARING_METHODS:
+        what = f"{type(owner).__name__}.{name}()" if owner is not None and not isinstance(owner, type) \
+            else f"{getattr(fn, '__name__', fn)}()"
+        if fn is dict and not any(contains_var(k) for k in _dict_keys(args, kwargs)):
+            return      # (values may be run-time: dict(a=x), dict(zip(NAMES, arrays)))
+        raise UserError(f"{what} of run-time values is not supported: Python hashes or compares them by value, "
+                        "which is known only when the kernel runs", TypeError)
+
+
+def _dict_keys(args, kwargs) -> list:
+    if not args:
+        return []
+    source = args[0]
+    if isinstance(source, dict):
+        return list(source)
+    return [item[0] if isinstance(item, (tuple, list)) and item else item for item in py(list, source)]
+
+
+def _no_run_time_key(key) -> None:
+    if contains_var(key):
+        raise UserError("a run-time value as a dict key or set element is not supported: Python hashes it by value, "
+                        "which is known only when the kernel runs", TypeError)
+
+
+def _hashed_set(items) -> set:
+    for item in items:
+        _no_run_time_key(item)
+    return set(items)
 
 
 def _is_builtin(fn) -> bool:

@@ -209,6 +209,10 @@ for _t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
 
 def _python_scalar_handler(py_type):
     def handler(b, x):
+        if not isinstance(x, Var):      # a container holding run-time values: bool([v]) is its length's truth
+            if py_type is bool and isinstance(x, (list, tuple, dict)):
+                return bool(x)
+            raise UserError(f"{py_type.__name__}() of a {type(x).__name__} is not supported", TypeError)
         if x.ndim != 0:
             raise UserError("only 0-d arrays can be converted to Python scalars", TypeError)
         kind = {bool: dtypes.BOOL, int: dtypes.INT64, float: dtypes.FLOAT64, complex: np.dtype(np.complex128)}[py_type]
