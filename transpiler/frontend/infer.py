@@ -763,6 +763,8 @@ class Interpreter:
                 return self.call(BoundMethod("__getitem__", self.b.const(value), self._getitem_handler()),
                                  [index], {})
             raise UserError("indexing a Python list with a run-time value is not supported", TypeError)
+        if isinstance(value, dict):
+            _no_run_time_key(index)
         if isinstance(index, slice) and isinstance(value, (list, tuple)) and self.module_level.get(id(value)) is value:
             value = self.module_items(value)    # `LAYERS[1:]`: a new list, its items guarded in the module's one
         result = py(lambda: value[index])
@@ -987,6 +989,8 @@ class Interpreter:
 
     def _compare_items(self, op, left, right):
         if isinstance(op, (ast.In, ast.NotIn)):
+            if isinstance(right, Var):
+                raise UserError("`in` over a run-time array is not supported: write np.any(x == v)", TypeError)
             if not isinstance(right, (list, tuple)):
                 raise UserError(f"`in` over a {type(right).__name__} with run-time values is not supported",
                                 TypeError)

@@ -235,6 +235,19 @@ for _t in (bool, int, float, complex):
     FUNCTIONS[_t] = _python_scalar_handler(_t)
 
 
+@function(type)
+def _type(b, x, *rest):
+    """type(v) of a run-time value: the type it has when the kernel runs (Python's own type() would see the
+    compiler's placeholder)."""
+    if rest:
+        raise UserError("type() with three arguments (a new class) is not supported in compiled code", TypeError)
+    if not isinstance(x, Var):
+        return type(x)
+    if x.weak:
+        return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[x.dtype.kind]
+    return x.dtype.type if x.ndim == 0 and x.scalar else np.ndarray
+
+
 @attribute("dtype")
 def _dtype(b, x):
     return x.dtype
@@ -467,14 +480,29 @@ def new_copy(b, x: Var) -> Var:
     return b.emit1("copy", [x], x.dtype, x.shape, scalar=x.scalar, weak=x.weak)
 
 
+def _zero_d_array(b, x: Var) -> Var:
+    """x as np.asarray / np.array make it: a NumPy or Python scalar becomes a new 0-d array (not a scalar)."""
+    if x.ndim == 0 and (x.scalar or x.weak):
+        return b.emit1("copy", [x], x.dtype, (), scalar=False, weak=False)
+    return x
+
+
 def _array(b, obj, dtype=None, *, copy=True, order="K", ndmin=0):
     from . import shape_ops as so
     if ndmin:
         raise UserError("np.array(..., ndmin=) is not supported on run-time values", TypeError)
     x = so.stack(b, obj) if isinstance(obj, (list, tuple)) and contains_var(obj) else so.as_var(b, obj)
     if dtype is not None:
-        return ew.astype(b, x, dtype, copy=bool(copy))
+        return _zero_d_array(b, ew.astype(b, x, dtype, copy=bool(copy)))
+    if x.ndim == 0 and (x.scalar or x.weak):
+        return _zero_d_array(b, x)
     return new_copy(b, x) if copy and x is obj else x       # a list was made into a new array already
+
+
+def _asarray(b, a, dtype=None, order=None):
+    from . import shape_ops as so
+    x = so.as_var(b, a)
+    return _zero_d_array(b, ew.astype(b, x, dtype, copy=False) if dtype is not None else x)
 
 
 def _ravel(b, a, order="C"):
@@ -521,6 +549,8 @@ def _ascontiguousarray(b, a, dtype=None):
     from . import shape_ops as so
     from .memory import Ref
     x = so.as_var(b, a) if dtype is None else ew.astype(b, so.as_var(b, a), dtype, copy=False)
+    if x.ndim == 0:           # (NumPy's ascontiguousarray returns at least one dim)
+        return so.reshape(b, _zero_d_array(b, x), (1,))
     ref = b.memory.ref_of(x)
     return x if isinstance(ref, Ref) and ref.contiguous else new_copy(b, x)
 
@@ -593,10 +623,9 @@ def _register_shape_ops():
     method("compress")(lambda b, x, condition, axis=None, out=None: selection.compress(b, condition, x, axis, out))
     function(np.extract)(selection.extract)
     method("copy")(lambda b, x, order="C": new_copy(b, x))
-    function(np.copy)(lambda b, a, order="K", subok=False: new_copy(b, so.as_var(b, a)))
+    function(np.copy)(lambda b, a, order="K", subok=False: _zero_d_array(b, new_copy(b, so.as_var(b, a))))
     function(np.array)(_array)
-    function(np.asarray)(lambda b, a, dtype=None, order=None: ew.astype(b, so.as_var(b, a), dtype, copy=False)
-                         if dtype is not None else so.as_var(b, a))
+    function(np.asarray)(_asarray)
     function(np.ascontiguousarray)(_ascontiguousarray)
     function(np.copyto)(_copyto)
 

@@ -1,4 +1,7 @@
-"""`==`, `!=`, `in` and `not in` of tuples and lists that hold run-time values (a shape with a run-time dim, a
+"""Python's own operations on run-time values, as Python runs them or refused, never run on the compiler's
+placeholders of the values.
+
+`==`, `!=`, `in` and `not in` of tuples and lists that hold run-time values (a shape with a run-time dim, a
 run-time int among constants): Python compares them item by item with `==`, so the answer is known only when the
 kernel runs. Before, Python's own comparison ran while compiling and compared the compiler's placeholders by
 identity: `x.shape == (n,)` was False whatever n (a silent wrong answer, found through np.delete's mask check)."""
@@ -117,3 +120,21 @@ def test_run_time_values_in_exception_messages():
         transpile(compile_time)(np.array([1.0, 2.0]))
     with pytest.raises(CompileError, match="must be known at compile time"):
         transpile(run_time)(np.array([1.0]), np.int64(300))
+
+
+@pytest.mark.parametrize("s", [2.5, 3, True, np.float32(1.5), np.int8(3)])
+def test_type_of_a_run_time_value_is_its_type_at_run_time(s):
+    """type(v) was the placeholder's class (`type(x).__name__` was 'Var', `type(s) is float` False)."""
+    check(lambda x, s: (type(s) is float, type(s).__name__, type(x[0]) is np.float64, type(x).__name__,
+                        type(x[0:1].sum()) is np.float64, type(np.asarray(x[0])).__name__, type(s)(1)),
+          np.array([1.0, 2.0]), s)
+
+
+@pytest.mark.parametrize("convert", [np.asarray, np.array, np.copy, np.ascontiguousarray,
+                                     lambda v: np.asarray(v, dtype=np.float32), lambda v: np.array(v, dtype=np.int8)],
+                         ids=["asarray", "array", "copy", "ascontiguousarray", "asarray_dtype", "array_dtype"])
+def test_an_array_made_of_a_scalar_is_an_array(convert):
+    """np.asarray(x[0]) is a 0-d array (np.ascontiguousarray's has one dim), not the NumPy scalar (was returned as
+    np.float64); of a Python float argument too."""
+    check(lambda x, s: (convert(x[0]), convert(s), convert(x[0]) + 1, type(convert(x[1])).__name__),
+          np.array([1.5, 2.0]), 2.5)
