@@ -975,6 +975,8 @@ class Interpreter:
                     return result
             else:
                 result = py(PY_OPERATORS[type(op)], left, right)
+            if right_node is e.comparators[-1]:
+                return result        # (the last comparison's value itself: an array of compile-time arrays)
             if not self.truth(result, right_node, frame):
                 return result
             left = right

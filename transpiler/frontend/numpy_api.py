@@ -460,6 +460,10 @@ def _register_stdlib():
         library(getattr(nanfunctions, name), getattr(np, name))
     from ..stdlib import einsum
     library(einsum.einsum, np.einsum)
+    from ..stdlib import function_base
+    for name in ("select", "nan_to_num", "isposinf", "isneginf", "sinc", "isin", "ediff1d", "digitize", "trapezoid", "fliplr", "flipud",
+                 "rot90", "column_stack", "atleast_3d"):
+        library(getattr(function_base, name), getattr(np, name))
     FUNCTIONS[fn.raise_if] = _raise_if
     FUNCTIONS[np.diagonal] = METHODS["diagonal"] = _view_like(fn.diagonal, "np.diagonal")
     FUNCTIONS[np.diag] = _view_like(fn.diag, "np.diag")

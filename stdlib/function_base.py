@@ -1,0 +1,210 @@
+"""NumPy's array functions from numpy/lib (_function_base_impl, _type_check_impl, _arraysetops_impl,
+_twodim_base_impl, _shape_base_impl), written over the compiler's primitives step by step as NumPy writes them, so that
+dtypes (NEP 50), shapes, values and the order of float operations are NumPy's. Under plain NumPy they compute what
+NumPy's own functions compute."""
+import numpy as np
+
+from .functions import _axis, raise_if
+
+
+# ---- choosing and cleaning values ----------------------------------------------------------------------------
+def select(condlist, choicelist, default=0):
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    if len(condlist) == 0:
+        raise ValueError("select with an empty condition list is not possible")
+    # NumPy keeps Python numbers as they are (weak, NEP 50) and makes everything else an array
+    choices = [c if type(c) in (int, float, complex) else np.asarray(c) for c in choicelist]
+    default = default if type(default) in (int, float, complex) else np.asarray(default)
+    dtype = np.result_type(*choices, default)
+    for i, cond in enumerate(condlist):
+        if np.asarray(cond).dtype != np.bool_:
+            raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
+    # NumPy fills the result with the default and copies each choice where its condition holds, the first
+    # condition last (it wins): the same as nested where, innermost the last condition
+    result = np.asarray(default).astype(dtype)
+    for choice, cond in zip(choices[::-1], condlist[::-1]):
+        result = np.where(cond, choice, result).astype(dtype)
+    return result
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    x = np.array(x, copy=copy)
+    scalar = x.ndim == 0
+    if x.dtype.kind not in "fc":
+        return x[()] if scalar else x
+    info = np.finfo(x.real.dtype)
+    high = info.max if posinf is None else posinf
+    low = info.min if neginf is None else neginf
+    for part in ("real", "imag") if x.dtype.kind == "c" else ("all",):
+        d = x if part == "all" else x.real if part == "real" else x.imag   # (each view taken after the writes before)
+        is_nan, is_posinf, is_neginf = np.isnan(d), np.isposinf(d), np.isneginf(d)
+        np.copyto(d, nan, where=is_nan)
+        np.copyto(d, high, where=is_posinf)
+        np.copyto(d, low, where=is_neginf)
+    return x[()] if scalar else x
+
+
+def isposinf(x, out=None):
+    if out is not None:
+        raise TypeError("np.isposinf(out=) is not supported in compiled code")
+    x = np.asarray(x)
+    if x.dtype.kind == "c":
+        raise TypeError("This operation is not supported for complex values because it would be ambiguous.")
+    return np.isinf(x) & (x > 0)      # (NumPy: isinf & ~signbit; the same for an infinity)
+
+
+def isneginf(x, out=None):
+    if out is not None:
+        raise TypeError("np.isneginf(out=) is not supported in compiled code")
+    x = np.asarray(x)
+    if x.dtype.kind == "c":
+        raise TypeError("This operation is not supported for complex values because it would be ambiguous.")
+    return np.isinf(x) & (x < 0)
+
+
+def sinc(x):
+    x = np.asarray(x)
+    y = np.pi * np.where(x == 0, 1.0e-20, x)
+    return np.sin(y) / y
+
+
+# ---- sets ------------------------------------------------------------------------------------------------------
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Every algorithm NumPy may choose (a loop of ==, sorting, a table) gives the same booleans as comparing each
+    element with each test element in their common dtype, which is what this does."""
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
+    element = np.asarray(element)
+    tests = np.asarray(test_elements).ravel()
+    found = np.any(element[..., None] == tests, axis=-1)
+    return ~found if invert else found
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    ary = np.asarray(ary).ravel()
+    if to_begin is None and to_end is None:
+        return ary[1:] - ary[:-1]
+    pieces = []
+    for edge, name in ((to_begin, "to_begin"), (to_end, "to_end")):
+        if edge is not None:
+            edge = np.asarray(edge)
+            if not np.can_cast(edge, ary.dtype, casting="same_kind"):
+                raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under the `same_kind` rule.")
+            edge = edge.ravel().astype(ary.dtype)
+        pieces.append(edge)
+    diff = np.subtract(ary[1:], ary[:-1]).astype(ary.dtype)
+    parts = [p for p in (pieces[0], diff, pieces[1]) if p is not None]
+    return np.concatenate(parts)
+
+
+# ---- bins and integrals ----------------------------------------------------------------------------------------
+def _monotonicity(bins):
+    """NumPy's check_array_monotonic over the bins as doubles: 1 increasing (also all equal or empty), -1
+    decreasing, 0 neither. It skips the leading run of equal values; the first pair that differs (NaN included)
+    decides the direction, and any later pair against it makes the bins not monotonic."""
+    edges = bins.astype(np.float64)
+    left, right = edges[:-1], edges[1:]
+    differs = ~(right == left)
+    # (a sentinel pair at the end: the first pair that differs is defined, and in range, for any length)
+    first = np.argmax(np.concatenate((differs, [True])))
+    padded = np.concatenate((edges, [0.0, 0.0]))
+    later = np.arange(left.shape[0]) > first
+    rising = np.any(differs) & (padded[first] < padded[first + 1])
+    up_ok = ~np.any((left > right) & later)
+    down_ok = ~np.any((left < right) & later)
+    return np.where(~np.any(differs), 1, np.where(rising, np.where(up_ok, 1, 0), np.where(down_ok, -1, 0)))
+
+
+def digitize(x, bins, right=False):
+    x = np.asarray(x)
+    bins = np.asarray(bins)
+    if x.dtype.kind == "c":
+        raise TypeError("x may not be complex")
+    if bins.ndim != 1:
+        raise ValueError("object too deep for desired array" if bins.ndim > 1 else
+                         "object of too small depth for desired array")
+    mono = _monotonicity(bins)
+    raise_if(mono == 0, ValueError, "bins must be monotonically increasing or decreasing")
+    side = "left" if right else "right"
+    descending = bins.shape[0] - np.searchsorted(bins[::-1], x, side=side)
+    return np.where(mono == -1, descending, np.searchsorted(bins, x, side=side))
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    y = np.asarray(y)
+    axis = _axis(axis, y.ndim)
+    if x is None:
+        d = dx
+    else:
+        x = np.asarray(x)
+        if x.ndim == 1:
+            d = np.diff(x)
+            d = d.reshape(tuple(d.shape[0] if k == axis else 1 for k in range(y.ndim)))
+        else:
+            d = np.diff(x, axis=axis)
+    upper = tuple(slice(1, None) if k == axis else slice(None) for k in range(y.ndim))
+    lower = tuple(slice(None, -1) if k == axis else slice(None) for k in range(y.ndim))
+    return (d * (y[upper] + y[lower]) / 2.0).sum(axis)
+
+
+# ---- views and stacks (numpy/lib/_twodim_base_impl, _function_base_impl, _shape_base_impl) ---------------
+def fliplr(m):
+    m = np.asarray(m)
+    if m.ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return m[:, ::-1]
+
+
+def flipud(m):
+    m = np.asarray(m)
+    if m.ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return m[::-1, ...]
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    m = np.asarray(m)
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == m.ndim:
+        raise ValueError("Axes must be different.")
+    if axes[0] >= m.ndim or axes[0] < -m.ndim or axes[1] >= m.ndim or axes[1] < -m.ndim:
+        raise ValueError(f"Axes={axes} out of range for array of ndim={m.ndim}.")
+    k %= 4
+    if k == 0:
+        return m[:]
+    if k == 2:
+        return np.flip(np.flip(m, axes[0]), axes[1])
+    order = list(range(m.ndim))
+    order[axes[0]], order[axes[1]] = order[axes[1]], order[axes[0]]
+    if k == 1:
+        return np.transpose(np.flip(m, axes[1]), order)
+    return np.flip(np.transpose(m, order), axes[1])
+
+
+def column_stack(tup):
+    arrays = []
+    for v in tup:
+        arr = np.asarray(v)
+        if arr.ndim < 2:      # NumPy's array(v, ndmin=2).T: a column
+            arr = arr.reshape(1, 1) if arr.ndim == 0 else arr[:, None]
+        arrays.append(arr)
+    return np.concatenate(arrays, 1)
+
+
+def atleast_3d(*arys):
+    res = []
+    for ary in arys:
+        ary = np.asarray(ary)
+        if ary.ndim == 0:
+            result = ary.reshape(1, 1, 1)
+        elif ary.ndim == 1:
+            result = ary[None, :, None]
+        elif ary.ndim == 2:
+            result = ary[:, :, None]
+        else:
+            result = ary
+        res.append(result)
+    return res[0] if len(res) == 1 else tuple(res)
