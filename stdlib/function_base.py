@@ -208,3 +208,174 @@ def atleast_3d(*arys):
             result = ary
         res.append(result)
     return res[0] if len(res) == 1 else tuple(res)
+
+
+# ---- indices along axes (numpy/lib/_shape_base_impl, _index_tricks_impl) -------------------------------------
+def _along_axis_index(arr_shape, indices, axis):
+    """NumPy's _make_along_axis_idx: orthogonal aranges, `indices` at `axis`."""
+    if indices.dtype.kind not in "iu":
+        raise IndexError("`indices` must be an integer array")
+    if len(arr_shape) != indices.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    index = []
+    for dim, n in enumerate(arr_shape):
+        if dim == axis:
+            index.append(indices)
+        else:
+            index.append(np.arange(n).reshape((1,) * dim + (-1,) + (1,) * (indices.ndim - dim - 1)))
+    return tuple(index)
+
+
+def take_along_axis(arr, indices, axis=-1):
+    arr, indices = np.asarray(arr), np.asarray(indices)
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError("when axis=None, `indices` must have a single dimension.")
+        arr, axis = arr.ravel(), 0
+    else:
+        axis = _axis(axis, arr.ndim)
+    return arr[_along_axis_index(arr.shape, indices, axis)]
+
+
+def put_along_axis(arr, indices, values, axis):
+    indices = np.asarray(indices)
+    if axis is None:   # NumPy writes through np.array(arr.flat): a view when arr is contiguous, else read-only
+        raise TypeError("np.put_along_axis(axis=None) is not supported in compiled code: NumPy writes through the "
+                        "flattened array only when it is contiguous; write x.reshape(-1)[indices] = values")
+    axis = _axis(axis, arr.ndim)
+    arr[_along_axis_index(arr.shape, indices, axis)] = values
+
+
+def fill_diagonal(a, val, wrap=False):
+    """NumPy writes `a.flat[:end:step] = val`, the values repeated as needed: the same positions by row and column
+    (all axes equal beyond two dims)."""
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    values = np.ravel(np.asarray(val))
+    if a.ndim == 2:
+        rows, cols = a.shape
+        limit = rows * cols if wrap else min(rows, cols) * cols
+        flat = np.arange((limit + cols) // (cols + 1)) * (cols + 1)
+        index = (flat // cols, flat % cols)
+        k = flat // (cols + 1)               # 0, 1, 2 ...: which value goes there
+    else:
+        for n in a.shape[1:]:
+            raise_if(n != a.shape[0], ValueError, "All dimensions of input must be of equal length")
+        k = np.arange(a.shape[0])
+        index = (k,) * a.ndim
+    if values.shape[0] > 0:                  # (an empty `val` writes nothing, as NumPy's flat assignment)
+        a[index] = values[k % values.shape[0]]
+
+
+def unravel_index(indices, shape, order="C"):
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    indices = np.asarray(indices)
+    if indices.dtype.kind not in "iu":
+        raise TypeError("only int indices permitted")
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    size = 1
+    for d in shape:
+        size = size * d
+    raise_if((indices < 0) | (indices >= size), ValueError, "index is out of bounds for array with size " +
+             (str(size) if isinstance(size, int) else "of the shape"))
+    rest = indices.astype(np.intp)
+    out = []
+    for d in (shape[::-1] if order == "C" else shape):
+        out.append(rest % d)
+        rest = rest // d
+    return tuple(out[::-1] if order == "C" else out)
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    dims = tuple(dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    modes = mode if isinstance(mode, (tuple, list)) else (mode,) * len(dims)
+    strides, stride = [], 1
+    for d in (dims[::-1] if order == "C" else dims):
+        strides.append(stride)
+        stride = stride * d
+    strides = strides[::-1] if order == "C" else strides
+    total = 0
+    for index, d, s, m in zip(multi_index, dims, strides, modes):
+        index = np.asarray(index)
+        if index.dtype.kind not in "iu":
+            raise TypeError("only int indices permitted")
+        index = index.astype(np.intp)
+        if m == "raise":
+            raise_if((index < 0) | (index >= d), ValueError, "invalid entry in coordinates array")
+        elif m == "wrap":
+            index = index % d
+        elif m == "clip":
+            index = np.clip(index, 0, d - 1)
+        else:
+            raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got '{m}')")
+        total = total + index * s
+    return total
+
+
+# ---- polynomials and cumulative functions ---------------------------------------------------------------------
+def polyval(p, x):
+    p = np.asarray(p)
+    x = np.asarray(x)
+    y = np.zeros_like(x)
+    for pv in p:
+        y = y * x + pv
+    return y
+
+
+def vander(x, N=None, increasing=False):
+    x = np.asarray(x)
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    if N is None:
+        N = x.shape[0]
+    v = np.empty((x.shape[0], N), dtype=np.promote_types(x.dtype, int))
+    tmp = v if increasing else v[:, ::-1]
+    tmp[:, :1] = 1                        # (N == 0: nothing)
+    tmp[:, 1:] = x[:, None]
+    tmp[:, 1:] = np.multiply.accumulate(tmp[:, 1:], axis=1)
+    return v
+
+
+def _cumulative(x, ufunc, axis, dtype, out, include_initial):
+    if out is not None:
+        raise TypeError("out= is not supported here")
+    x = np.atleast_1d(x)
+    if axis is None:
+        if x.ndim >= 2:
+            raise ValueError("For arrays which have more than one dimension ``axis`` argument is required.")
+        axis = 0
+    res = ufunc.accumulate(x, axis=axis, dtype=dtype)
+    if include_initial:
+        axis = _axis(axis, x.ndim)
+        first = np.full(res.shape[:axis] + (1,) + res.shape[axis + 1:], ufunc.identity, dtype=res.dtype)
+        res = np.concatenate([first, res], axis=axis)
+    return res
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    return _cumulative(x, np.add, axis, dtype, out, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    return _cumulative(x, np.multiply, axis, dtype, out, include_initial)
+
+
+def item(a, *args):
+    """x.item(): the element as a Python number (NumPy's own errors for a size other than 1, an index out of
+    range)."""
+    a = np.asarray(a)
+    if not args:
+        raise_if(a.size != 1, ValueError, "can only convert an array of size 1 to a Python scalar")
+        value = a.reshape(-1)[0]
+    elif len(args) == 1 and not isinstance(args[0], tuple):
+        value = a.reshape(-1)[args[0]]
+    else:
+        value = a[args[0] if len(args) == 1 else args]
+    kind = a.dtype.kind
+    return bool(value) if kind == "b" else int(value) if kind in "iu" else float(value) if kind == "f" \
+        else complex(value)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from helpers import aliasing_mismatch, check, raises_like_numpy
-from transpiler import transpile
+from transpiler import CompileError, transpile
 
 
 def rng(seed=0):
@@ -127,3 +127,84 @@ def test_column_stack():
           np.arange(6.0).reshape(3, 2))
     raises_like_numpy(lambda a, b: np.column_stack((a, b)), np.arange(3.0), np.arange(4.0))
     raises_like_numpy(lambda m: np.fliplr(m), np.arange(3.0))
+
+
+# ---- indices along axes, polynomials, cumulative functions, item ------------------------------------------------
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+def test_take_and_put_along_axis(axis):
+    x = rng().random((3, 5))
+    order = np.argsort(x, axis=axis) if axis is not None else np.argsort(x, axis=None)
+    check(lambda x, i: np.take_along_axis(x, i, axis=axis), x, order)
+    if axis is None:      # (NumPy writes through np.array(x.flat): a view of a contiguous x, else read-only)
+        with pytest.raises(CompileError, match="axis=None"):
+            transpile(lambda x, i: np.put_along_axis(x, i[:3], -1.0, axis=None))(x, order)
+        return
+    first = np.take(order, [0], axis=axis)
+    check(lambda x, i: (np.put_along_axis(x, i, -1.0, axis=axis), x), x, first)
+    check(lambda x, i, v: (np.put_along_axis(x, i, v, axis=axis), x), x, first, np.arange(5.0).reshape(1, 5)
+          if axis == 0 else np.arange(3.0).reshape(3, 1))
+
+
+def test_take_along_axis_errors_are_numpys():
+    x = np.arange(6.0).reshape(2, 3)
+    raises_like_numpy(lambda x: np.take_along_axis(x, np.array([0, 1]), axis=0), x)
+    raises_like_numpy(lambda x: np.take_along_axis(x, np.array([[0.5]]), axis=0), x)
+    raises_like_numpy(lambda x: np.take_along_axis(x, np.array([[3]]), axis=0), x)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5), (3, 3, 3), (1, 1)])
+@pytest.mark.parametrize("val", [7.5, [1, 2], np.arange(2.0, 9.0)], ids=["scalar", "two", "many"])
+@pytest.mark.parametrize("wrap", [False, True])
+def test_fill_diagonal(shape, val, wrap):
+    check(lambda a: (np.fill_diagonal(a, val, wrap), a), np.zeros(shape, dtype=np.int32))
+    check(lambda a, v: (np.fill_diagonal(a, v, wrap), a), np.zeros(shape), np.asarray(val, dtype=np.float64))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_unravel_and_ravel_multi_index(order):
+    dims = (3, 4, 2)
+    flat = np.array([[0, 5], [23, 11]], dtype=np.int16)
+    check(lambda i: np.unravel_index(i, dims, order=order), flat)
+    check(lambda i, n: np.unravel_index(i, (n, 4, 2), order=order), flat, 3)
+    coords = np.unravel_index(flat, dims, order=order)
+    check(lambda a, b, c: np.ravel_multi_index((a, b, c), dims, order=order), *coords)
+    check(lambda a, b: np.ravel_multi_index((a, b), (3, 4), mode="wrap", order=order), np.array([-1, 5]),
+          np.array([9, 2]))
+    check(lambda a, b: np.ravel_multi_index((a, b), (3, 4), mode=("clip", "wrap")), np.array([-1, 5]),
+          np.array([9, 2]))
+    check(lambda: np.ravel_multi_index((1, 3), (3, 4)))
+
+
+def test_index_errors_are_numpys():
+    raises_like_numpy(lambda i: np.unravel_index(i, (2, 2)), np.array([1, 4]))
+    raises_like_numpy(lambda i: np.unravel_index(i, (2, 2)), np.array([-1]))
+    raises_like_numpy(lambda i: np.unravel_index(i, (2, 2)), np.array([1.0]))
+    raises_like_numpy(lambda a, b: np.ravel_multi_index((a, b), (2, 2)), np.array([0, 2]), np.array([1, 1]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_polyval_and_vander(dtype):
+    x = (np.arange(6) - 2).astype(dtype)
+    check(lambda x: np.polyval([2.0, -1.0, 0.5], x), x)
+    check(lambda x, p: np.polyval(p, x), x, np.array([1, 2, 3], dtype=np.int64))
+    for n in (None, 0, 1, 4):
+        check(lambda x: (np.vander(x, n), np.vander(x, n, increasing=True)), x)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.float64])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_cumulative_sum_and_prod(dtype, include_initial):
+    x = (np.arange(12) % 5 + 1).astype(dtype).reshape(3, 4)
+    for axis in (0, 1, -1):
+        check(lambda x: np.cumulative_sum(x, axis=axis, include_initial=include_initial), x)
+        check(lambda x: np.cumulative_prod(x, axis=axis, include_initial=include_initial), x)
+    check(lambda x: np.cumulative_sum(x[0], include_initial=include_initial), x)
+    raises_like_numpy(lambda x: np.cumulative_sum(x), x)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int64, np.float32, np.complex64])
+def test_item(dtype):
+    x = np.arange(6).astype(dtype).reshape(2, 3)
+    check(lambda x: (x.item(4), x.item(-1), x.item((1, 2)), x.item(0, 1), x[1:, 2:].item(), x[0, :1].item()), x)
+    raises_like_numpy(lambda x: x.item(), x)
+    raises_like_numpy(lambda x: x.item(6), x)

@@ -462,8 +462,10 @@ def _register_stdlib():
     library(einsum.einsum, np.einsum)
     from ..stdlib import function_base
     for name in ("select", "nan_to_num", "isposinf", "isneginf", "sinc", "isin", "ediff1d", "digitize", "trapezoid", "fliplr", "flipud",
-                 "rot90", "column_stack", "atleast_3d"):
+                 "rot90", "column_stack", "atleast_3d", "take_along_axis", "put_along_axis", "fill_diagonal",
+                 "unravel_index", "ravel_multi_index", "polyval", "vander", "cumulative_sum", "cumulative_prod"):
         library(getattr(function_base, name), getattr(np, name))
+    library(function_base.item, methods=("item",))
     FUNCTIONS[fn.raise_if] = _raise_if
     FUNCTIONS[np.diagonal] = METHODS["diagonal"] = _view_like(fn.diagonal, "np.diagonal")
     FUNCTIONS[np.diag] = _view_like(fn.diag, "np.diag")
