@@ -59,10 +59,13 @@ class Transpiled:
         bound.apply_defaults()
         return bound
 
-    def _flatten(self, bound):
+    def _flatten(self, bound, objects: list | None = None):
         """(key, leaves, originals): Python ints are run-time values, unless programs with this key need their
-        values at compile time (`_typed` found it out): then their values are part of the key."""
+        values at compile time (`_typed` found it out): then their values are part of the key. `objects` (a list)
+        receives the argument objects in the key's order (their attributes the call rebinds are set on them)."""
         leaves, originals, keys, seen, ints = [], [], [], {}, []
+        if objects is not None:
+            seen["object list"] = objects
         for name, value in bound.arguments.items():
             keys.append(flatten(value, leaves, originals, self.static_shapes, seen, ints))
         key = tuple(keys)
@@ -86,12 +89,13 @@ class Transpiled:
 
     def specialization(self, args, kwargs):
         """(compiled entry, flat arrays, original leaves) for these arguments; compiles on first use."""
-        _, entry, leaves, originals = self._specialize(args, kwargs)
+        _, entry, leaves, originals, _ = self._specialize(args, kwargs)
         return entry, leaves, originals
 
     def _specialize(self, args, kwargs):
         bound = self._bind(args, kwargs)
-        key, leaves, originals = self._flatten(bound)
+        objects: list = []
+        key, leaves, originals = self._flatten(bound, objects)
         entry = self._cache.get(key)
         if entry is not None and not isinstance(entry, _Failed) and entry[0].globals_guard \
                 and not entry[0].globals_guard.unchanged():
@@ -125,7 +129,7 @@ class Transpiled:
                         self._quick.clear()   # (it may hold the evicted one)
         if isinstance(entry, _Failed):
             raise entry.error.with_traceback(None)
-        return key, entry, leaves, originals
+        return key, entry, leaves, originals, objects
 
     def __call__(self, *args, **kwargs):
         if errstate.numpy_must_run():   # np.errstate(...="raise") and the like: NumPy raises where it would
@@ -144,10 +148,10 @@ class Transpiled:
                                 pass
                         leaves = convert(args) if convert is not None else args
                         return entry.run(leaves, args, leaves)
-            key, entry, leaves, originals = self._specialize(args, kwargs)
+            key, entry, leaves, originals, objects = self._specialize(args, kwargs)
             if quick_key is not None and not (self._needs_int_values and "i" in quick_key):
                 self._quick[quick_key] = (key, entry, entry[0].globals_guard or None, _scalar_converter(quick_key))
-            return entry.run(leaves, originals, call.contiguous(leaves))
+            return entry.run(leaves, originals, call.contiguous(leaves), objects)
         except errstate.Events as events:
             raised = events   # (handled below, outside the handler: an error of the NumPy run is not chained to it)
         except Exception as error:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +34,9 @@ class Typed:
     # floating-point events NumPy raised in what was folded while compiling (`1 / np.float64(0)`): NumPy raises them
     # at every call, so every call reports them (errstate.py's event bits)
     folded_events: int = 0
+    # attributes of argument objects the call rebinds: (the object's index among the call's objects, the attribute's
+    # name, how to rebuild its value from the kernel's results), set on the caller's object after the call
+    attributes: tuple = ()
 
     def __post_init__(self):
         # what each call checks, derived once: module-level arrays the kernel folded in (valid while unchanged),
@@ -53,6 +57,7 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     builder = Builder(program)
     builder.top_level = True     # (sizes made from its int arguments are checked before the call: kernel_size)
     interp = Interpreter(builder, objects.values())
+    interp.attributes.register(objects, values)
     folded: list = []
     try:   # folding `1 / np.float64(0)` while compiling prints no NumPy warning; the call will (Typed.folded_events)
         with np.errstate(all="call", call=lambda kind, flag: folded.append(kind)):
@@ -68,6 +73,7 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     outputs: list = []
     try:
         template = result_template(value, inputs, outputs)
+        attributes = tuple(_attribute_template(interp, write, inputs, outputs) for write in interp.attribute_writes)
         if interp.b.memory is not None:    # a returned value taken before a write it cannot follow: refused
             interp.b.memory.check_returned(outputs)
     except UserError as e:   # (at the last `return` interpreted: the value it returns, or one joined with it)
@@ -77,7 +83,20 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     program.outputs = outputs + [flag for flag, _, _ in program.checks]  # check flags come back last
     program.callees = interp.outliner.programs
     program.check()
-    return Typed(program, template, errstate.event_bits(folded))
+    return Typed(program, template, errstate.event_bits(folded), attributes)
+
+
+def _attribute_template(interp, write, inputs: list, outputs: list) -> tuple:
+    """(object index, name, template) of a rebound attribute; a value the call cannot give back is refused at the
+    attribute's (first) assignment."""
+    index, name, value, key = write
+    try:
+        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, np.ufunc)):
+            return index, name, ("const", value)
+        return index, name, result_template(value, inputs, outputs)
+    except UserError as e:
+        raise compile_error(f"{e} (the value of the attribute '{key}' after the call)", *interp.attributes.where[key],
+                            e.kind) from None
 
 
 def to_mlir(typed: Typed, context: ir.Context) -> ir.Module:

@@ -214,6 +214,8 @@ class Control:
             return True, value
         if t_raised or e_raised:        # the names of a path that raised are never read again
             t_locals, e_locals = (snapshot if t_raised else t_locals), (snapshot if e_raised else e_locals)
+        # (an attribute one branch rebinds is the object's own on the other: attributes.py)
+        t_locals, e_locals = self.interp.attributes.filled(t_locals, e_locals)
         names = [n for n in sorted(set(t_locals) | set(e_locals))
                  if t_locals.get(n, _MISSING) is not e_locals.get(n, _MISSING)]
         pairs, views, copies, positions, choices = [], [], [], {}, {}
@@ -874,6 +876,8 @@ class Control:
         self._carry_kept([n for n in carried if isinstance(n, str) and n not in state.positions], carried, state,
                          types, aliases)
         guards = self.b.guards
+        attributes = self.interp.attributes
+        attributes_before = attributes.before_loop() if attributes.keys or attributes.objects else {}
         for _ in range(_MAX_ROUNDS + 3):     # more: rounds that discover written arrays, aliases or moved views
             self.b.guards = guards           # (only the last round's guards are kept)
             live = [n for n in carried if types[n] is not None]
@@ -896,6 +900,16 @@ class Control:
             for buf in state.written_buffers():    # arrays the body writes become carried too
                 carried.append(buf)
                 types[buf], aliases[buf] = _type_of(state.initial(buf)), set()
+                changed = True
+            # attributes the body rebinds (also in the methods it calls: not seen in its source) are carried too
+            for n in attributes.rebound_in(frame.locals, snapshot, carried, attributes_before,
+                                           lambda old, new: _same_view(old, new, memory)):
+                carried.append(n)
+                v = state.initial(n)
+                types[n] = None if not isinstance(v, Var) and not _numeric(v) else \
+                    _type_of(v if isinstance(v, Var) else self._const_type(v))
+                aliases[n] = set()
+                self._carry_kept([n], carried, state, types, aliases)
                 changed = True
             for n in carried:
                 new = state.after(n)

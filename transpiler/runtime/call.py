@@ -31,10 +31,12 @@ def runner(typed, kernel):
     # kernel's flags, errstate.warn_from_flags)
     keep_written = written if kernel.may_raise else []
     template = typed.template
+    attributes = typed.attributes    # attributes of argument objects the call rebinds (frontend/attributes.py)
     # the common return: one array the kernel made, no check flags
-    out = template[1] if template[0] == "out" and template[2] == "array" and not checks else None
+    out = template[1] if template[0] == "out" and template[2] == "array" and not checks and not attributes else None
 
-    def run(leaves: list, originals: list, arrays: list):
+    def run(leaves: list, originals: list, arrays: list, objects=()):
+        """`objects`: the argument objects in flatten's order (signature.flatten), for the rebound attributes."""
         if implicit:
             leaves, originals, arrays = [*leaves, *implicit], [*originals, *implicit], [*arrays, *contiguous(implicit)]
         if check_sizes is not None:     # run-time sizes the kernel was compiled to assume equal (or non-zero)
@@ -54,14 +56,14 @@ def runner(typed, kernel):
                 raise_failed_checks(program, events.results)
             if kept is False:
                 # too big to keep: the kernel's writes and result stand, the warnings come from its flags (api.py)
-                events.value = finish(events.results, leaves, originals, arrays)
+                events.value = finish(events.results, leaves, originals, arrays, objects)
             elif kept:
                 for leaf, old in kept:   # NumPy writes them again, from the start
                     np.copyto(leaf, old)
             raise
-        return finish(results, leaves, originals, arrays)
+        return finish(results, leaves, originals, arrays, objects)
 
-    def finish(results, leaves, originals, arrays):
+    def finish(results, leaves, originals, arrays, objects):
         for i in written:     # an argument written through a contiguous copy gets the new contents
             if arrays[i] is not leaves[i]:
                 np.copyto(leaves[i], arrays[i])
@@ -69,7 +71,14 @@ def runner(typed, kernel):
             return results[out]
         if checks:
             raise_failed_checks(program, results)
-        return build_result(template, results, originals)
+        if not attributes:
+            return build_result(template, results, originals)
+        # (rebuilt together: an array both returned and held by an attribute is one object, as in NumPy)
+        made: dict = {}
+        value = build_result(template, results, originals, made=made)
+        for index, name, attribute in attributes:
+            setattr(objects[index], name, build_result(attribute, results, originals, made=made))
+        return value
     return run
 
 

@@ -165,6 +165,8 @@ def _flatten_object(value, leaves, originals, static_shapes, seen):
     if id(value) in objects:
         return ("same object", objects[id(value)])
     index = objects[id(value)] = len(objects)
+    if "object list" in seen:     # (the caller's objects in this order: their rebound attributes are set after a call)
+        seen["object list"].append(value)
     items = []
     for name, attr in object_attributes(value).items():
         if isinstance(attr, float):                          # a hyperparameter: read at compile time
