@@ -176,7 +176,7 @@ def test_rnn_cell_keeps_its_hidden_state(steps):
         _same_state(got, want, rtol=1e-12)
 
 
-def test_lstm_cell_keeps_its_state():
+def test_lstm_cell_state_and_the_returned_hidden_state_are_one_array():
     f = transpile(lstm_run)
     want, got = LSTM(4, 3, 2), LSTM(4, 3, 2)
     xs = np.random.default_rng(3).standard_normal((9, 4)).astype(np.float32)
@@ -184,6 +184,7 @@ def test_lstm_cell_keeps_its_state():
         h = f(got, xs)
         np.testing.assert_allclose(h, lstm_run(want, xs), rtol=1e-5)
         _same_state(got, want, rtol=1e-5)
+        assert h is got.h      # NumPy: step returns self.h itself
 
 
 # ---- running statistics -------------------------------------------------------------------------------------------
@@ -513,6 +514,41 @@ def test_what_cannot_be_followed_is_refused_at_its_line(fn, args, match):
     with pytest.raises(CompileError, match=match) as info:
         transpile(fn)(*args())
     assert info.value.lineno > fn.__code__.co_firstlineno
+
+
+# ---- one array held by two names after a loop ----------------------------------------------------------------------
+def two_names(xs):
+    a = xs[0] * 1
+    b = a
+    for t in range(xs.shape[0]):
+        a = np.tanh(xs[t])
+        b = a
+    b[0] = 5
+    return a, b
+
+
+def two_names_apart(xs):
+    a = xs[0] * 1
+    b = xs[0] * 2
+    for t in range(xs.shape[0]):
+        a = np.tanh(xs[t])
+        b = a
+    b[0] = 5
+    return a, b
+
+
+def test_names_holding_one_array_after_a_loop_are_one_array():
+    """Regression: the loop carried `a` and `b` as two arrays, so the write through `b` missed `a` (a[0] stayed
+    0.76, NumPy's is 5)."""
+    xs = np.random.default_rng(0).standard_normal((5, 4))
+    a, b = transpile(two_names)(xs)
+    want_a, want_b = two_names(xs)
+    np.testing.assert_array_equal(a, want_a)
+    np.testing.assert_array_equal(b, want_b)
+    assert a is b
+    # one array only if the loop ran: a write through either afterwards is refused, never a missed write
+    with pytest.raises(CompileError, match="may or may not share memory"):
+        transpile(two_names_apart)(xs)
 
 
 # ---- a call that raises ----------------------------------------------------------------------------------------------

@@ -416,11 +416,13 @@ class Control:
         buffers = [(buf, self.join_values(self.memory.version_in(memory, buf), self.memory.version_in(after_mem, buf),
                                           f"the contents of {buf.what}", skip, eqns)) for buf in written]
         names = [n for n in after if after[n] is not snapshot.get(n, _MISSING)]
-        pairs, views, positions, choices = [], [], {}, {}
+        pairs, views, positions, choices, copies = [], [], {}, {}, []
         for n in names:
             v = after[n]
             if isinstance(v, Undefined) or not contains_var(v):
                 frame.locals[n] = v
+            elif (same := next((m for m, _ in pairs if after[m] is v), None)) is not None:
+                copies.append((n, same))    # (`b = a`: one object after the join too)
             elif _same_view(snapshot.get(n), v, memory):
                 continue            # a view of a written array: taken again from the joined contents
             elif self._rederivable(v, memory):
@@ -455,6 +457,8 @@ class Control:
                                               choices[n][1](chosen[n]) if n in choices else None)
             _keep_size(self.b, value, after[n])
         self._tie_shared_branch_arrays([n for n, _ in pairs], frame, after, {}, memory)
+        for n, same in copies:
+            frame.locals[n] = frame.locals[same]
         for n, view in views:
             frame.locals[n] = self.memory.rederive(self.b, view)
         if returned:
@@ -970,7 +974,16 @@ class Control:
                     block.results[0] = self.b.emit1("and", [block.results[0], go], dtypes.BOOL, ())
             block.eqns.extend(more)
             block.results.extend(merged + cond_flags[len(cond_checks):])
-        return outs, induction, {"body": body, "inits": inits,
+        # names that hold one array at the end of the body (`for: a = f(a); b = a`, `last = cell.step(x)` returning
+        # `self.h`): one array after the loop too, as in NumPy, where they did before it (else, when the loop may
+        # have run zero times, arrays that writes cannot follow: _finish_loop)
+        same: dict = {}
+        for i, (n, new) in enumerate(results):
+            first = next((m for m, other in results[:i] if other is new and isinstance(m, str) and isinstance(n, str)
+                          and m not in state.positions and n not in state.positions), None)
+            if first is not None and isinstance(new, Var) and not new.scalar and not new.weak:
+                same[n] = (first, state.initial(first) is state.initial(n))
+        return outs, induction, {"body": body, "inits": inits, "same": same,
                                  "flags": [(k, m) for _, k, m in cond_checks + checks], "live": live,
                                  "aliases": aliases, "positions": state.positions, "kept": state.kept,
                                  "initial": {n: state.initial(n) for n in live if isinstance(n, str)}}
@@ -1159,6 +1172,15 @@ class Control:
             if any(buf.argument is not None or buf.readonly for buf in buffers) \
                     or self._held_elsewhere(buffers, frame, n):
                 v.ref = self.memory.alias(set(aliases.get(n, ())) | buffers, _kept_why(n), chosen=True)
+        for n, (first, always) in blk["same"].items():
+            if always:
+                frame.locals[n] = frame.locals[first]
+            elif isinstance(frame.locals[n], Var):
+                v, ref = frame.locals[n], frame.locals[n].ref
+                deps = tuple(dict.fromkeys(self.memory.deps(v) + self.memory.deps(frame.locals[first])))
+                why = f"{described(n)}, which is {described(first)} after the loop unless it ran zero times"
+                v.ref = Alias(deps, why, ref.chosen, ref.choice, ref.replay) if isinstance(ref, Alias) \
+                    else Alias(deps, why)
         for flag, (kind, message) in zip(outs[len(live):], flags):
             self.b.check(flag, kind, message, located=False)
         for t in targets:
