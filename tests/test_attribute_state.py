@@ -116,6 +116,8 @@ def test_adam_optimizer_counts_its_steps_and_keeps_its_moments(dtype):
         np.testing.assert_allclose(w_got, w_want, rtol=1e-5 if dtype == np.float32 else 1e-12)
         _same_state(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
         assert type(got.t) is int and got.t == want.t
+    # the first call compiles with `t` as a constant and rebinds it: from then on it is a run-time int
+    assert f.compilations == 2
 
 
 # ---- a recurrent cell -------------------------------------------------------------------------------------------
@@ -567,3 +569,24 @@ def test_a_call_that_raises_sets_no_attribute():
         f(s, x, 9)
     assert s.a is a0
     assert f(s, x, 1) == 1.0 and np.array_equal(s.a, 2 * x)
+
+
+class Toggle:
+    def __init__(self):
+        self.i = 0.0
+        self.calls = 0
+
+
+def toggle(p, x):
+    p.i = 1.0 - p.i
+    p.calls += 1
+    return x * [10.0, 20.0][int(p.i)]      # (a list index: the value is needed while compiling)
+
+
+def test_a_rebound_number_the_program_needs_while_compiling_stays_a_constant():
+    f = transpile(toggle)
+    want, got = Toggle(), Toggle()
+    x = np.arange(3.0)
+    for _ in range(4):
+        np.testing.assert_array_equal(f(got, x), toggle(want, x))
+        assert got.i == want.i and type(got.i) is float and got.calls == want.calls

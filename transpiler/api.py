@@ -41,6 +41,10 @@ class Transpiled:
         self.compilations = 0
         self.replays = 0          # calls that ran as NumPy after the kernel reported a floating-point event
         self._needs_int_values: set = set()   # keys whose programs need their Python ints at compile time
+        # (class, name) of int and float attributes the compiled code rebinds (`self.t += 1`): run-time leaves from
+        # then on (runtime/signature._flatten_object), unless a program needed one at compile time (`_typed`)
+        self._runtime_attributes: set = set()
+        self._constant_attributes: set = set()
         # the cheap call: arguments that are plain C-contiguous arrays, floats and ints (`_quick_key`) map straight
         # to their specialization's key and per-call path, skipping binding and flattening
         self._quick: dict = {}
@@ -66,6 +70,8 @@ class Transpiled:
         leaves, originals, keys, seen, ints = [], [], [], {}, []
         if objects is not None:
             seen["object list"] = objects
+        if self._runtime_attributes:
+            seen["run-time attributes"] = self._runtime_attributes
         for name, value in bound.arguments.items():
             keys.append(flatten(value, leaves, originals, self.static_shapes, seen, ints))
         key = tuple(keys)
@@ -81,6 +87,11 @@ class Transpiled:
         try:
             return key, driver.trace_free_typing(self.py_func, list(key), names)
         except CompileError:
+            if self._runtime_attributes:   # a rebound number the program needs while compiling: a constant again
+                self._constant_attributes |= self._runtime_attributes
+                self._runtime_attributes = set()
+                key, _, _ = self._flatten(bound)
+                return self._typed(key, bound)
             if not _has_runtime_ints(key):
                 raise
         self._needs_int_values.add(key)
@@ -114,7 +125,14 @@ class Transpiled:
                     try:
                         with compile_log.Compilation(self.py_func) as stages:
                             with stages.stage("typing"):
-                                key, typed = self._typed(key, bound)
+                                typed_key, typed = self._typed(key, bound)
+                            if typed_key != key:    # (ints given their values, rebound numbers made constants
+                                objects = []        # again: the leaves of the key the program was typed for)
+                                _, leaves, originals = self._flatten(bound, objects)
+                                key = typed_key
+                            rebound = typed.rebound_numbers - self._runtime_attributes - self._constant_attributes
+                            if rebound:       # (their new values at the next call need no new compilation)
+                                self._runtime_attributes = self._runtime_attributes | rebound
                             stages.signature = typed.program.signature_text()
                             kernel = driver.compile_kernel(typed, self.opt_level, self.disk_cache, self.threads,
                                                            stages)

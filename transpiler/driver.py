@@ -16,7 +16,7 @@ from .errors import CompileError, UserError, compile_error
 from .frontend.source import function_source
 from .frontend.builder import Builder
 from .frontend.infer import Interpreter
-from .program import Program, kernel_symbol
+from .program import Program, Var, kernel_symbol
 from .runtime import allocation, disk_cache
 from .runtime.globals_guard import GlobalsGuard
 from .runtime import blas, errstate
@@ -37,6 +37,9 @@ class Typed:
     # attributes of argument objects the call rebinds: (the object's index among the call's objects, the attribute's
     # name, how to rebuild its value from the kernel's results), set on the caller's object after the call
     attributes: tuple = ()
+    # (class, name) of the attributes among them rebound to Python ints or floats (api.Transpiled makes them run-time
+    # values from then on)
+    rebound_numbers: frozenset = frozenset()
 
     def __post_init__(self):
         # what each call checks, derived once: module-level arrays the kernel folded in (valid while unchanged),
@@ -83,7 +86,15 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     program.outputs = outputs + [flag for flag, _, _ in program.checks]  # check flags come back last
     program.callees = interp.outliner.programs
     program.check()
-    return Typed(program, template, errstate.event_bits(folded), attributes)
+    rebound_numbers = frozenset((type(objects[index]), name) for index, name, value, _ in interp.attribute_writes
+                                if _python_number(value))
+    return Typed(program, template, errstate.event_bits(folded), attributes, rebound_numbers)
+
+
+def _python_number(value) -> bool:
+    if isinstance(value, Var):
+        return value.weak and value.dtype.kind in "if" and not value.ndim
+    return type(value) in (int, float)
 
 
 def _attribute_template(interp, write, inputs: list, outputs: list) -> tuple:
