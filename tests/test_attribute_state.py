@@ -1,6 +1,8 @@
 """Class-based models that rebind attributes (`self.x = self.F @ self.x`, `self.t += 1`): each test runs the same
 code as plain Python/NumPy on a twin of the objects and compares the returned values and the objects' state after
 the call (values, dtypes, types, and identity where NumPy gives an argument or a view of one)."""
+from dataclasses import dataclass
+
 import numpy as np
 import pytest
 
@@ -590,3 +592,107 @@ def test_a_rebound_number_the_program_needs_while_compiling_stays_a_constant():
     for _ in range(4):
         np.testing.assert_array_equal(f(got, x), toggle(want, x))
         assert got.i == want.i and type(got.i) is float and got.calls == want.calls
+
+
+class Filter:
+    def __init__(self):
+        self.x = np.zeros(3)
+        self.skipped = 0
+
+    def update(self, z):
+        if np.isnan(z).any():          # a guard clause: the rest of the method is the other branch
+            self.skipped += 1
+            return self.x
+        self.x = 0.5 * (self.x + z)
+        return self.x
+
+
+class Latest(Filter):
+    def __init__(self):
+        super().__init__()
+        self.last = np.zeros(3)
+
+    def update(self, z):
+        if np.isnan(z).any():
+            self.skipped += 1
+            return self.x
+        self.last = z
+        self.x = 0.5 * (self.x + z)
+        return self.x
+
+
+def feed(flt, zs):
+    for k in range(zs.shape[0]):
+        flt.update(zs[k])
+    return flt.x
+
+
+def feed_one(flt, z):
+    return flt.update(z)
+
+
+def test_rebinding_in_a_method_that_returns_early():
+    zs = np.random.default_rng(0).standard_normal((6, 3))
+    zs[2, 1] = np.nan
+    f = transpile(feed)
+    want, got = Filter(), Filter()
+    np.testing.assert_allclose(f(got, zs), feed(want, zs))
+    _same_state(got, want)
+    g = transpile(feed_one)
+    for z in (zs[0], zs[2], zs[3]):
+        want, got = Latest(), Latest()
+        x0, last0 = got.x, got.last
+        r = g(got, z)
+        np.testing.assert_allclose(r, feed_one(want, z))
+        _same_state(got, want)
+        assert r is got.x
+        nan = np.isnan(z).any()
+        assert (got.x is x0) == nan and (got.last is last0) == nan and (got.last is z) == (not nan)
+
+
+class WithSlots:
+    __slots__ = ("w", "n")
+
+    def __init__(self):
+        self.w = np.ones(3)
+        self.n = 0
+
+
+@dataclass
+class Params:
+    w: np.ndarray
+    lr: float = 0.5
+
+
+@dataclass(frozen=True)
+class Frozen:
+    w: np.ndarray
+    lr: float = 0.5
+
+
+def sgd(p, g):
+    p.w = p.w - p.lr * g
+    return p.w
+
+
+def slot_step(s, g):
+    s.w = s.w * g
+    s.n += 1
+    return s.w
+
+
+def test_slots_and_dataclasses_and_a_frozen_one_refused():
+    g = np.arange(3.0)
+    want, got = WithSlots(), WithSlots()
+    f = transpile(slot_step)
+    for _ in range(2):
+        np.testing.assert_array_equal(f(got, g), slot_step(want, g))
+        np.testing.assert_array_equal(got.w, want.w)
+        assert got.n == want.n
+    want, got = Params(np.ones(3)), Params(np.ones(3))
+    h = transpile(sgd)
+    for _ in range(3):
+        np.testing.assert_array_equal(h(got, g), sgd(want, g))
+        np.testing.assert_array_equal(got.w, want.w)
+    with pytest.raises(CompileError, match="defines __setattr__"):
+        h(Frozen(np.ones(3)), g)

@@ -81,7 +81,7 @@ class Attributes:
             raise MustInline
         key = self.key_of.get((id(obj), name))
         if key is None:
-            key = f"{self.labels[id(obj)]}.{name}"
+            key = f"{self.labels.get(id(obj)) or f'<{type(obj).__name__} object>'}.{name}"
             self.keys[key] = (obj, name)
             self.key_of[(id(obj), name)] = key
             self.where[key] = where
@@ -90,6 +90,9 @@ class Attributes:
 
     def _check_assignable(self, obj, name: str) -> None:
         what = f"assigning an attribute (.{name} = ...)"
+        if isinstance(obj, tuple):
+            raise UserError(f"{what} of a {type(obj).__name__} (a NamedTuple) is not possible: it is immutable",
+                            AttributeError)
         if isinstance(obj, types.ModuleType) or isinstance(obj, type):
             raise UserError(f"{what} of a module or a class is not supported in compiled code: it is shared by every "
                             "caller (pass an object, or return the value)", TypeError)
@@ -111,9 +114,6 @@ class Attributes:
                             "property with a setter), which compiled code does not run", TypeError)
         if not hasattr(obj, "__dict__") and not isinstance(raw, types.MemberDescriptorType):
             raise UserError(f"'{cls.__name__}' object has no attribute '{name}' (its __slots__ do not name it)",
-                            AttributeError)
-        if isinstance(obj, tuple):
-            raise UserError(f"{what} of a {cls.__name__} (a NamedTuple) is not possible: it is immutable",
                             AttributeError)
 
     def reached(self, values) -> bool:

@@ -196,8 +196,13 @@ class Control:
             choices = [None if p is not None else self._choice(t, e, memory, t_eqns, e_eqns)
                        for (t, e), p in zip(pairs, positions)]
             extra = [p[1] for p in positions if p is not None] + [c[0] for c in choices if c is not None]
-            outs = self.emit_if(cond, t_eqns, e_eqns, [joined] + [j for _, j in buffers] + extra, t_checks, e_checks)
-            value, *versions = self.rebuild_all([joined] + [j for _, j in buffers] + extra, outs)
+            # the attributes the branches rebind outlive the function: joined as variables are (attributes.py)
+            attributes, finish_attributes = self._join_attributes(stmt, frame, snapshot, t_locals, e_locals, t_raised,
+                                                                  e_raised, memory, t_eqns, e_eqns, pairs)
+            outs = self.emit_if(cond, t_eqns, e_eqns, [joined] + [j for _, j in buffers] + extra + attributes,
+                                t_checks, e_checks)
+            value, *versions = self.rebuild_all([joined] + [j for _, j in buffers] + extra + attributes, outs)
+            attribute_values = versions[len(versions) - len(attributes):]
             params = iter(versions[len(buffers):])
             self._set_versions(buffers, versions[:len(buffers)])
             leaves: list = []
@@ -211,6 +216,7 @@ class Control:
                     self._alias(leaf, (t, e), memory, choice[1](next(params)))
                 elif not isinstance(leaf.ref, Ref):
                     self._alias(leaf, (t, e), memory)
+            finish_attributes(attribute_values, leaves)
             return True, value
         if t_raised or e_raised:        # the names of a path that raised are never read again
             t_locals, e_locals = (snapshot if t_raised else t_locals), (snapshot if e_raised else e_locals)
@@ -272,6 +278,58 @@ class Control:
         for n, view in views:
             frame.locals[n] = self.memory.rederive(self.b, view)
         return False, None
+
+    def _join_attributes(self, stmt, frame, snapshot, t_locals, e_locals, t_raised, e_raised, memory, t_eqns,
+                         e_eqns, returned: list):
+        """For a run-time `if` whose branches end the function (a `return` in one: both run the rest of it): the
+        attributes they rebind, joined. Returns (values to join, finish(their joined values, the joined returned
+        leaves)), finish setting them in the frame after the join (the other locals end with the function). An
+        attribute that holds a returned array on both paths (`return self.x`) is that returned array after the join
+        (`returned`: the (then, else) pairs of the returned value's leaves)."""
+        attributes = self.interp.attributes
+        t_att = {k: v for k, v in (snapshot if t_raised else t_locals).items() if attributes.is_key(k)}
+        e_att = {k: v for k, v in (snapshot if e_raised else e_locals).items() if attributes.is_key(k)}
+        t_att, e_att = attributes.filled(t_att, e_att)
+        keys = [k for k in sorted(set(t_att) | set(e_att)) if t_att.get(k, _MISSING) is not e_att.get(k, _MISSING)]
+        fixed, views, joins, as_returned = {}, [], [], {}     # joins: (key, joined, sources, position, choice)
+        for k in keys:
+            t, e = t_att.get(k, _MISSING), e_att.get(k, _MISSING)
+            if any(v is _MISSING or isinstance(v, Undefined) for v in (t, e)):
+                fixed[k] = Undefined(k, f"'{k}' is assigned on only one path of the run-time `if` at line "
+                                        f"{stmt.lineno}")
+            elif not contains_var(t) and not contains_var(e) and _same_constant(t, e):
+                fixed[k] = t
+            elif _same_view(t, e, memory):
+                views.append((k, t))
+            elif (i := next((i for i, (rt, re) in enumerate(returned) if rt is t and re is e), None)) is not None:
+                as_returned[k] = i
+            elif t_raised or e_raised:
+                kept = e if t_raised else t
+                joins.append((k, self.join_values(UNSET if t_raised else kept, UNSET if e_raised else kept,
+                                                  f"the attribute '{k}'", t_eqns, e_eqns), (kept,), None, None))
+            else:
+                position = self._view_join(t, e, memory, t_eqns, e_eqns)
+                choice = self._choice(t, e, memory, t_eqns, e_eqns) if position is None else None
+                joins.append((k, self.join_values(t, e, f"the attribute '{k}'", t_eqns, e_eqns), (t, e), position,
+                              choice))
+        values = [j for _, j, _, _, _ in joins] + [p[1] for _, _, _, p, _ in joins if p is not None] + \
+            [c[0] for _, _, _, _, c in joins if c is not None]
+
+        def finish(joined: list, leaves: list) -> None:
+            for k, i in as_returned.items():
+                frame.locals[k] = leaves[i]
+            extra = iter(joined[len(joins):])
+            for (k, _, sources, position, choice), value in zip(joins, joined):
+                if position is not None:
+                    frame.locals[k] = self.memory.strided_view(position[0], value, next(extra))
+            for (k, _, sources, position, choice), value in zip(joins, joined):
+                if position is None:
+                    frame.locals[k] = self._alias(value, sources, memory,
+                                                  choice[1](next(extra)) if choice is not None else None)
+            frame.locals.update(fixed)
+            for k, view in views:
+                frame.locals[k] = self.memory.rederive(self.b, view)
+        return values, finish
 
     # ---- writes through an array chosen at run time ---------------------------------------------------------------
     def chosen_write(self, stmt, frame):

@@ -273,13 +273,8 @@ class Interpreter:
         if not top and (contains_return(stmt.body) or contains_return(stmt.orelse)):
             raise UserError("`return` inside a run-time `if` is supported at the top level of a function body only",
                             SyntaxError)
-        writes = self.attributes.writes
         consumed, value = self._run_time_region(self.control.run_if, stmt, frame, test, rest)
         if consumed:
-            if self.attributes.writes != writes:
-                raise UserError("assigning an attribute inside a run-time `if` that returns (or after it, in the same "
-                                "function) is not supported: assign it before the `if`, or set a variable and return "
-                                "after the `if`", TypeError)
             raise _Return(value)
         return False
 
