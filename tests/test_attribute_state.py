@@ -696,3 +696,21 @@ def test_slots_and_dataclasses_and_a_frozen_one_refused():
         np.testing.assert_array_equal(got.w, want.w)
     with pytest.raises(CompileError, match="defines __setattr__"):
         h(Frozen(np.ones(3)), g)
+
+
+def step_all(models, x):
+    for name, m in models.items():
+        m.h = np.tanh(m.W @ x + m.U @ m.h + m.b)
+    return x
+
+
+def test_objects_in_a_dict_argument():
+    f = transpile(step_all)
+    want = {"a": RNN(3, 3, 0), "b": RNN(3, 3, 1)}
+    got = {"a": RNN(3, 3, 0), "b": RNN(3, 3, 1)}
+    x = np.ones(3)
+    for _ in range(2):
+        assert f(got, x) is x
+        step_all(want, x)
+        for k in want:
+            _same_state(got[k], want[k])
