@@ -714,3 +714,30 @@ def test_objects_in_a_dict_argument():
         step_all(want, x)
         for k in want:
             _same_state(got[k], want[k])
+
+
+class Stepper:
+    def __init__(self):
+        self.n = 0
+        self.scale = 1.0
+
+    def step(self, x):      # long enough to be compiled as a function of its own, were it not for the state
+        self.n += 1
+        self.scale = self.scale * 0.5
+        y = np.tanh(x) * self.scale + np.sin(x) * 0.25 - np.cos(x) * 0.125
+        z = np.exp(-np.abs(y)) + np.log1p(np.abs(x)) * 0.5 + np.sqrt(np.abs(y) + 1.0)
+        w = (y + z) * (y - z) + np.maximum(y, z) - np.minimum(y, z) * 2.0 + x * 0.001
+        return w / (1.0 + np.abs(w)) + y * 0.5 - z * 0.25 + np.arctan(w) * 0.1
+
+
+def step_twice(s, x):
+    return s.step(s.step(x))
+
+
+def test_a_method_called_twice_that_rebinds_is_inlined_not_outlined():
+    f = transpile(step_twice)
+    want, got = Stepper(), Stepper()
+    x = np.linspace(-2, 2, 9)
+    for _ in range(3):
+        np.testing.assert_allclose(f(got, x), step_twice(want, x), rtol=1e-12)
+        assert got.n == want.n and got.scale == want.scale and type(got.scale) is float
