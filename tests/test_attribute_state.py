@@ -504,6 +504,25 @@ def changes_dtype(s, x):
     return x
 
 
+class Bumper:
+    def __init__(self):
+        self.a = np.zeros(4)
+
+    def bump(self, x):
+        self.a = x * 2
+        return x
+
+
+def in_conditional_expression(s, x):
+    return s.bump(x) if x.sum() > 0 else x
+
+
+def created_in_loop(s, x):
+    for i in range(x.shape[0]):
+        s.fresh = x[i]
+    return x
+
+
 @pytest.mark.parametrize("fn, args, match", [
     (set_global, lambda: (np.ones(2),), "module-level object"),
     (set_class, lambda: (State(), np.ones(2)), "of a module or a class"),
@@ -513,6 +532,8 @@ def changes_dtype(s, x):
     (delete_a, lambda: (State(), np.ones(2)), "deleting an attribute"),
     (only_on_one_path, lambda: (State(), np.ones(4)), "only one path"),
     (changes_dtype, lambda: (State(), np.ones(4)), "s.a"),
+    (in_conditional_expression, lambda: (Bumper(), np.ones(4)), "conditional expression"),
+    (created_in_loop, lambda: (State(), np.ones(4)), "first assigned inside a run-time loop"),
 ])
 def test_what_cannot_be_followed_is_refused_at_its_line(fn, args, match):
     with pytest.raises(CompileError, match=match) as info:
