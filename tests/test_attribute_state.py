@@ -762,3 +762,19 @@ def test_a_method_called_twice_that_rebinds_is_inlined_not_outlined():
     for _ in range(3):
         np.testing.assert_allclose(f(got, x), step_twice(want, x), rtol=1e-12)
         assert got.n == want.n and got.scale == want.scale and type(got.scale) is float
+
+
+def view_of_attribute(s, x):
+    s.b = s.a[::2]          # a view of the caller's array
+    s.c = x * 2
+    s.d = s.c[1:]           # a view of an array the call made
+
+
+def test_views_of_attributes_are_views():
+    a = np.arange(6.0)
+    s = Slots(a, None)
+    transpile(view_of_attribute)(s, np.ones(3))
+    assert s.a is a and s.b.base is a and np.array_equal(s.b, a[::2])
+    assert s.d.base is s.c and np.array_equal(s.d, [2.0, 2.0])
+    s.c[1] = 7              # NumPy's sharing: seen through the view
+    assert s.d[0] == 7
