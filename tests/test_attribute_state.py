@@ -745,10 +745,10 @@ class Stepper:
     def step(self, x):      # long enough to be compiled as a function of its own, were it not for the state
         self.n += 1
         self.scale = self.scale * 0.5
-        y = np.tanh(x) * self.scale + np.sin(x) * 0.25 - np.cos(x) * 0.125
-        z = np.exp(-np.abs(y)) + np.log1p(np.abs(x)) * 0.5 + np.sqrt(np.abs(y) + 1.0)
+        y = x * self.scale + x * 0.25 - x * 0.125 + (x + 1.0) * (x - 1.0) * 0.5 + x * x * 0.01
+        z = y * 0.5 + x * 0.5 + (y - x) * 0.25 + (y + x) * 0.125 + y * y * 0.001 - x * y * 0.002
         w = (y + z) * (y - z) + np.maximum(y, z) - np.minimum(y, z) * 2.0 + x * 0.001
-        return w / (1.0 + np.abs(w)) + y * 0.5 - z * 0.25 + np.arctan(w) * 0.1
+        return w * 0.5 + y * 0.5 - z * 0.25 + (w - y) * 0.1 + (w + z) * 0.01 - (y + z) * 0.001
 
 
 def step_twice(s, x):
