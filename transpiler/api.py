@@ -172,9 +172,14 @@ class Transpiled:
             return entry.run(leaves, originals, call.contiguous(leaves), objects)
         except errstate.Events as events:
             raised = events   # (handled below, outside the handler: an error of the NumPy run is not chained to it)
+        except call.Replay:
+            # a failed check of a call that rebinds attributes: Python raises it, and leaves the objects as it does
+            # (the attributes assigned before the error; runtime/call.py gave the written arrays back their contents)
+            raised = None
         except Exception as error:
             raise user_frames(error) from error.__cause__   # the user's frames only (tracebacks.py)
-        if errstate.has_value(raised):    # a big argument written in place: the kernel's value, the flags' warnings
+        # a big argument written in place: the kernel's value, the flags' warnings
+        if raised is not None and errstate.has_value(raised):
             errstate.warn_from_flags(raised.events, self.py_func.__name__, 2)
             return raised.value
         # The kernel raised a floating-point event that the error state reports (a divide by zero, say, where
