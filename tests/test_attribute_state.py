@@ -523,6 +523,23 @@ def created_in_loop(s, x):
     return x
 
 
+class Converging:
+    def __init__(self):
+        self.err = 1.0
+        self.a = np.ones(4)
+
+    def step(self):
+        self.a = self.a * 0.5
+        self.err = float(self.a.max())
+        return self.err
+
+
+def in_while_condition(s, x):
+    while s.step() > x[0]:
+        pass
+    return x
+
+
 @pytest.mark.parametrize("fn, args, match", [
     (set_global, lambda: (np.ones(2),), "module-level object"),
     (set_class, lambda: (State(), np.ones(2)), "of a module or a class"),
@@ -534,6 +551,7 @@ def created_in_loop(s, x):
     (changes_dtype, lambda: (State(), np.ones(4)), "s.a"),
     (in_conditional_expression, lambda: (Bumper(), np.ones(4)), "conditional expression"),
     (created_in_loop, lambda: (State(), np.ones(4)), "first assigned inside a run-time loop"),
+    (in_while_condition, lambda: (Converging(), np.full(4, 0.1)), "condition of a run-time `while`"),
 ])
 def test_what_cannot_be_followed_is_refused_at_its_line(fn, args, match):
     with pytest.raises(CompileError, match=match) as info:

@@ -876,8 +876,12 @@ class Control:
         cond_holder = {}
 
         def before(args, enter):
+            writes = self.interp.attributes.writes
             eqns, test, checks = self.record(lambda: enter(lambda: self.unconditional(
                 lambda: self.interp.eval(stmt.test, frame))), inherit=False)
+            if self.interp.attributes.writes != writes:     # (the body starts from the loop's values, not these)
+                raise UserError("assigning an attribute in the condition of a run-time `while` (in a method it calls) "
+                                "is not supported: call it in the body, and test a variable it sets", TypeError)
             if not isinstance(test, Var):
                 raise UserError("a run-time while loop's condition became a compile-time value", TypeError)
             with self.b.recording() as more:
