@@ -805,3 +805,17 @@ def test_views_of_attributes_are_views():
     assert s.d.base is s.c and np.array_equal(s.d, [2.0, 2.0])
     s.c[1] = 7              # NumPy's sharing: seen through the view
     assert s.d[0] == 7
+
+
+def walrus_in_while(x):
+    k = 0
+    while (k := k + 1) < x[0]:
+        pass
+    return k
+
+
+def test_a_name_bound_in_a_run_time_while_condition_is_refused():
+    """Regression: `k` bound by `:=` in the condition was not carried by the loop (the call returned 1, Python 5)."""
+    assert walrus_in_while(np.array([5.0])) == 5
+    with pytest.raises(CompileError, match=":="):
+        transpile(walrus_in_while)(np.array([5.0]))

@@ -872,6 +872,10 @@ class Control:
         self._finish_loop(blk, outs, frame, targets, stmt)
 
     def run_while(self, stmt: ast.While, frame) -> None:
+        if any(isinstance(node, ast.NamedExpr) for node in ast.walk(stmt.test)):
+            # (the condition is interpreted apart from the body: a name it binds would not be carried)
+            raise UserError("`:=` in the condition of a run-time `while` is not supported: assign the variable in "
+                            "the body (before the loop and at the end of each iteration)", SyntaxError)
         carried = self._carried(stmt.body, frame, exclude=set())
         cond_holder = {}
 
