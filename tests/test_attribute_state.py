@@ -819,3 +819,25 @@ def test_a_name_bound_in_a_run_time_while_condition_is_refused():
     assert walrus_in_while(np.array([5.0])) == 5
     with pytest.raises(CompileError, match=":="):
         transpile(walrus_in_while)(np.array([5.0]))
+
+
+def feed_keep_last(flt, zs):
+    out = flt.x
+    for k in range(zs.shape[0]):
+        out = flt.update(zs[k])
+    return out
+
+
+def test_the_value_a_method_returns_and_the_attribute_it_is_stay_one_array_through_a_loop():
+    """Regression: `out` (the method's `return self.x`) was carried with a flag the loop could not compute, and
+    returning it was refused."""
+    f = transpile(feed_keep_last)
+    zs = np.random.default_rng(1).standard_normal((5, 3))
+    zs[1, 0] = np.nan
+    for rows in (5, 0):
+        want, got = Filter(), Filter()
+        x0 = got.x
+        r = f(got, zs[:rows])
+        np.testing.assert_allclose(r, feed_keep_last(want, zs[:rows]))
+        _same_state(got, want)
+        assert r is got.x and (r is x0) == (rows == 0)

@@ -1131,8 +1131,8 @@ class Control:
         Var, or None where the form says neither (another argument, an array the call cannot make)."""
         if form is None:
             return False
-        if form is kept:
-            return True
+        if form is kept or form is not _NO and form[0] == "argument" == kept[0] and form[1] is kept[1]:
+            return True     # (the whole argument, as another carried value holds it: `return self.x`)
         if form is _NO or form[0] != "choice":
             return None
         flag, then, other = form[1], self._flag_of(form[2], kept), self._flag_of(form[3], kept)
