@@ -41,6 +41,10 @@ class Transpiled:
         self.compilations = 0
         self.replays = 0          # calls that ran as NumPy after the kernel reported a floating-point event
         self._needs_int_values: set = set()   # keys whose programs need their Python ints at compile time
+        # (class, name) of int and float attributes the compiled code rebinds (`self.t += 1`): run-time leaves from
+        # then on (runtime/signature._flatten_object), unless a program needed one at compile time (`_typed`)
+        self._runtime_attributes: set = set()
+        self._constant_attributes: set = set()
         # the cheap call: arguments that are plain C-contiguous arrays, floats and ints (`_quick_key`) map straight
         # to their specialization's key and per-call path, skipping binding and flattening
         self._quick: dict = {}
@@ -59,10 +63,15 @@ class Transpiled:
         bound.apply_defaults()
         return bound
 
-    def _flatten(self, bound):
+    def _flatten(self, bound, objects: list | None = None):
         """(key, leaves, originals): Python ints are run-time values, unless programs with this key need their
-        values at compile time (`_typed` found it out): then their values are part of the key."""
+        values at compile time (`_typed` found it out): then their values are part of the key. `objects` (a list)
+        receives the argument objects in the key's order (their attributes the call rebinds are set on them)."""
         leaves, originals, keys, seen, ints = [], [], [], {}, []
+        if objects is not None:
+            seen["object list"] = objects
+        if self._runtime_attributes:
+            seen["run-time attributes"] = self._runtime_attributes
         for name, value in bound.arguments.items():
             keys.append(flatten(value, leaves, originals, self.static_shapes, seen, ints))
         key = tuple(keys)
@@ -78,6 +87,11 @@ class Transpiled:
         try:
             return key, driver.trace_free_typing(self.py_func, list(key), names)
         except CompileError:
+            if self._runtime_attributes:   # a rebound number the program needs while compiling: a constant again
+                self._constant_attributes |= self._runtime_attributes
+                self._runtime_attributes = set()
+                key, _, _ = self._flatten(bound)
+                return self._typed(key, bound)
             if not _has_runtime_ints(key):
                 raise
         self._needs_int_values.add(key)
@@ -86,12 +100,13 @@ class Transpiled:
 
     def specialization(self, args, kwargs):
         """(compiled entry, flat arrays, original leaves) for these arguments; compiles on first use."""
-        _, entry, leaves, originals = self._specialize(args, kwargs)
+        _, entry, leaves, originals, _ = self._specialize(args, kwargs)
         return entry, leaves, originals
 
     def _specialize(self, args, kwargs):
         bound = self._bind(args, kwargs)
-        key, leaves, originals = self._flatten(bound)
+        objects: list = []
+        key, leaves, originals = self._flatten(bound, objects)
         entry = self._cache.get(key)
         if entry is not None and not isinstance(entry, _Failed) and entry[0].globals_guard \
                 and not entry[0].globals_guard.unchanged():
@@ -110,7 +125,14 @@ class Transpiled:
                     try:
                         with compile_log.Compilation(self.py_func) as stages:
                             with stages.stage("typing"):
-                                key, typed = self._typed(key, bound)
+                                typed_key, typed = self._typed(key, bound)
+                            if typed_key != key:    # (ints given their values, rebound numbers made constants
+                                objects = []        # again: the leaves of the key the program was typed for)
+                                _, leaves, originals = self._flatten(bound, objects)
+                                key = typed_key
+                            rebound = typed.rebound_numbers - self._runtime_attributes - self._constant_attributes
+                            if rebound:       # (their new values at the next call need no new compilation)
+                                self._runtime_attributes = self._runtime_attributes | rebound
                             stages.signature = typed.program.signature_text()
                             kernel = driver.compile_kernel(typed, self.opt_level, self.disk_cache, self.threads,
                                                            stages)
@@ -125,7 +147,7 @@ class Transpiled:
                         self._quick.clear()   # (it may hold the evicted one)
         if isinstance(entry, _Failed):
             raise entry.error.with_traceback(None)
-        return key, entry, leaves, originals
+        return key, entry, leaves, originals, objects
 
     def __call__(self, *args, **kwargs):
         if errstate.numpy_must_run():   # np.errstate(...="raise") and the like: NumPy raises where it would
@@ -144,15 +166,20 @@ class Transpiled:
                                 pass
                         leaves = convert(args) if convert is not None else args
                         return entry.run(leaves, args, leaves)
-            key, entry, leaves, originals = self._specialize(args, kwargs)
+            key, entry, leaves, originals, objects = self._specialize(args, kwargs)
             if quick_key is not None and not (self._needs_int_values and "i" in quick_key):
                 self._quick[quick_key] = (key, entry, entry[0].globals_guard or None, _scalar_converter(quick_key))
-            return entry.run(leaves, originals, call.contiguous(leaves))
+            return entry.run(leaves, originals, call.contiguous(leaves), objects)
         except errstate.Events as events:
             raised = events   # (handled below, outside the handler: an error of the NumPy run is not chained to it)
+        except call.Replay:
+            # a failed check of a call that rebinds attributes: Python raises it, and leaves the objects as it does
+            # (the attributes assigned before the error; runtime/call.py gave the written arrays back their contents)
+            raised = None
         except Exception as error:
             raise user_frames(error) from error.__cause__   # the user's frames only (tracebacks.py)
-        if errstate.has_value(raised):    # a big argument written in place: the kernel's value, the flags' warnings
+        # a big argument written in place: the kernel's value, the flags' warnings
+        if raised is not None and errstate.has_value(raised):
             errstate.warn_from_flags(raised.events, self.py_func.__name__, 2)
             return raised.value
         # The kernel raised a floating-point event that the error state reports (a divide by zero, say, where

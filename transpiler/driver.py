@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +16,7 @@ from .errors import CompileError, UserError, compile_error
 from .frontend.source import function_source
 from .frontend.builder import Builder
 from .frontend.infer import Interpreter
-from .program import Program, kernel_symbol
+from .program import Program, Var, kernel_symbol
 from .runtime import allocation, disk_cache
 from .runtime.globals_guard import GlobalsGuard
 from .runtime import blas, errstate
@@ -33,6 +34,12 @@ class Typed:
     # floating-point events NumPy raised in what was folded while compiling (`1 / np.float64(0)`): NumPy raises them
     # at every call, so every call reports them (errstate.py's event bits)
     folded_events: int = 0
+    # attributes of argument objects the call rebinds: (the object's index among the call's objects, the attribute's
+    # name, how to rebuild its value from the kernel's results), set on the caller's object after the call
+    attributes: tuple = ()
+    # (class, name) of the attributes among them rebound to Python ints or floats (api.Transpiled makes them run-time
+    # values from then on)
+    rebound_numbers: frozenset = frozenset()
 
     def __post_init__(self):
         # what each call checks, derived once: module-level arrays the kernel folded in (valid while unchanged),
@@ -53,6 +60,7 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     builder = Builder(program)
     builder.top_level = True     # (sizes made from its int arguments are checked before the call: kernel_size)
     interp = Interpreter(builder, objects.values())
+    interp.attributes.register(objects, values)
     folded: list = []
     try:   # folding `1 / np.float64(0)` while compiling prints no NumPy warning; the call will (Typed.folded_events)
         with np.errstate(all="call", call=lambda kind, flag: folded.append(kind)):
@@ -68,6 +76,7 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     outputs: list = []
     try:
         template = result_template(value, inputs, outputs)
+        attributes = tuple(_attribute_template(interp, write, inputs, outputs) for write in interp.attribute_writes)
         if interp.b.memory is not None:    # a returned value taken before a write it cannot follow: refused
             interp.b.memory.check_returned(outputs)
     except UserError as e:   # (at the last `return` interpreted: the value it returns, or one joined with it)
@@ -77,7 +86,28 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     program.outputs = outputs + [flag for flag, _, _ in program.checks]  # check flags come back last
     program.callees = interp.outliner.programs
     program.check()
-    return Typed(program, template, errstate.event_bits(folded))
+    rebound_numbers = frozenset((type(objects[index]), name) for index, name, value, _ in interp.attribute_writes
+                                if _python_number(value))
+    return Typed(program, template, errstate.event_bits(folded), attributes, rebound_numbers)
+
+
+def _python_number(value) -> bool:
+    if isinstance(value, Var):
+        return value.weak and value.dtype.kind in "if" and not value.ndim
+    return type(value) in (int, float)
+
+
+def _attribute_template(interp, write, inputs: list, outputs: list) -> tuple:
+    """(object index, name, template) of a rebound attribute; a value the call cannot give back is refused at the
+    attribute's (first) assignment."""
+    index, name, value, key = write
+    try:
+        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, np.ufunc)):
+            return index, name, ("const", value)
+        return index, name, result_template(value, inputs, outputs)
+    except UserError as e:
+        raise compile_error(f"{e} (the value of the attribute '{key}' after the call)", *interp.attributes.where[key],
+                            e.kind) from None
 
 
 def to_mlir(typed: Typed, context: ir.Context) -> ir.Module:

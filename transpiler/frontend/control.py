@@ -196,8 +196,13 @@ class Control:
             choices = [None if p is not None else self._choice(t, e, memory, t_eqns, e_eqns)
                        for (t, e), p in zip(pairs, positions)]
             extra = [p[1] for p in positions if p is not None] + [c[0] for c in choices if c is not None]
-            outs = self.emit_if(cond, t_eqns, e_eqns, [joined] + [j for _, j in buffers] + extra, t_checks, e_checks)
-            value, *versions = self.rebuild_all([joined] + [j for _, j in buffers] + extra, outs)
+            # the attributes the branches rebind outlive the function: joined as variables are (attributes.py)
+            attributes, finish_attributes = self._join_attributes(stmt, frame, snapshot, t_locals, e_locals, t_raised,
+                                                                  e_raised, memory, t_eqns, e_eqns, pairs)
+            outs = self.emit_if(cond, t_eqns, e_eqns, [joined] + [j for _, j in buffers] + extra + attributes,
+                                t_checks, e_checks)
+            value, *versions = self.rebuild_all([joined] + [j for _, j in buffers] + extra + attributes, outs)
+            attribute_values = versions[len(versions) - len(attributes):]
             params = iter(versions[len(buffers):])
             self._set_versions(buffers, versions[:len(buffers)])
             leaves: list = []
@@ -211,9 +216,12 @@ class Control:
                     self._alias(leaf, (t, e), memory, choice[1](next(params)))
                 elif not isinstance(leaf.ref, Ref):
                     self._alias(leaf, (t, e), memory)
+            finish_attributes(attribute_values, leaves)
             return True, value
         if t_raised or e_raised:        # the names of a path that raised are never read again
             t_locals, e_locals = (snapshot if t_raised else t_locals), (snapshot if e_raised else e_locals)
+        # (an attribute one branch rebinds is the object's own on the other: attributes.py)
+        t_locals, e_locals = self.interp.attributes.filled(t_locals, e_locals)
         names = [n for n in sorted(set(t_locals) | set(e_locals))
                  if t_locals.get(n, _MISSING) is not e_locals.get(n, _MISSING)]
         pairs, views, copies, positions, choices = [], [], [], {}, {}
@@ -270,6 +278,58 @@ class Control:
         for n, view in views:
             frame.locals[n] = self.memory.rederive(self.b, view)
         return False, None
+
+    def _join_attributes(self, stmt, frame, snapshot, t_locals, e_locals, t_raised, e_raised, memory, t_eqns,
+                         e_eqns, returned: list):
+        """For a run-time `if` whose branches end the function (a `return` in one: both run the rest of it): the
+        attributes they rebind, joined. Returns (values to join, finish(their joined values, the joined returned
+        leaves)), finish setting them in the frame after the join (the other locals end with the function). An
+        attribute that holds a returned array on both paths (`return self.x`) is that returned array after the join
+        (`returned`: the (then, else) pairs of the returned value's leaves)."""
+        attributes = self.interp.attributes
+        t_att = {k: v for k, v in (snapshot if t_raised else t_locals).items() if attributes.is_key(k)}
+        e_att = {k: v for k, v in (snapshot if e_raised else e_locals).items() if attributes.is_key(k)}
+        t_att, e_att = attributes.filled(t_att, e_att)
+        keys = [k for k in sorted(set(t_att) | set(e_att)) if t_att.get(k, _MISSING) is not e_att.get(k, _MISSING)]
+        fixed, views, joins, as_returned = {}, [], [], {}     # joins: (key, joined, sources, position, choice)
+        for k in keys:
+            t, e = t_att.get(k, _MISSING), e_att.get(k, _MISSING)
+            if any(v is _MISSING or isinstance(v, Undefined) for v in (t, e)):
+                fixed[k] = Undefined(k, f"'{k}' is assigned on only one path of the run-time `if` at line "
+                                        f"{stmt.lineno}")
+            elif not contains_var(t) and not contains_var(e) and _same_constant(t, e):
+                fixed[k] = t
+            elif _same_view(t, e, memory):
+                views.append((k, t))
+            elif (i := next((i for i, (rt, re) in enumerate(returned) if rt is t and re is e), None)) is not None:
+                as_returned[k] = i
+            elif t_raised or e_raised:
+                kept = e if t_raised else t
+                joins.append((k, self.join_values(UNSET if t_raised else kept, UNSET if e_raised else kept,
+                                                  f"the attribute '{k}'", t_eqns, e_eqns), (kept,), None, None))
+            else:
+                position = self._view_join(t, e, memory, t_eqns, e_eqns)
+                choice = self._choice(t, e, memory, t_eqns, e_eqns) if position is None else None
+                joins.append((k, self.join_values(t, e, f"the attribute '{k}'", t_eqns, e_eqns), (t, e), position,
+                              choice))
+        values = [j for _, j, _, _, _ in joins] + [p[1] for _, _, _, p, _ in joins if p is not None] + \
+            [c[0] for _, _, _, _, c in joins if c is not None]
+
+        def finish(joined: list, leaves: list) -> None:
+            for k, i in as_returned.items():
+                frame.locals[k] = leaves[i]
+            extra = iter(joined[len(joins):])
+            for (k, _, sources, position, choice), value in zip(joins, joined):
+                if position is not None:
+                    frame.locals[k] = self.memory.strided_view(position[0], value, next(extra))
+            for (k, _, sources, position, choice), value in zip(joins, joined):
+                if position is None:
+                    frame.locals[k] = self._alias(value, sources, memory,
+                                                  choice[1](next(extra)) if choice is not None else None)
+            frame.locals.update(fixed)
+            for k, view in views:
+                frame.locals[k] = self.memory.rederive(self.b, view)
+        return values, finish
 
     # ---- writes through an array chosen at run time ---------------------------------------------------------------
     def chosen_write(self, stmt, frame):
@@ -414,11 +474,13 @@ class Control:
         buffers = [(buf, self.join_values(self.memory.version_in(memory, buf), self.memory.version_in(after_mem, buf),
                                           f"the contents of {buf.what}", skip, eqns)) for buf in written]
         names = [n for n in after if after[n] is not snapshot.get(n, _MISSING)]
-        pairs, views, positions, choices = [], [], {}, {}
+        pairs, views, positions, choices, copies = [], [], {}, {}, []
         for n in names:
             v = after[n]
             if isinstance(v, Undefined) or not contains_var(v):
                 frame.locals[n] = v
+            elif (same := next((m for m, _ in pairs if after[m] is v), None)) is not None:
+                copies.append((n, same))    # (`b = a`: one object after the join too)
             elif _same_view(snapshot.get(n), v, memory):
                 continue            # a view of a written array: taken again from the joined contents
             elif self._rederivable(v, memory):
@@ -453,6 +515,8 @@ class Control:
                                               choices[n][1](chosen[n]) if n in choices else None)
             _keep_size(self.b, value, after[n])
         self._tie_shared_branch_arrays([n for n, _ in pairs], frame, after, {}, memory)
+        for n, same in copies:
+            frame.locals[n] = frame.locals[same]
         for n, view in views:
             frame.locals[n] = self.memory.rederive(self.b, view)
         if returned:
@@ -808,12 +872,20 @@ class Control:
         self._finish_loop(blk, outs, frame, targets, stmt)
 
     def run_while(self, stmt: ast.While, frame) -> None:
+        if any(isinstance(node, ast.NamedExpr) for node in ast.walk(stmt.test)):
+            # (the condition is interpreted apart from the body: a name it binds would not be carried)
+            raise UserError("`:=` in the condition of a run-time `while` is not supported: assign the variable in "
+                            "the body (before the loop and at the end of each iteration)", SyntaxError)
         carried = self._carried(stmt.body, frame, exclude=set())
         cond_holder = {}
 
         def before(args, enter):
+            writes = self.interp.attributes.writes
             eqns, test, checks = self.record(lambda: enter(lambda: self.unconditional(
                 lambda: self.interp.eval(stmt.test, frame))), inherit=False)
+            if self.interp.attributes.writes != writes:     # (the body starts from the loop's values, not these)
+                raise UserError("assigning an attribute in the condition of a run-time `while` (in a method it calls) "
+                                "is not supported: call it in the body, and test a variable it sets", TypeError)
             if not isinstance(test, Var):
                 raise UserError("a run-time while loop's condition became a compile-time value", TypeError)
             with self.b.recording() as more:
@@ -874,6 +946,8 @@ class Control:
         self._carry_kept([n for n in carried if isinstance(n, str) and n not in state.positions], carried, state,
                          types, aliases)
         guards = self.b.guards
+        attributes = self.interp.attributes
+        attributes_before = attributes.before_loop() if attributes.keys or attributes.objects else {}
         for _ in range(_MAX_ROUNDS + 3):     # more: rounds that discover written arrays, aliases or moved views
             self.b.guards = guards           # (only the last round's guards are kept)
             live = [n for n in carried if types[n] is not None]
@@ -896,6 +970,16 @@ class Control:
             for buf in state.written_buffers():    # arrays the body writes become carried too
                 carried.append(buf)
                 types[buf], aliases[buf] = _type_of(state.initial(buf)), set()
+                changed = True
+            # attributes the body rebinds (also in the methods it calls: not seen in its source) are carried too
+            for n in attributes.rebound_in(frame.locals, snapshot, carried, attributes_before,
+                                           lambda old, new: _same_view(old, new, memory)):
+                carried.append(n)
+                v = state.initial(n)
+                types[n] = None if not isinstance(v, Var) and not _numeric(v) else \
+                    _type_of(v if isinstance(v, Var) else self._const_type(v))
+                aliases[n] = set()
+                self._carry_kept([n], carried, state, types, aliases)
                 changed = True
             for n in carried:
                 new = state.after(n)
@@ -956,7 +1040,16 @@ class Control:
                     block.results[0] = self.b.emit1("and", [block.results[0], go], dtypes.BOOL, ())
             block.eqns.extend(more)
             block.results.extend(merged + cond_flags[len(cond_checks):])
-        return outs, induction, {"body": body, "inits": inits,
+        # names that hold one array at the end of the body (`for: a = f(a); b = a`, `last = cell.step(x)` returning
+        # `self.h`): one array after the loop too, as in NumPy, where they did before it (else, when the loop may
+        # have run zero times, arrays that writes cannot follow: _finish_loop)
+        same: dict = {}
+        for i, (n, new) in enumerate(results):
+            first = next((m for m, other in results[:i] if other is new and isinstance(m, str) and isinstance(n, str)
+                          and m not in state.positions and n not in state.positions), None)
+            if first is not None and isinstance(new, Var) and not new.scalar and not new.weak:
+                same[n] = (first, state.initial(first) is state.initial(n))
+        return outs, induction, {"body": body, "inits": inits, "same": same,
                                  "flags": [(k, m) for _, k, m in cond_checks + checks], "live": live,
                                  "aliases": aliases, "positions": state.positions, "kept": state.kept,
                                  "initial": {n: state.initial(n) for n in live if isinstance(n, str)}}
@@ -1038,8 +1131,8 @@ class Control:
         Var, or None where the form says neither (another argument, an array the call cannot make)."""
         if form is None:
             return False
-        if form is kept:
-            return True
+        if form is kept or form is not _NO and form[0] == "argument" == kept[0] and form[1] is kept[1]:
+            return True     # (the whole argument, as another carried value holds it: `return self.x`)
         if form is _NO or form[0] != "choice":
             return None
         flag, then, other = form[1], self._flag_of(form[2], kept), self._flag_of(form[3], kept)
@@ -1145,6 +1238,15 @@ class Control:
             if any(buf.argument is not None or buf.readonly for buf in buffers) \
                     or self._held_elsewhere(buffers, frame, n):
                 v.ref = self.memory.alias(set(aliases.get(n, ())) | buffers, _kept_why(n), chosen=True)
+        for n, (first, always) in blk["same"].items():
+            if always:
+                frame.locals[n] = frame.locals[first]
+            elif isinstance(frame.locals[n], Var):
+                v, ref = frame.locals[n], frame.locals[n].ref
+                deps = tuple(dict.fromkeys(self.memory.deps(v) + self.memory.deps(frame.locals[first])))
+                why = f"{described(n)}, which is {described(first)} after the loop unless it ran zero times"
+                v.ref = Alias(deps, why, ref.chosen, ref.choice, ref.replay) if isinstance(ref, Alias) \
+                    else Alias(deps, why)
         for flag, (kind, message) in zip(outs[len(live):], flags):
             self.b.check(flag, kind, message, located=False)
         for t in targets:

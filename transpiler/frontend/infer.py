@@ -26,6 +26,8 @@ from .memory import Memory, Ref
 from ..types.shapes import derived
 from ..runtime.globals_guard import CELL, DEFAULTS, KWDEFAULTS, LENGTH, MAX_COMPARED_BYTES, snapshot
 from ..runtime.signature import Unavailable, is_structure_object, result_template
+from . import attributes as attributes_module
+from .attributes import Attributes, writable_value
 from .builder import Builder
 from .elementwise import apply_ufunc, as_dim, small_int
 from .control import Control, Undefined, contains_return
@@ -121,6 +123,9 @@ def _is_user_object(v) -> bool:
     return not module.startswith(("numpy", "transpiler", "builtins", "functools"))
 
 
+_NOT_REBOUND = attributes_module._MISSING
+
+
 class _Return(Exception):
     def __init__(self, value):
         self.value = value
@@ -159,6 +164,8 @@ class Interpreter:
         self.compared_whole: set = set()   # ids of module-level containers guarded by a snapshot of their contents
         self.formatted_runtime = 0   # run-time values formatted into strings so far (expr_FormattedValue)
         self.in_message = 0          # > 0 while an exception's message is evaluated (`raise`, `assert`)
+        self.attributes = Attributes(self)   # attributes the program rebinds (attributes.py)
+        self.attribute_writes: list = []     # (object index, name, value, key) of each, as the call leaves them
 
     def guard_write(self, store) -> None:
         self.control.guarded(store, None)
@@ -176,7 +183,7 @@ class Interpreter:
             except _Raise:      # every path raises at run time: one of their check flags is always set
                 value = None
             program.writes = self.memory.arguments_written()
-            return self.memory.as_returned(value, self.b)
+            return self._returned_with_attributes(value)
         except UserError as e:  # while binding the arguments, or about the returned value (at the last `return`)
             code = getattr(fn, "__code__", None)
             filename, line = (code.co_filename, code.co_firstlineno) if code else ("<unknown>", 0)
@@ -184,6 +191,25 @@ class Interpreter:
             raise compile_error(str(e), filename, *at, e.kind) from None
         finally:
             current_interpreter.reset(token)
+
+    def _returned_with_attributes(self, value):
+        """The returned value as the call rebuilds it, and the rebound attributes' values as the call sets them
+        (`attribute_writes`): rebuilt together, so that one array returned and held by an attribute (or views of one
+        array) is one object (share memory) after the call, as in NumPy."""
+        returned = self.memory.as_returned(value, self.b)
+        final = self.attributes.final()
+        if not final:
+            return returned
+        for index, name, v, key in final:
+            try:
+                writable_value(v, self.attributes.indexes, key)
+                self.memory.as_returned(v, self.b)
+            except UserError as e:
+                raise compile_error(f"{e} (the value of the attribute '{key}' after the call)",
+                                    *self.attributes.where[key], e.kind) from None
+        returned, values = self.memory.as_returned((value, [v for _, _, v, _ in final]), self.b)
+        self.attribute_writes = [(index, name, v, key) for (index, name, _, key), v in zip(final, values)]
+        return returned
 
     # ---- errors -------------------------------------------------------------------------------------------------
     @staticmethod
@@ -607,6 +633,9 @@ class Interpreter:
 
     def stmt_Delete(self, s, frame):
         for t in s.targets:
+            if isinstance(t, ast.Attribute):
+                raise self.error_at(t, frame, "deleting an attribute (`del obj.name`) is not supported in compiled "
+                                    "code", TypeError)
             if not isinstance(t, ast.Name):
                 raise self.error_at(t, frame, "only `del name` is supported")
             frame.locals.pop(t.id, None)
@@ -636,10 +665,9 @@ class Interpreter:
             index = self.eval(target.slice, frame)
             self.setitem(container, index, value, target, frame)
         elif isinstance(target, ast.Attribute):
-            raise self.error_at(target, frame, f"assigning an attribute ({ast.unparse(target)} = ...) is not "
-                                "supported in compiled code: the object is read as structure when the call starts, "
-                                "and the caller's object would not change (write into an array attribute in place "
-                                "instead: `obj.a[...] = ...`)", TypeError)
+            obj = self.eval(target.value, frame)
+            where = (frame.filename, target.lineno, target.col_offset)
+            self._located(target, frame, lambda: self.attributes.write(obj, target.attr, value, where))
         else:
             raise self.error_at(target, frame, f"cannot assign to {_describe(target)}")
 
@@ -1051,7 +1079,12 @@ class Interpreter:
     def expr_IfExp(self, e, frame):
         test = self.eval(e.test, frame)
         if isinstance(test, Var):
-            return self._run_time_region(self.control.run_ifexp, e, frame, test)
+            writes = self.attributes.writes
+            value = self._run_time_region(self.control.run_ifexp, e, frame, test)
+            if self.attributes.writes != writes:
+                raise UserError("assigning an attribute inside a conditional expression with a run-time condition (in "
+                                "a method it calls) is not supported: use an `if` statement", TypeError)
+            return value
         return self.eval(e.body if self.truth(test, e.test, frame) else e.orelse, frame)
 
     def truth(self, value, node, frame) -> bool:
@@ -1074,6 +1107,12 @@ class Interpreter:
         module is guarded (from NumPy and math: only what user code reads)."""
         if isinstance(value, Var):
             return self.array_attribute(value, attr)
+        rebound = self.attributes.read(value, attr)
+        if rebound is not _NOT_REBOUND:        # assigned in compiled code (attributes.py)
+            return rebound
+        if attr == "__dict__" and any(obj is value for obj, _ in self.attributes.keys.values()):
+            raise UserError("reading __dict__ of an object whose attributes compiled code rebinds is not supported",
+                            TypeError)
         getter = _user_property(value, attr)
         if getter is not None:             # a @property of the user's class: its source is compiled
             self.class_attribute(type(value), attr, None)    # (guarded: a property replaced compiles again)
@@ -1309,7 +1348,8 @@ class Interpreter:
     def _getattr(self, value, name, *default):
         """`getattr(obj, "name"[, default])`: read as `obj.name` (guarded), the default where obj has no such
         attribute (its absence guarded on a module-level object)."""
-        if isinstance(value, Var) or hasattr(value, name):
+        if isinstance(value, Var) or hasattr(value, name) \
+                or self.attributes.read(value, name) is not _NOT_REBOUND:
             return self.attribute(value, name)
         if not default:
             return py(getattr, value, name)        # (Python's AttributeError)
@@ -1337,6 +1377,8 @@ class Interpreter:
             frame = Frame(fn.__globals__, src.filename, fn.__name__, locals=dict(arguments), closure=closure)
             return self.run_body(fn.__code__, src.node, frame)
         key = signature_key(fn, bound.arguments)
+        if key is not None and self.attributes.reached(bound.arguments.values()):
+            key = None     # (an object whose attributes were rebound: an outlined callee would read the object)
         if self.active and self.outliner.wants(key, src.node, fn):   # the compiled function itself: never outlined
             try:
                 return self.outliner.call(fn, key, bound.arguments, interpret)
@@ -1381,6 +1423,7 @@ class Interpreter:
             raise UserError("calls nested too deeply", RecursionError)
         self.active.append(key)
         self.frames.append(frame)
+        home = self.attributes.enter(frame)     # the rebound attributes are this function's to read and rebind
         try:
             if isinstance(node, ast.Lambda):
                 return self.eval(node.body, frame)
@@ -1392,6 +1435,7 @@ class Interpreter:
                 raise self.error_at(node, frame, "'break' or 'continue' outside a loop", SyntaxError) from None
             return None
         finally:
+            self.attributes.leave(frame, home)
             self.active.pop()
             self.frames.pop()
 

@@ -29,12 +29,19 @@ def runner(typed, kernel):
     # one that the error state reports (the replay must start from what the caller passed, and write it once), and
     # only up to KEEP_LIMIT_BYTES (writing one element of a big array stays O(1); an event there is warned from the
     # kernel's flags, errstate.warn_from_flags)
-    keep_written = written if kernel.may_raise else []
     template = typed.template
+    attributes = typed.attributes    # attributes of argument objects the call rebinds (frontend/attributes.py)
+    # a call that rebinds attributes and fails a check runs again as Python from the caller's objects (api.py), which
+    # then end as Python leaves them (the attributes assigned before the error, and only those): the arguments it
+    # writes are kept to be given back their contents first, up to KEEP_LIMIT_BYTES (beyond, the check's error is
+    # raised and no attribute is set)
+    replay = bool(attributes) and bool(checks)
+    keep_written = written if kernel.may_raise or replay else []
     # the common return: one array the kernel made, no check flags
-    out = template[1] if template[0] == "out" and template[2] == "array" and not checks else None
+    out = template[1] if template[0] == "out" and template[2] == "array" and not checks and not attributes else None
 
-    def run(leaves: list, originals: list, arrays: list):
+    def run(leaves: list, originals: list, arrays: list, objects=()):
+        """`objects`: the argument objects in flatten's order (signature.flatten), for the rebound attributes."""
         if implicit:
             leaves, originals, arrays = [*leaves, *implicit], [*originals, *implicit], [*arrays, *contiguous(implicit)]
         if check_sizes is not None:     # run-time sizes the kernel was compiled to assume equal (or non-zero)
@@ -44,33 +51,52 @@ def runner(typed, kernel):
         if written:
             check_writable(typed, leaves)
         kept = None
-        if keep_written and errstate.any_reported():
+        if keep_written and (replay or errstate.any_reported()):
             kept = [(leaves[i], leaves[i].copy()) for i in keep_written] \
                 if sum([leaves[i].nbytes for i in keep_written]) <= KEEP_LIMIT_BYTES else False
         try:
             results = invoke(arrays)
         except errstate.Events as events:
             if checks:   # a failed check is the call's error, as without the event (an int64 overflow, say)
-                raise_failed_checks(program, events.results)
+                failed(events.results, kept)
             if kept is False:
                 # too big to keep: the kernel's writes and result stand, the warnings come from its flags (api.py)
-                events.value = finish(events.results, leaves, originals, arrays)
+                events.value = finish(events.results, leaves, originals, arrays, objects, kept)
             elif kept:
                 for leaf, old in kept:   # NumPy writes them again, from the start
                     np.copyto(leaf, old)
             raise
-        return finish(results, leaves, originals, arrays)
+        return finish(results, leaves, originals, arrays, objects, kept)
 
-    def finish(results, leaves, originals, arrays):
+    def failed(results, kept) -> None:
+        """Raise the error of the first failed check (or, for a call that rebinds attributes, Replay)."""
+        if replay and kept is not False and any(flag[()] for flag in results[len(results) - len(checks):]):
+            for leaf, old in kept or ():     # Python writes them again, from the start
+                np.copyto(leaf, old)
+            raise Replay
+        raise_failed_checks(program, results)
+
+    def finish(results, leaves, originals, arrays, objects, kept):
         for i in written:     # an argument written through a contiguous copy gets the new contents
             if arrays[i] is not leaves[i]:
                 np.copyto(leaves[i], arrays[i])
         if out is not None:
             return results[out]
         if checks:
-            raise_failed_checks(program, results)
-        return build_result(template, results, originals)
+            failed(results, kept)
+        if not attributes:
+            return build_result(template, results, originals)
+        # (rebuilt together: an array both returned and held by an attribute is one object, as in NumPy)
+        made: dict = {}
+        value = build_result(template, results, originals, made=made)
+        for index, name, attribute in attributes:
+            setattr(objects[index], name, build_result(attribute, results, originals, made=made))
+        return value
     return run
+
+
+class Replay(Exception):
+    """A check failed in a call that rebinds attributes: the call runs again as Python (api.py)."""
 
 
 # The most bytes of written arguments a call copies before a kernel that can raise a floating-point event, so that

@@ -94,7 +94,7 @@ def flatten(value, leaves: list, originals: list, static_shapes: bool = False, s
         tag = "T" if isinstance(value, tuple) else "l"
         return (tag, tuple(flatten(v, leaves, originals, static_shapes, seen, ints) for v in value))
     if is_structure_object(value):
-        return _flatten_object(value, leaves, originals, static_shapes, seen)
+        return _flatten_object(value, leaves, originals, static_shapes, seen, ints)
     if isinstance(value, dict):
         return ("D", tuple((k, flatten(v, leaves, originals, static_shapes, seen, ints)) for k, v in value.items()))
     if isinstance(value, np.dtype) or isinstance(value, numbers.Number):
@@ -158,16 +158,24 @@ def object_attributes(value) -> dict:
     return attributes
 
 
-def _flatten_object(value, leaves, originals, static_shapes, seen):
-    """("O", class, index, ((attribute, key) ...)): an object met again (or a cycle) is ("same object", index)."""
+def _flatten_object(value, leaves, originals, static_shapes, seen, ints=None):
+    """("O", class, index, ((attribute, key) ...)): an object met again (or a cycle) is ("same object", index).
+    An int or float attribute that compiled code rebinds (`self.t += 1`: its (class, name) in
+    seen["run-time attributes"], api.Transpiled) is a run-time leaf, as an int or float argument is, so that the next
+    call does not compile again for its new value."""
     seen = {} if seen is None else seen
     objects = seen.setdefault("objects", {})
     if id(value) in objects:
         return ("same object", objects[id(value)])
     index = objects[id(value)] = len(objects)
+    if "object list" in seen:     # (the caller's objects in this order: their rebound attributes are set after a call)
+        seen["object list"].append(value)
     items = []
+    rebound = seen.get("run-time attributes") or ()
     for name, attr in object_attributes(value).items():
-        if isinstance(attr, float):                          # a hyperparameter: read at compile time
+        if rebound and type(attr) in (int, float) and (type(value), name) in rebound:
+            items.append((name, flatten(attr, leaves, originals, static_shapes, seen, ints if ints is not None else [])))
+        elif isinstance(attr, float):                          # a hyperparameter: read at compile time
             items.append((name, ("C", float, attr)))
         elif isinstance(attr, list) and not any(isinstance(a, (np.ndarray, np.generic)) for a in attr):
             items.append((name, ("l", tuple(_flatten_member(a, leaves, originals, static_shapes, seen)
@@ -284,7 +292,9 @@ def with_int_values(key, values: list):
     def fill(k):
         if k == ("I",):
             return ("I", next(it))
-        if isinstance(k, tuple) and k and k[0] in ("T", "l", "NT", "D"):
+        if isinstance(k, tuple) and k and k[0] in ("T", "l", "NT", "D", "O"):
+            if k[0] == "O":
+                return ("O", k[1], k[2], tuple((name, fill(sub)) for name, sub in k[3]))
             if k[0] == "D":
                 return ("D", tuple((name, fill(sub)) for name, sub in k[1]))
             if k[0] == "NT":
