@@ -6,6 +6,8 @@ Results are NumPy's to rounding: NumPy's einsum sums in its own order (and `opti
 A single operand that is only transposed is a view, as NumPy's."""
 import numpy as np
 
+from .functions import known_while_compiling
+
 _ELLIPSIS_LABELS = [chr(0x3B1 + k) for k in range(24)]     # Greek letters: never valid subscripts themselves
 
 
@@ -91,7 +93,7 @@ def _broadcast_unit_dims(labels, operands):
 
 
 def _unit(size):
-    return type(size) is int and size == 1     # (a run-time size is not of type int while compiling)
+    return type(size) is int and known_while_compiling(size) and size == 1     # (a run-time size: not known)
 
 
 def _sum_out(labels, x, keep, dtype):

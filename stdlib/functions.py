@@ -23,9 +23,15 @@ def _at(axis, index):
 _INT_TYPES = (int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
 
 
+def known_while_compiling(value):
+    """Compiled, whether `value` is known while compiling rather than only when the kernel runs (a dim, an int
+    argument, an element of an array are not); under plain NumPy every value is (True)."""
+    return True
+
+
 def _known(n):
     """Whether an int is known while compiling (a run-time int, such as a dim or an int argument, is not)."""
-    return type(n) in _INT_TYPES
+    return type(n) in _INT_TYPES and known_while_compiling(n)
 
 
 def _flat_or_axis(a, axis):
@@ -55,7 +61,7 @@ def _mod(shift, m):
     """shift % m as NumPy's roll takes it, of Python ints. A Python int past int64 with a size m known only at run
     time (which cannot meet it in int64: OverflowError) is reduced by Horner's rule over its bits, in uint64: the
     remainder stays below m < 2**63, so 2 * r + 1 fits."""
-    if type(shift) is not int or -2**63 <= shift < 2**63 or _known(m):
+    if type(shift) is not int or not known_while_compiling(shift) or -2**63 <= shift < 2**63 or _known(m):
         return shift % m
     mu = np.uint64(m)
     r = np.uint64(0)

@@ -467,6 +467,7 @@ def _register_stdlib():
         library(getattr(function_base, name), getattr(np, name))
     library(function_base.item, methods=("item",))
     FUNCTIONS[fn.raise_if] = _raise_if
+    FUNCTIONS[fn.known_while_compiling] = lambda b, value: not contains_var(value)
     FUNCTIONS[np.diagonal] = METHODS["diagonal"] = _view_like(fn.diagonal, "np.diagonal")
     FUNCTIONS[np.diag] = _view_like(fn.diag, "np.diag")
     FUNCTIONS[np.repeat] = METHODS["repeat"] = _one_count_repeat(fn.repeat)
