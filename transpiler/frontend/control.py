@@ -23,7 +23,7 @@ from ..types.shapes import DIM_OPS, Sym, data_sized
 from .builder import is_weak
 from .elementwise import small_int
 from .loop_exits import UNSET, described
-from .memory import Alias, Buffer, Ref, State, _replayable, var_leaves
+from .memory import _STRIDED_STEPS, Alias, Buffer, Ref, State, _path_params, _replayable, var_leaves
 from .values import RuntimeRange, contains_var
 
 _MISSING = object()
@@ -172,9 +172,13 @@ class Control:
         memory = self.memory.snapshot()
         branches = []
         for body, names in zip((stmt.body, stmt.orelse), bind):
-            frame.locals = {**snapshot, **names}
-            eqns, returned, checks = self.record(lambda: self._run_branch(body + tail, frame, with_continuation,
-                                                                          memory))
+            frame.locals = dict(snapshot)
+
+            def run(body=body, names=names):
+                self.memory.restore(self.b, memory)     # (the state the names are made in)
+                frame.locals.update(names() if callable(names) else names)
+                return self._run_branch(body + tail, frame, with_continuation, memory)
+            eqns, returned, checks = self.record(run)
             branches.append((eqns, returned, dict(frame.locals), checks, self.memory.snapshot()))
         frame.locals = dict(snapshot)
         self.memory.restore(self.b, memory)
@@ -273,40 +277,74 @@ class Control:
 
     # ---- writes through an array chosen at run time ---------------------------------------------------------------
     def chosen_write(self, stmt, frame):
-        """(flag, bindings) when `stmt` writes into a name that holds one array or another as a run-time branch
-        chose (`v = a if k > 0 else b; v[0] = 1`, `v += 1`), each an argument or an array the function made before
-        the branch, and the name is current: the statement then runs as `if flag: <stmt with v = a> else: <stmt
-        with v = b>` (run_if), so its writes reach exactly the chosen array, as NumPy's do. None otherwise (the
-        write is refused as before, memory.write)."""
+        """(flag, bindings, the chosen value, its views) when `stmt` writes into a name that holds one array or
+        another as a run-time branch chose (`v = a if k > 0 else b; v[0] = 1`, `v += 1`), each an argument or an
+        array the function made before the branch, or into a basic view of such a name (`w = v[1:]; w[0] = 5`),
+        and the names are current: the statement then runs as `if flag: <stmt with v = a> else: <stmt with v = b>`
+        (run_if), every name holding v or a view of it bound to that array or the same view of it, so its writes
+        reach exactly the chosen array, as NumPy's do. None otherwise (the write is refused as before,
+        memory.write)."""
         root = _written_name(stmt)
         value = frame.locals.get(root) if root is not None else None
         ref = getattr(value, "ref", None)
-        if not isinstance(value, Var) or not isinstance(ref, Alias) or not ref.chosen or ref.choice is None \
-                or ref.choice[0] != "choice" or not self.memory.is_current(value):
+        if not isinstance(value, Var) or not isinstance(ref, Alias) or not ref.chosen:
+            return None
+        chosen = ref.view_of[0] if ref.view_of is not None else value
+        ref = chosen.ref
+        # (written since the choice, through it or directly, its names are stale; but the statement runs on the
+        # chosen arrays' current contents, and every name it binds is made from them)
+        if not isinstance(ref, Alias) or ref.choice is None or ref.choice[0] != "choice":
             return None
         _, flag, *forms = ref.choice
         arrays = [self._chosen_array(form) for form in forms]
-        if any(a is None or a.dtype != value.dtype or a.ndim != value.ndim for a in arrays):
+        if any(a is None or a.dtype != chosen.dtype or a.ndim != chosen.ndim for a in arrays):
             return None
-        holders = [n for n, v in frame.locals.items() if v is value]     # (`w = v` before: the same object)
-        return flag, tuple({n: a for n in holders} for a in arrays)
+        # (`w = v` before: the same object; views of it, current, with steps a run-time position can express)
+        holders = {n: v for n, v in frame.locals.items() if v is chosen or isinstance(v, Var)
+                   and isinstance(v.ref, Alias) and v.ref.view_of is not None and v.ref.view_of[0] is chosen}
+        views = {n: v.ref.view_of[1] for n, v in holders.items() if v is not chosen}
+        if any(s.prim not in _STRIDED_STEPS for path in views.values() for s in path):
+            return None
+        return flag, tuple(self._bind_chosen(chosen, holders, a) for a in arrays), chosen, views
+
+    def _bind_chosen(self, chosen, holders, array):
+        """The names bound on the path where `chosen` is `array` (made in that path's region: run_if): the array,
+        and each view of `chosen` the same view of it, at its position (view_params) over the array's axes."""
+        def bind():
+            made = {}
+            for n, v in holders.items():
+                if id(v) not in made:
+                    if v is chosen:
+                        made[id(v)] = array
+                    else:
+                        params = _path_params(self.b, chosen.shape, v.ref.view_of[1], v.ndim)
+                        view = self.b.emit1("strided", [array, *params], v.dtype, v.shape)
+                        made[id(v)] = self.memory.strided_view(self.memory.view_anchor(array), view, params)
+                yield n, made[id(v)]
+        return lambda: dict(bind())
 
     def _chosen_array(self, form):
-        """The current version of the whole array a form (Control._form) names, for an argument or a local array
-        the program has not written since the join; None for any other form."""
+        """The current version of the whole array a form (Control._form) names, for an argument or an array the
+        function made (written since the join, it is still the array NumPy's name holds); None for any other form."""
         if form is None or form[0] not in ("argument", "local"):
             return None
         buffer = form[1]
         current = self.memory.current.get(buffer, buffer.initial)
-        if form[0] == "local" and current is not form[2]:
-            return None
         ref = self.memory.ref_of(current)
         return current if isinstance(ref, Ref) and not ref.path and ref.buffer is buffer else None
 
-    def run_chosen_write(self, stmt, frame, flag, bind) -> None:
+    def run_chosen_write(self, stmt, frame, flag, bind, chosen, views) -> None:
         branch = ast.If(test=ast.Constant(True), body=[stmt], orelse=[stmt])
         ast.copy_location(branch, stmt)
+        names = [n for n, v in frame.locals.items() if v is chosen]
         self.run_if(branch, frame, flag, [], bind=bind)
+        # the views are views of the chosen array again after the join (writable as before)
+        again = frame.locals.get(names[0]) if names else None
+        for n in views:
+            v = frame.locals.get(n)
+            if isinstance(again, Var) and isinstance(again.ref, Alias) and isinstance(v, Var) \
+                    and isinstance(v.ref, Alias):
+                v.ref.view_of = (again, views[n])
 
     def _tie_shared_branch_arrays(self, names, frame, t_locals, e_locals, before) -> None:
         """Joined names that share memory made inside the branches (`a = np.zeros(3); v = a[1:]` on each path) are

@@ -76,6 +76,9 @@ class Alias:
     # Steps). Returned while that version is current, the call makes it with NumPy's own reshape of the caller's
     # array (as_inputs): a view where NumPy's is one, a copy where NumPy copies
     replay: object = None
+    # a view of an array chosen at run time (`w = v[1:]`, v an Alias with a "choice"): (v, the strided Steps from
+    # v to this value). A write through it, or through v, runs once per candidate array (Control.chosen_write)
+    view_of: object = None
 
 
 def _contiguous_slice(specs) -> bool:
@@ -163,10 +166,12 @@ class Memory:
             return
         ref = self.ref_of(x)
         if isinstance(ref, Alias):
-            if ref.choice is not None:
+            if ref.choice is not None or ref.view_of is not None:
                 # a view of an array chosen at run time: not that array (its choice would return, or write, all of
-                # it: `return v[1:]` returned the whole argument)
-                out.ref = Alias(ref.deps, ref.why, chosen=ref.chosen)
+                # it: `return v[1:]` returned the whole argument); its steps from that array, for a write
+                root, path = ref.view_of if ref.view_of is not None else (x, ())
+                step = Step(prim, dict(params), tuple(inputs[1:]), out.dtype, out.shape, out.scalar)
+                out.ref = Alias(ref.deps, ref.why, chosen=ref.chosen, view_of=(root, path + (step,)))
                 return
             if ref.replay is None:
                 out.ref = ref
