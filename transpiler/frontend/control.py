@@ -787,7 +787,35 @@ class Control:
                 raise UserError(f"{what} has different compile-time values on the two paths of a run-time branch "
                                 f"({t!r} and {e!r})", TypeError)
         tv, ev = self._to_var(t, e, t_eqns), self._to_var(e, t, e_eqns)
+        tv, ev = self._python_initial(tv, ev, what, t_eqns), self._python_initial(ev, tv, what, e_eqns)
         return _Joined(tv, ev, self._same_type(tv, ev, what))
+
+    def _python_initial(self, v: Var, other: Var, what: str, eqns) -> Var:
+        """A loop-carried name in the loop's first round, still the Python number it held before the loop
+        (`m = -np.inf`, then `if x[i] > m: m = x[i]`), meeting a NumPy scalar of another dtype: the name's value
+        converted to that dtype on its path (the loop then carries that dtype, as after `s += x[i]`: semantics.md).
+        Only for a number the dtype holds exactly (inf, 0.0, 1.0, 0 ...): on that path the value is that number,
+        whatever the round; a Python number known only at run time (an argument) is refused as before, since
+        converting it could round it."""
+        c = getattr(v, "python_initial", None)
+        if c is None or not v.weak or not isinstance(other, Var) or other.weak or other.ndim or v.ndim \
+                or v.dtype == other.dtype:
+            return v
+        dt = other.dtype
+        _python_number_fits(c, dt, f"in a run-time loop ({what} starts as that number before the loop)")
+        with np.errstate(all="ignore"):
+            # (.item(): NumPy would compare np.float32(0.1) == 0.1 in float32, True)
+            exact = dt.type(c).item() == c or bool(np.isnan(c)) and dt.kind in "fc"
+        if not exact:
+            raise UserError(f"{what} starts as the Python number {c!r} before a run-time loop and becomes a {dt} "
+                            f"inside it; {c!r} is not exactly a {dt}, so the compiled loop (which carries one dtype) "
+                            f"would change it: start with np.{dt}({c!r}), or with a number a {dt} holds exactly",
+                            TypeError)
+        with self.b.recording() as made:
+            converted = self.b.convert(v, dt)
+        eqns.extend(made)
+        converted.scalar = other.scalar
+        return converted
 
     def _to_var(self, value, other, eqns) -> Var:
         if isinstance(value, Var):
@@ -916,9 +944,9 @@ class Control:
             self.b.guards = guards           # (only the last round's guards are kept)
             live = [n for n in carried if types[n] is not None]
             if before is not None:        # a while loop's condition region has arguments of its own
-                cond_args = state.arguments(live, types)
+                cond_args = _tag_python_initials(state, state.arguments(live, types))
                 before(list(cond_args.values()), lambda run: state.enter(self.b, cond_args, aliases, run))
-            args = state.arguments(live, types)
+            args = _tag_python_initials(state, state.arguments(live, types))
             eqns, induction, checks = self.record(lambda: state.enter(self.b, args, aliases, lambda: state.positioned(
                 self.b, lambda: self._kept_after(state, args, memory, lambda: run_body(args)))), inherit=False)
             changed = False
@@ -1696,6 +1724,16 @@ def _python_number_fits(value, dt: np.dtype, where: str) -> None:
         raise UserError(f"the Python number {value!r} meets a run-time {dt} value {where}; NumPy keeps the Python "
                         f"number on the path where it stays, and a {dt} cannot hold it: convert it first "
                         f"(np.{dt}({value!r})) or make the other value a Python number", TypeError)
+
+
+def _tag_python_initials(state, args: dict) -> dict:
+    """Each carried name still of the weak type of the Python number it held before the loop (a first round) knows
+    that number (Control._python_initial)."""
+    for n, v in args.items():
+        initial = state.initial(n) if isinstance(n, str) else None
+        if v.weak and not isinstance(initial, Var) and _numeric(initial) and is_weak(initial):
+            v.python_initial = initial
+    return args
 
 
 def _python_value_fits(weak: np.dtype, dt: np.dtype) -> None:
