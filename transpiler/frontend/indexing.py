@@ -81,7 +81,26 @@ def _new_axes_among_advanced(tokens: list, adjacent: bool, ndim: int) -> list:
     return out
 
 
+def _run_time_bool_lists(b: Builder, index):
+    """The index with each list of bools, some known only at run time (`x[[x[0] > 0, True, s > 1]]`), as the bool
+    array NumPy makes of it (np.asarray): a mask. (A list mixing bools with ints is an int array, as in NumPy.)"""
+    if isinstance(index, tuple):
+        return tuple(_run_time_bool_lists(b, i) for i in index)
+    leaves: list = []
+
+    def flat(item) -> bool:
+        if isinstance(item, list):
+            return bool(item) and all(flat(i) for i in item)
+        leaves.append(item)
+        return isinstance(item, (bool, np.bool_)) or isinstance(item, Var) and item.dtype == dtypes.BOOL
+    if not isinstance(index, list) or not contains_var(index) or not flat(index):
+        return index
+    mask = _stacked_ids(b, index)
+    return b.convert(mask, dtypes.BOOL) if mask.weak else mask
+
+
 def getitem(b: Builder, x: Var, index):
+    index = _run_time_bool_lists(b, index)
     if is_mask(index):
         from .selection import get_masked
         mask = index[0] if isinstance(index, tuple) else index
@@ -141,6 +160,7 @@ def _is_array_scalar(item) -> bool:
 def setitem(b: Builder, x: Var, index, value) -> Var:
     """The contents of x after `x[index] = value`: value cast as NumPy's setitem casts (unsafe: a float stored into
     an int array truncates) and broadcast to x[index]'s shape."""
+    index = _run_time_bool_lists(b, index)
     if is_mask(index):
         return _set_masked(b, x, as_var(b, index), value)
     items = index if isinstance(index, tuple) else (index,)
