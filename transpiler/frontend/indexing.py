@@ -16,7 +16,7 @@ from ..program import Var
 from ..types import dtypes
 from ..types.shapes import Sym, broadcast, derived, fmt_shape, nonnegative, readable_shape
 from .builder import Builder
-from .elementwise import as_dim, warn_at
+from .elementwise import as_dim, at_most_one, broadcast_in_kernel, sizes_differ, warn_at
 from .shape_ops import as_var, expand_dims, same_view, squeeze, transpose
 from .values import RuntimeRange, contains_var
 
@@ -253,8 +253,18 @@ def _cut_to_checked_sizes(b: Builder, v: Var, shape: list, in_kernel: list, mess
     specs = [("all",)] * v.ndim
     cut = list(v.shape)         # the value's own sizes: a 1 that broadcasts stays 1 (the copy after broadcasts it)
     for axis, d, t in in_kernel:
-        sizes = [b.emit1("size_value", [], dtypes.INT64, (), dim=dim) for dim in (d, t)]
-        ne = b.emit1("ne", sizes, dtypes.BOOL, ())
+        if at_most_one(b.env, d):   # (a value of one element, x[a:a + n] = x[7:8], broadcasts as NumPy's does)
+            ne = sizes_differ(b, d, t, broadcasts=False)     # and the value's is not 1 (the region never broadcasts)
+            one = b.emit1("const", [], dtypes.INT64, (), value=np.asarray(1, np.int64))
+            ne = b.emit1("and", [ne, b.emit1("ne", [b.emit1("size_value", [], dtypes.INT64, (), dim=d), one],
+                                              dtypes.BOOL, ())], dtypes.BOOL, ())
+            differ = ne if differ is None else b.emit1("or", [differ, ne], dtypes.BOOL, ())
+            common = derived("bcast", t, d)
+            v = broadcast_in_kernel(b, v, axis - (len(shape) - v.ndim), common)
+            cut[axis - (len(shape) - v.ndim)] = common
+            shape[axis] = common
+            continue
+        ne = sizes_differ(b, d, t, broadcasts=False)
         differ = ne if differ is None else b.emit1("or", [differ, ne], dtypes.BOOL, ())
         common = derived("same", t, d)
         specs[axis - (len(shape) - v.ndim)] = ("range", 0, common, 1)
