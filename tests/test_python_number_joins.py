@@ -3,7 +3,8 @@
 NumPy keeps each path's own type; the typed program gives the joined value the run-time value's dtype. That is
 NumPy's value only where the number keeps its value in that dtype: a float meeting an int (`v = 0.5` on one path,
 `v = x[0]` of an int32 x on the other) was 0 on the path that kept 0.5, a silent wrong answer; such joins are now
-refused. A number of the same kind is rounded to the dtype (the documented known difference, semantics.md)."""
+refused. A number of the same kind takes the dtype inside the function (the documented known difference,
+semantics.md); returned, it is the Python number itself where NumPy's is (the join yields which path it took)."""
 import numpy as np
 import pytest
 
@@ -129,15 +130,15 @@ def first_or_zero(x):
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_a_python_number_the_dtype_holds_still_joins(dtype):
-    """-inf and 0 keep their values in every float dtype: compiled as before, NumPy's values (the type is the
-    run-time value's where NumPy returns the Python number: semantics.md). The running maximum from -inf of a
-    float32 or float16 array was refused: the loop's first round joined the Python float with the array's dtype."""
+    """-inf and 0 keep their values in every float dtype: compiled as before, NumPy's values and types (where the
+    loop never assigns it, the Python number itself: semantics.md). The running maximum from -inf of a float32 or
+    float16 array was refused: the loop's first round joined the Python float with the array's dtype."""
     x = INT32.astype(dtype)
     f, g = transpile(running_max), transpile(first_or_zero)
     for a in (x, -x, x[:0], np.full(3, -np.inf, dtype), np.array([np.nan, 2, np.nan], dtype)):
-        assert f(a) == running_max(a) and type(f(a)) is np.dtype(dtype).type
+        assert f(a) == running_max(a) and type(f(a)) is type(running_max(a))
     for a in (x, -x):
-        assert g(a) == first_or_zero(a) and type(g(a)) is np.dtype(dtype).type
+        assert g(a) == first_or_zero(a) and type(g(a)) is type(first_or_zero(a))
 
 
 def running_min_with_index(x, n):
@@ -182,9 +183,7 @@ def test_a_loop_carried_python_number_the_dtype_holds_exactly_joins(dtype):
             assert np.array_equal(ours, numpys, equal_nan=True), (fn.__name__, ours, numpys)
             for o, e in zip(ours if isinstance(ours, tuple) else (ours,), numpys if isinstance(numpys, tuple)
                             else (numpys,)):
-                # (where no round assigned it, NumPy's is still the Python number, ours a NumPy scalar of its
-                # value: the known difference, semantics.md)
-                assert type(o) is type(e) or type(e) in (int, float) and isinstance(o, np.generic)
+                assert type(o) is type(e)     # (where no round assigned it: the Python number, as NumPy's)
 
 
 def running_max_from_a_tenth(x, n):

@@ -657,7 +657,7 @@ class Control:
         if not isinstance(value, Var):
             return value
         deps = {buf for src in sources for buf, _ in self.memory.deps(src) if self.memory.existed(before, buf)}
-        if deps:
+        if deps or choice is not None:
             value.ref = self.memory.alias(deps, "an array that is one of several arrays depending on a run-time "
                                                 "condition", chosen=True)
             value.ref.choice = choice
@@ -666,10 +666,15 @@ class Control:
     def _form(self, v, before, eqns):
         """How the call can make the array `v` (one path's value at a join) from the caller's arrays (Alias.choice):
         None for an array the kernel makes (or a path that never gives one), ("local", buffer) for an array the
-        function made before the join (the kernel's value, while nothing writes it after the join), _NO where it
-        cannot (a view of such an array, an Alias it does not follow)."""
-        if v is UNSET or not isinstance(v, Var) or v.scalar or v.weak:
-            return None
+        function made before the join (the kernel's value, while nothing writes it after the join), ("python", n)
+        for a Python number (NumPy's value on that path is the number itself, where the join gives a NumPy scalar),
+        _NO where it cannot (a view of such an array, an Alias it does not follow)."""
+        if v is UNSET or not isinstance(v, Var):
+            # a Python number on this path: NumPy's value there is that number itself (the call returns it)
+            return ("python", v) if _numeric(v) and is_weak(v) and not isinstance(v, np.ndarray) else None
+        if v.scalar or v.weak:     # (a NumPy scalar, or the Python number it was before a loop: _carry_kept)
+            ref = v.ref
+            return ref.choice if isinstance(ref, Alias) and ref.chosen and ref.choice is not None else None
         ref = self.memory.ref_of(v)
         if isinstance(ref, Alias):
             return ref.choice if ref.chosen and ref.choice is not None else _NO
@@ -963,6 +968,7 @@ class Control:
                 carried.append(buf)
                 types[buf], aliases[buf] = _type_of(state.initial(buf)), set()
                 changed = True
+            python_kept = []
             for n in carried:
                 new = state.after(n)
                 if types[n] is None:
@@ -986,9 +992,12 @@ class Control:
                         changed = True
                 widened = self._widen(types[n], new, state.label(n), state.initial(n))
                 if widened != types[n]:
+                    if types[n][2] and not widened[2]:    # a Python number before the loop, a NumPy value in it
+                        python_kept.append(n)
                     types[n], changed = widened, True
                     continue
                 results.append((n, new))
+            self._carry_kept(python_kept, carried, state, types, aliases)
             if self._position_unset(views, carried, state, types, aliases, memory):
                 changed = True
             if not changed:
@@ -1055,7 +1064,14 @@ class Control:
         is. A name whose value the flag cannot follow in the body (_kept_after) is carried as before."""
         for n in names:
             v = state.initial(n)
-            if n in state.kept or n in state.kept_tried or not isinstance(v, Var) or v.scalar or v.weak:
+            if n in state.kept or n in state.kept_tried:
+                continue
+            if not isinstance(v, Var) and _numeric(v) and is_weak(v) and types[n] is not None and not types[n][2]:
+                # a Python number before the loop, a NumPy scalar once the body assigns it (`s = 0.0`, `s += x[i]`):
+                # where no round assigned it (zero trips) NumPy returns the Python number itself (as_inputs)
+                self._keep(n, ("python", v), carried, state, types, aliases)
+                continue
+            if not isinstance(v, Var) or v.scalar or v.weak:
                 continue
             ref = self.memory.ref_of(v)
             if isinstance(ref, Alias) and ref.chosen and ref.choice is not None and self.memory.is_current(v):
@@ -1069,13 +1085,17 @@ class Control:
                 form = ("steps", ref.buffer, steps)
             else:
                 continue
-            state.kept_tried.add(n)
-            key = _Kept(n)
-            state.kept[n] = (key, form)
-            state.kept_initial[key] = True
-            state.kept_after[key] = True     # (until a round computes it: one that starts carrying it mid-round)
-            types[key], aliases[key] = (dtypes.BOOL, (), False, False), set()
-            carried.append(key)
+            self._keep(n, form, carried, state, types, aliases)
+
+    @staticmethod
+    def _keep(n, form, carried: list, state, types: dict, aliases: dict) -> None:
+        state.kept_tried.add(n)
+        key = _Kept(n)
+        state.kept[n] = (key, form)
+        state.kept_initial[key] = True
+        state.kept_after[key] = True     # (until a round computes it: one that starts carrying it mid-round)
+        types[key], aliases[key] = (dtypes.BOOL, (), False, False), set()
+        carried.append(key)
 
     def _kept_after(self, state, args: dict, before, run):
         """run() (a round of the body), then each kept flag as the body leaves it (_carry_kept): its region argument
@@ -1089,7 +1109,7 @@ class Control:
                 state.kept_after[key] = args[key]
                 continue
             flag = None
-            if isinstance(new, Var) and not new.scalar and not new.weak:
+            if isinstance(new, Var) and (form[0] == "python" and not new.weak or not new.scalar and not new.weak):
                 made: list = []
                 flag = self._flag_of(self._form(new, before, made), form)
                 self.b.eqns.extend(made)
@@ -1106,7 +1126,11 @@ class Control:
             return False
         if form is kept:
             return True
-        if form is _NO or form[0] != "choice":
+        if form is _NO:
+            return None
+        if form[0] == kept[0] == "python" and type(form[1]) is type(kept[1]) and form[1] == kept[1]:
+            return True           # (the same Python number assigned again: NumPy's is that number again)
+        if form[0] != "choice":
             return None
         flag, then, other = form[1], self._flag_of(form[2], kept), self._flag_of(form[3], kept)
         if then is None or other is None:
@@ -1447,7 +1471,7 @@ def _kernels(form) -> bool:
 
 
 def _form_vars(form) -> list:
-    if form is None or form[0] in ("argument", "steps", "local"):
+    if form is None or form[0] in ("argument", "steps", "local", "python"):
         return []
     if form[0] == "view":
         return list(form[2])
@@ -1457,7 +1481,7 @@ def _form_vars(form) -> list:
 def _form_rebuild(form, values, memory):
     """The form with its Vars replaced by the next `values` (their joined values), in _form_vars' order; a local
     array with its version after the join."""
-    if form is None or form[0] in ("argument", "steps") or len(form) == 3 and form[0] == "local":
+    if form is None or form[0] in ("argument", "steps", "python") or len(form) == 3 and form[0] == "local":
         return form
     if form[0] == "local":
         return ("local", form[1], memory.version_in(memory.current, form[1]))

@@ -69,7 +69,8 @@ class Alias:
     why: str
     chosen: bool = False    # one array or another as a run-time branch or loop decides (as_returned)
     # for a chosen one: which array each path gives, as the call can make it (Control._choice): None (the kernel's
-    # value), ("local", Buffer, its version after the join: the kernel's value while that is current),
+    # value), ("python", a Python number: a scalar a loop left as it was before it, Control._carry_kept),
+    # ("local", Buffer, its version after the join: the kernel's value while that is current),
     # ("argument", Buffer), ("steps", Buffer, replayable steps), ("view", Anchor, view_params Vars) or
     # ("choice", flag Var, form if the flag is True, form if False)
     choice: object = None
@@ -559,6 +560,8 @@ def _chosen(value: Var, form, computed, current):
     if form is None:
         return value
     kind, buffer, *rest = form
+    if kind == "python":      # ("python", the Python number a loop left as it was: NumPy returns it itself)
+        return buffer
     if kind == "local":
         return value if current.get(buffer, buffer.initial) is rest[0] else None
     if kind == "argument":
