@@ -29,23 +29,40 @@ def running_sum_typed(x, n):
     return s
 
 
+def running_max_from_minus_inf(x, n):
+    m = -np.inf
+    for i in range(n):
+        if x[i] > m:
+            m = x[i]
+    return m, m
+
+
+def running_max_from_three(x, n):
+    m = 3
+    for i in range(n):
+        if x[i] > m:
+            m = x[i]
+    return m
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32"])
-def test_a_zero_trip_loop_returns_its_initial_python_scalar_in_the_carried_dtype(dtype):
+def test_a_zero_trip_loop_returns_its_initial_python_scalar(dtype):
     """A run-time loop carries one dtype: `s = 0.0` then `s += x[i]` carries x's (float32 for a float32 x), as
-    NumPy's first iteration makes it. Run zero times, NumPy returns the Python float itself; the compiled function
-    returns it converted to the carried dtype (np.float32(0.0), and 0.1 rounded to float32): a typed program cannot
-    make a value's type depend on the trip count (docs/semantics.md). With the initial value typed, both agree."""
+    NumPy's first iteration makes it. Where no round assigned it (zero trips, or a branch never taken), NumPy's is
+    still the Python number itself: the loop carries a flag saying so, and the call returns that number (it returned
+    np.float32(0.0), and 0.1 rounded to float32: Control._carry_kept). With the initial value typed, both agree."""
     x = np.arange(1, 6).astype(dtype)
-    carried = np.result_type(x.dtype, 0.0)      # the dtype of s after one iteration, NumPy's weak promotion
     f, g, h = transpile(running_sum), transpile(running_sum_from), transpile(running_sum_typed)
-    for n in (1, 4):
+    for n in (0, 1, 4):
         assert_same(f(x, n), running_sum(x, n))
         assert_same(g(x, n), running_sum_from(x, n))
-    assert type(running_sum(x, 0)) is float and type(f(x, 0)) is carried.type and f(x, 0) == 0.0
-    assert type(running_sum_from(x, 0)) is float
-    assert type(g(x, 0)) is carried.type and g(x, 0) == carried.type(0.1)
+    assert type(f(x, 0)) is float and f(x, 0) == 0.0 and type(g(x, 0)) is float and g(x, 0) == 0.1
     for n in (0, 3):
         assert_same(h(x, n), running_sum_typed(x, n))
+    for fn in (running_max_from_minus_inf, running_max_from_three) if dtype != "int32" else \
+            (running_max_from_three,):
+        for n in (0, 2, 5):         # (from 3: assigned only from the fourth element on)
+            assert_same(transpile(fn)(x, n), fn(x, n))
 
 
 @pytest.mark.parametrize("fn", [

@@ -3,7 +3,8 @@
 NumPy keeps each path's own type; the typed program gives the joined value the run-time value's dtype. That is
 NumPy's value only where the number keeps its value in that dtype: a float meeting an int (`v = 0.5` on one path,
 `v = x[0]` of an int32 x on the other) was 0 on the path that kept 0.5, a silent wrong answer; such joins are now
-refused. A number of the same kind is rounded to the dtype (the documented known difference, semantics.md)."""
+refused. A number of the same kind takes the dtype inside the function (the documented known difference,
+semantics.md); returned, it is the Python number itself where NumPy's is (the join yields which path it took)."""
 import numpy as np
 import pytest
 
@@ -129,15 +130,89 @@ def first_or_zero(x):
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_a_python_number_the_dtype_holds_still_joins(dtype):
-    """-inf and 0 keep their values in every float dtype: compiled as before, NumPy's values (the type is the
-    run-time value's where NumPy returns the Python number: semantics.md)."""
+    """-inf and 0 keep their values in every float dtype: compiled as before, NumPy's values and types (where the
+    loop never assigns it, the Python number itself: semantics.md). The running maximum from -inf of a float32 or
+    float16 array was refused: the loop's first round joined the Python float with the array's dtype."""
     x = INT32.astype(dtype)
     f, g = transpile(running_max), transpile(first_or_zero)
-    if dtype == np.float64:     # (float32: the branch inside the loop refuses a weak float64 meeting a float32)
-        for a in (x, -x, x[:0]):
-            assert f(a) == running_max(a) and type(f(a)) is np.float64
+    for a in (x, -x, x[:0], np.full(3, -np.inf, dtype), np.array([np.nan, 2, np.nan], dtype)):
+        assert f(a) == running_max(a) and type(f(a)) is type(running_max(a))
     for a in (x, -x):
-        assert g(a) == first_or_zero(a) and type(g(a)) is np.dtype(dtype).type
+        assert g(a) == first_or_zero(a) and type(g(a)) is type(first_or_zero(a))
+
+
+def running_min_with_index(x, n):
+    low, at = np.inf, -1
+    for i in range(n[0]):
+        if x[i] < low:
+            low = x[i]
+            at = i
+    return low, at
+
+
+def best_from_zero(x):
+    best = 0
+    k = 0
+    while k < x.shape[0]:
+        if x[k] > best:
+            best = x[k]
+        k += 1
+    return best
+
+
+def sum_from_a_python_float(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            s += x[i]
+    return s
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.uint8, np.int64, np.float64])
+def test_a_loop_carried_python_number_the_dtype_holds_exactly_joins(dtype):
+    """A name that starts as a Python number the loop's dtype holds exactly (inf, 0, 0.0) and that a branch in the
+    body sets to an element: joined in the loop's first round (it was refused), the values NumPy gives."""
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 5, 9):
+        x = (rng.standard_normal(9) * 50).astype(dtype)
+        for fn, args in ((best_from_zero, (x[:n],)), (sum_from_a_python_float, (x[:n],)),
+                         (running_min_with_index, (x, np.array([n])))):
+            if fn is running_min_with_index and dtype not in (np.float32, np.float16, np.float64):
+                continue           # (inf: no int holds it, refused below)
+            ours, numpys = transpile(fn)(*args), fn(*args)
+            assert np.array_equal(ours, numpys, equal_nan=True), (fn.__name__, ours, numpys)
+            for o, e in zip(ours if isinstance(ours, tuple) else (ours,), numpys if isinstance(numpys, tuple)
+                            else (numpys,)):
+                assert type(o) is type(e)     # (where no round assigned it: the Python number, as NumPy's)
+
+
+def running_max_from_a_tenth(x, n):
+    best = 0.1
+    for i in range(n[0]):
+        if x[i] > best:
+            best = x[i]
+    return best
+
+
+def running_max_from_an_argument(x, t):
+    best = t
+    for i in range(x.shape[0]):
+        if x[i] > best:
+            best = x[i]
+    return best
+
+
+def test_a_loop_carried_python_number_the_dtype_does_not_hold_exactly_is_refused():
+    """0.1 as a float32 is another number, -inf no int8 holds, and a Python float argument (known only at run time)
+    may be either: each refused, never rounded in silence."""
+    x = np.array([-1.0, 0.05, -3.0], np.float32)
+    for fn, args, match in ((running_max_from_a_tenth, (x, np.array([3])), "not exactly a float32"),
+                            (running_max, (x.astype(np.int8),), "cannot hold it"),
+                            (running_max_from_an_argument, (x, 0.5), "float32")):
+        fn(*args)
+        with pytest.raises(CompileError, match=match) as info:
+            transpile(fn)(*args)
+        assert isinstance(info.value, TypeError)
 
 
 def test_a_loop_carried_python_float_argument_is_a_numpy_scalar():

@@ -18,10 +18,19 @@ _INDEX_OPS = {"add": arith.addi, "sub": arith.subi, "mul": arith.muli, "floordiv
                                                 arith.addi(i, n), i),
               "same": lambda a, b: arith.select(arith.cmpi(arith.CmpIPredicate.eq, a, b), a,
                                                 arith.constant(a.type, 0)),
+              "bcast": lambda a, b: _bcast(a, b),
               "upto": lambda a, b: arith.select(arith.cmpi(arith.CmpIPredicate.sle, a, b), a,
                                                 arith.constant(a.type, 0)),
               "ifneg": lambda k, a, b: arith.select(arith.cmpi(arith.CmpIPredicate.slt, k, arith.constant(k.type, 0)),
                                                     a, b)}
+
+
+def _bcast(a, b):
+    """NumPy's broadcast size of a and b (one may be 1), 0 where they do not broadcast (shapes.py "bcast")."""
+    one, zero = arith.constant(a.type, 1), arith.constant(a.type, 0)
+    eq = arith.CmpIPredicate.eq
+    keep_a = arith.ori(arith.cmpi(eq, a, b), arith.cmpi(eq, b, one))
+    return arith.select(keep_a, a, arith.select(arith.cmpi(eq, a, one), b, zero))
 
 
 def emitter(*prims):

@@ -23,7 +23,7 @@ from ..types.shapes import DIM_OPS, Sym, data_sized
 from .builder import is_weak
 from .elementwise import small_int
 from .loop_exits import UNSET, described
-from .memory import Alias, Buffer, Ref, State, _replayable, var_leaves
+from .memory import _STRIDED_STEPS, Alias, Buffer, Ref, State, _path_params, _replayable, var_leaves
 from .values import RuntimeRange, contains_var
 
 _MISSING = object()
@@ -172,9 +172,13 @@ class Control:
         memory = self.memory.snapshot()
         branches = []
         for body, names in zip((stmt.body, stmt.orelse), bind):
-            frame.locals = {**snapshot, **names}
-            eqns, returned, checks = self.record(lambda: self._run_branch(body + tail, frame, with_continuation,
-                                                                          memory))
+            frame.locals = dict(snapshot)
+
+            def run(body=body, names=names):
+                self.memory.restore(self.b, memory)     # (the state the names are made in)
+                frame.locals.update(names() if callable(names) else names)
+                return self._run_branch(body + tail, frame, with_continuation, memory)
+            eqns, returned, checks = self.record(run)
             branches.append((eqns, returned, dict(frame.locals), checks, self.memory.snapshot()))
         frame.locals = dict(snapshot)
         self.memory.restore(self.b, memory)
@@ -333,40 +337,74 @@ class Control:
 
     # ---- writes through an array chosen at run time ---------------------------------------------------------------
     def chosen_write(self, stmt, frame):
-        """(flag, bindings) when `stmt` writes into a name that holds one array or another as a run-time branch
-        chose (`v = a if k > 0 else b; v[0] = 1`, `v += 1`), each an argument or an array the function made before
-        the branch, and the name is current: the statement then runs as `if flag: <stmt with v = a> else: <stmt
-        with v = b>` (run_if), so its writes reach exactly the chosen array, as NumPy's do. None otherwise (the
-        write is refused as before, memory.write)."""
+        """(flag, bindings, the chosen value, its views) when `stmt` writes into a name that holds one array or
+        another as a run-time branch chose (`v = a if k > 0 else b; v[0] = 1`, `v += 1`), each an argument or an
+        array the function made before the branch, or into a basic view of such a name (`w = v[1:]; w[0] = 5`),
+        and the names are current: the statement then runs as `if flag: <stmt with v = a> else: <stmt with v = b>`
+        (run_if), every name holding v or a view of it bound to that array or the same view of it, so its writes
+        reach exactly the chosen array, as NumPy's do. None otherwise (the write is refused as before,
+        memory.write)."""
         root = _written_name(stmt)
         value = frame.locals.get(root) if root is not None else None
         ref = getattr(value, "ref", None)
-        if not isinstance(value, Var) or not isinstance(ref, Alias) or not ref.chosen or ref.choice is None \
-                or ref.choice[0] != "choice" or not self.memory.is_current(value):
+        if not isinstance(value, Var) or not isinstance(ref, Alias) or not ref.chosen:
+            return None
+        chosen = ref.view_of[0] if ref.view_of is not None else value
+        ref = chosen.ref
+        # (written since the choice, through it or directly, its names are stale; but the statement runs on the
+        # chosen arrays' current contents, and every name it binds is made from them)
+        if not isinstance(ref, Alias) or ref.choice is None or ref.choice[0] != "choice":
             return None
         _, flag, *forms = ref.choice
         arrays = [self._chosen_array(form) for form in forms]
-        if any(a is None or a.dtype != value.dtype or a.ndim != value.ndim for a in arrays):
+        if any(a is None or a.dtype != chosen.dtype or a.ndim != chosen.ndim for a in arrays):
             return None
-        holders = [n for n, v in frame.locals.items() if v is value]     # (`w = v` before: the same object)
-        return flag, tuple({n: a for n in holders} for a in arrays)
+        # (`w = v` before: the same object; views of it, current, with steps a run-time position can express)
+        holders = {n: v for n, v in frame.locals.items() if v is chosen or isinstance(v, Var)
+                   and isinstance(v.ref, Alias) and v.ref.view_of is not None and v.ref.view_of[0] is chosen}
+        views = {n: v.ref.view_of[1] for n, v in holders.items() if v is not chosen}
+        if any(s.prim not in _STRIDED_STEPS for path in views.values() for s in path):
+            return None
+        return flag, tuple(self._bind_chosen(chosen, holders, a) for a in arrays), chosen, views
+
+    def _bind_chosen(self, chosen, holders, array):
+        """The names bound on the path where `chosen` is `array` (made in that path's region: run_if): the array,
+        and each view of `chosen` the same view of it, at its position (view_params) over the array's axes."""
+        def bind():
+            made = {}
+            for n, v in holders.items():
+                if id(v) not in made:
+                    if v is chosen:
+                        made[id(v)] = array
+                    else:
+                        params = _path_params(self.b, chosen.shape, v.ref.view_of[1], v.ndim)
+                        view = self.b.emit1("strided", [array, *params], v.dtype, v.shape)
+                        made[id(v)] = self.memory.strided_view(self.memory.view_anchor(array), view, params)
+                yield n, made[id(v)]
+        return lambda: dict(bind())
 
     def _chosen_array(self, form):
-        """The current version of the whole array a form (Control._form) names, for an argument or a local array
-        the program has not written since the join; None for any other form."""
+        """The current version of the whole array a form (Control._form) names, for an argument or an array the
+        function made (written since the join, it is still the array NumPy's name holds); None for any other form."""
         if form is None or form[0] not in ("argument", "local"):
             return None
         buffer = form[1]
         current = self.memory.current.get(buffer, buffer.initial)
-        if form[0] == "local" and current is not form[2]:
-            return None
         ref = self.memory.ref_of(current)
         return current if isinstance(ref, Ref) and not ref.path and ref.buffer is buffer else None
 
-    def run_chosen_write(self, stmt, frame, flag, bind) -> None:
+    def run_chosen_write(self, stmt, frame, flag, bind, chosen, views) -> None:
         branch = ast.If(test=ast.Constant(True), body=[stmt], orelse=[stmt])
         ast.copy_location(branch, stmt)
+        names = [n for n, v in frame.locals.items() if v is chosen]
         self.run_if(branch, frame, flag, [], bind=bind)
+        # the views are views of the chosen array again after the join (writable as before)
+        again = frame.locals.get(names[0]) if names else None
+        for n in views:
+            v = frame.locals.get(n)
+            if isinstance(again, Var) and isinstance(again.ref, Alias) and isinstance(v, Var) \
+                    and isinstance(v.ref, Alias):
+                v.ref.view_of = (again, views[n])
 
     def _tie_shared_branch_arrays(self, names, frame, t_locals, e_locals, before) -> None:
         """Joined names that share memory made inside the branches (`a = np.zeros(3); v = a[1:]` on each path) are
@@ -683,7 +721,7 @@ class Control:
         if not isinstance(value, Var):
             return value
         deps = {buf for src in sources for buf, _ in self.memory.deps(src) if self.memory.existed(before, buf)}
-        if deps:
+        if deps or choice is not None:
             value.ref = self.memory.alias(deps, "an array that is one of several arrays depending on a run-time "
                                                 "condition", chosen=True)
             value.ref.choice = choice
@@ -692,10 +730,15 @@ class Control:
     def _form(self, v, before, eqns):
         """How the call can make the array `v` (one path's value at a join) from the caller's arrays (Alias.choice):
         None for an array the kernel makes (or a path that never gives one), ("local", buffer) for an array the
-        function made before the join (the kernel's value, while nothing writes it after the join), _NO where it
-        cannot (a view of such an array, an Alias it does not follow)."""
-        if v is UNSET or not isinstance(v, Var) or v.scalar or v.weak:
-            return None
+        function made before the join (the kernel's value, while nothing writes it after the join), ("python", n)
+        for a Python number (NumPy's value on that path is the number itself, where the join gives a NumPy scalar),
+        _NO where it cannot (a view of such an array, an Alias it does not follow)."""
+        if v is UNSET or not isinstance(v, Var):
+            # a Python number on this path: NumPy's value there is that number itself (the call returns it)
+            return ("python", v) if _numeric(v) and is_weak(v) and not isinstance(v, np.ndarray) else None
+        if v.scalar or v.weak:     # (a NumPy scalar, or the Python number it was before a loop: _carry_kept)
+            ref = v.ref
+            return ref.choice if isinstance(ref, Alias) and ref.chosen and ref.choice is not None else None
         ref = self.memory.ref_of(v)
         if isinstance(ref, Alias):
             return ref.choice if ref.chosen and ref.choice is not None else _NO
@@ -813,7 +856,35 @@ class Control:
                 raise UserError(f"{what} has different compile-time values on the two paths of a run-time branch "
                                 f"({t!r} and {e!r})", TypeError)
         tv, ev = self._to_var(t, e, t_eqns), self._to_var(e, t, e_eqns)
+        tv, ev = self._python_initial(tv, ev, what, t_eqns), self._python_initial(ev, tv, what, e_eqns)
         return _Joined(tv, ev, self._same_type(tv, ev, what))
+
+    def _python_initial(self, v: Var, other: Var, what: str, eqns) -> Var:
+        """A loop-carried name in the loop's first round, still the Python number it held before the loop
+        (`m = -np.inf`, then `if x[i] > m: m = x[i]`), meeting a NumPy scalar of another dtype: the name's value
+        converted to that dtype on its path (the loop then carries that dtype, as after `s += x[i]`: semantics.md).
+        Only for a number the dtype holds exactly (inf, 0.0, 1.0, 0 ...): on that path the value is that number,
+        whatever the round; a Python number known only at run time (an argument) is refused as before, since
+        converting it could round it."""
+        c = getattr(v, "python_initial", None)
+        if c is None or not v.weak or not isinstance(other, Var) or other.weak or other.ndim or v.ndim \
+                or v.dtype == other.dtype:
+            return v
+        dt = other.dtype
+        _python_number_fits(c, dt, f"in a run-time loop ({what} starts as that number before the loop)")
+        with np.errstate(all="ignore"):
+            # (.item(): NumPy would compare np.float32(0.1) == 0.1 in float32, True)
+            exact = dt.type(c).item() == c or bool(np.isnan(c)) and dt.kind in "fc"
+        if not exact:
+            raise UserError(f"{what} starts as the Python number {c!r} before a run-time loop and becomes a {dt} "
+                            f"inside it; {c!r} is not exactly a {dt}, so the compiled loop (which carries one dtype) "
+                            f"would change it: start with np.{dt}({c!r}), or with a number a {dt} holds exactly",
+                            TypeError)
+        with self.b.recording() as made:
+            converted = self.b.convert(v, dt)
+        eqns.extend(made)
+        converted.scalar = other.scalar
+        return converted
 
     def _to_var(self, value, other, eqns) -> Var:
         if isinstance(value, Var):
@@ -952,9 +1023,9 @@ class Control:
             self.b.guards = guards           # (only the last round's guards are kept)
             live = [n for n in carried if types[n] is not None]
             if before is not None:        # a while loop's condition region has arguments of its own
-                cond_args = state.arguments(live, types)
+                cond_args = _tag_python_initials(state, state.arguments(live, types))
                 before(list(cond_args.values()), lambda run: state.enter(self.b, cond_args, aliases, run))
-            args = state.arguments(live, types)
+            args = _tag_python_initials(state, state.arguments(live, types))
             eqns, induction, checks = self.record(lambda: state.enter(self.b, args, aliases, lambda: state.positioned(
                 self.b, lambda: self._kept_after(state, args, memory, lambda: run_body(args)))), inherit=False)
             changed = False
@@ -981,6 +1052,7 @@ class Control:
                 aliases[n] = set()
                 self._carry_kept([n], carried, state, types, aliases)
                 changed = True
+            python_kept = []
             for n in carried:
                 new = state.after(n)
                 if types[n] is None:
@@ -1004,9 +1076,12 @@ class Control:
                         changed = True
                 widened = self._widen(types[n], new, state.label(n), state.initial(n))
                 if widened != types[n]:
+                    if types[n][2] and not widened[2]:    # a Python number before the loop, a NumPy value in it
+                        python_kept.append(n)
                     types[n], changed = widened, True
                     continue
                 results.append((n, new))
+            self._carry_kept(python_kept, carried, state, types, aliases)
             if self._position_unset(views, carried, state, types, aliases, memory):
                 changed = True
             if not changed:
@@ -1082,7 +1157,14 @@ class Control:
         is. A name whose value the flag cannot follow in the body (_kept_after) is carried as before."""
         for n in names:
             v = state.initial(n)
-            if n in state.kept or n in state.kept_tried or not isinstance(v, Var) or v.scalar or v.weak:
+            if n in state.kept or n in state.kept_tried:
+                continue
+            if not isinstance(v, Var) and _numeric(v) and is_weak(v) and types[n] is not None and not types[n][2]:
+                # a Python number before the loop, a NumPy scalar once the body assigns it (`s = 0.0`, `s += x[i]`):
+                # where no round assigned it (zero trips) NumPy returns the Python number itself (as_inputs)
+                self._keep(n, ("python", v), carried, state, types, aliases)
+                continue
+            if not isinstance(v, Var) or v.scalar or v.weak:
                 continue
             ref = self.memory.ref_of(v)
             if isinstance(ref, Alias) and ref.chosen and ref.choice is not None and self.memory.is_current(v):
@@ -1096,13 +1178,17 @@ class Control:
                 form = ("steps", ref.buffer, steps)
             else:
                 continue
-            state.kept_tried.add(n)
-            key = _Kept(n)
-            state.kept[n] = (key, form)
-            state.kept_initial[key] = True
-            state.kept_after[key] = True     # (until a round computes it: one that starts carrying it mid-round)
-            types[key], aliases[key] = (dtypes.BOOL, (), False, False), set()
-            carried.append(key)
+            self._keep(n, form, carried, state, types, aliases)
+
+    @staticmethod
+    def _keep(n, form, carried: list, state, types: dict, aliases: dict) -> None:
+        state.kept_tried.add(n)
+        key = _Kept(n)
+        state.kept[n] = (key, form)
+        state.kept_initial[key] = True
+        state.kept_after[key] = True     # (until a round computes it: one that starts carrying it mid-round)
+        types[key], aliases[key] = (dtypes.BOOL, (), False, False), set()
+        carried.append(key)
 
     def _kept_after(self, state, args: dict, before, run):
         """run() (a round of the body), then each kept flag as the body leaves it (_carry_kept): its region argument
@@ -1116,7 +1202,7 @@ class Control:
                 state.kept_after[key] = args[key]
                 continue
             flag = None
-            if isinstance(new, Var) and not new.scalar and not new.weak:
+            if isinstance(new, Var) and (form[0] == "python" and not new.weak or not new.scalar and not new.weak):
                 made: list = []
                 flag = self._flag_of(self._form(new, before, made), form)
                 self.b.eqns.extend(made)
@@ -1133,7 +1219,11 @@ class Control:
             return False
         if form is kept or form is not _NO and form[0] == "argument" == kept[0] and form[1] is kept[1]:
             return True     # (the whole argument, as another carried value holds it: `return self.x`)
-        if form is _NO or form[0] != "choice":
+        if form is _NO:
+            return None
+        if form[0] == kept[0] == "python" and type(form[1]) is type(kept[1]) and form[1] == kept[1]:
+            return True           # (the same Python number assigned again: NumPy's is that number again)
+        if form[0] != "choice":
             return None
         flag, then, other = form[1], self._flag_of(form[2], kept), self._flag_of(form[3], kept)
         if then is None or other is None:
@@ -1483,7 +1573,7 @@ def _kernels(form) -> bool:
 
 
 def _form_vars(form) -> list:
-    if form is None or form[0] in ("argument", "steps", "local"):
+    if form is None or form[0] in ("argument", "steps", "local", "python"):
         return []
     if form[0] == "view":
         return list(form[2])
@@ -1493,7 +1583,7 @@ def _form_vars(form) -> list:
 def _form_rebuild(form, values, memory):
     """The form with its Vars replaced by the next `values` (their joined values), in _form_vars' order; a local
     array with its version after the join."""
-    if form is None or form[0] in ("argument", "steps") or len(form) == 3 and form[0] == "local":
+    if form is None or form[0] in ("argument", "steps", "python") or len(form) == 3 and form[0] == "local":
         return form
     if form[0] == "local":
         return ("local", form[1], memory.version_in(memory.current, form[1]))
@@ -1760,6 +1850,16 @@ def _python_number_fits(value, dt: np.dtype, where: str) -> None:
         raise UserError(f"the Python number {value!r} meets a run-time {dt} value {where}; NumPy keeps the Python "
                         f"number on the path where it stays, and a {dt} cannot hold it: convert it first "
                         f"(np.{dt}({value!r})) or make the other value a Python number", TypeError)
+
+
+def _tag_python_initials(state, args: dict) -> dict:
+    """Each carried name still of the weak type of the Python number it held before the loop (a first round) knows
+    that number (Control._python_initial)."""
+    for n, v in args.items():
+        initial = state.initial(n) if isinstance(n, str) else None
+        if v.weak and not isinstance(initial, Var) and _numeric(initial) and is_weak(initial):
+            v.python_initial = initial
+    return args
 
 
 def _python_value_fits(weak: np.dtype, dt: np.dtype) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import broadcast, derived
+from ..types.shapes import Sym, broadcast, derived
 from .builder import Builder, as_operand, coerce, is_weak, operand_type
 
 # ufunc -> primitive name. Both operands already have the loop dtype when the primitive is emitted.
@@ -131,8 +131,9 @@ def _check_complex_support(ufunc, args) -> None:
 def checked_in_kernel(b: Builder, operands: list) -> list:
     """Operands with sizes only the kernel can compare (selections made with two different masks, x[x > 0] +
     x[x > 1]): their equality is checked there (NumPy's ValueError after the call; a size that turns out to be 1
-    does not broadcast), and each is cut to the common size `same(a, b)` (0 when they differ), so the kernel never
-    reads past either. Other operands are returned as they are."""
+    does not broadcast, but for one element of a slice, at_most_one, whose 1 does), and each is cut to the common
+    size `same(a, b)` (0 when they differ; `bcast(a, b)` with such an element, which is broadcast to it), so the
+    kernel never reads past either. Other operands are returned as they are."""
     env = b.env
     rank = max((o.ndim for o in operands), default=0)
     operands = list(operands)
@@ -145,20 +146,103 @@ def checked_in_kernel(b: Builder, operands: list) -> list:
         common, differ = dims[0], None
         for d in dims[1:]:
             if env.needs_kernel_check(common, d):
-                sizes = [b.emit1("size_value", [], dtypes.INT64, (), dim=x) for x in (common, d)]
-                ne = b.emit1("ne", sizes, dtypes.BOOL, ())
+                ne = sizes_differ(b, common, d, broadcasts=at_most_one(env, common) or at_most_one(env, d))
                 differ = ne if differ is None else b.emit1("or", [differ, ne], dtypes.BOOL, ())
-                common = derived("same", common, d)
+                common = derived("bcast" if at_most_one(env, common) or at_most_one(env, d) else "same", common, d)
             else:
                 env.unify(common, d, "operands could not be broadcast together")
         b.check(differ, ValueError, "operands could not be broadcast together (sizes computed from the data, "
                                     "known only when the kernel runs, differ)")
         for k, ax in at:
             o = operands[k]
+            if at_most_one(env, o.shape[ax]) and not env.same_expression(o.shape[ax], common):
+                operands[k] = broadcast_in_kernel(b, o, ax, common)
+                continue
             specs = tuple(("range", 0, common, 1) if a == ax else ("all",) for a in range(o.ndim))
             shape = tuple(common if a == ax else d for a, d in enumerate(o.shape))
             operands[k] = b.emit1("slice", [o], o.dtype, shape, specs=specs)
     return operands
+
+
+def sizes_differ(b: Builder, a, c, broadcasts: bool) -> Var:
+    """A 0-d bool: sizes a and c (dims only the kernel knows) are not NumPy-compatible: unequal, and, where one of
+    them `broadcasts` (at_most_one), neither is 1."""
+    sizes = [b.emit1("size_value", [], dtypes.INT64, (), dim=x) for x in (a, c)]
+    ne = b.emit1("ne", sizes, dtypes.BOOL, ())
+    if broadcasts:
+        one = b.emit1("const", [], dtypes.INT64, (), value=np.asarray(1, np.int64))
+        for size in sizes:
+            ne = b.emit1("and", [ne, b.emit1("ne", [size, one], dtypes.BOOL, ())], dtypes.BOOL, ())
+    return ne
+
+
+def at_most_one(env, d) -> bool:
+    """Whether a size is 0 or 1 whatever the run-time values: one element of a slice with bounds only the kernel
+    knows (`x[7:8]` of a run-time length, `x[a + 2:a + 3]`, `x[i:i + 1]`): its ends differ by exactly 1, and
+    wrapping a negative end, clamping into the axis and cutting at 0 only shorten it. Where the kernel compares such
+    a size, a 1 broadcasts as NumPy's does (checked_in_kernel, indexing.fit_value); other sizes that turn out to
+    be 1 there do not (a ValueError: which operand to broadcast would be decided per call)."""
+    d = env.find(d)
+    if isinstance(d, int):
+        return 0 <= d <= 1
+    kind, *operands = d.origin
+    if kind == "max" and len(operands) == 2 and operands[1] == 0:
+        d = env.find(operands[0])
+        if not isinstance(d, Sym) or d.origin[0] != "sub":
+            return at_most_one(env, d)
+        return _apart_at_most_one(env, *d.origin[1:])
+    return False
+
+
+def _apart_at_most_one(env, hi, lo) -> bool:
+    """hi - lo <= 1 for every run-time value: min / max with a common operand keep it, wrap needs exactly 1."""
+    hi, lo = env.find(hi), env.find(lo)
+    if isinstance(hi, Sym) and isinstance(lo, Sym) and hi.origin[0] == lo.origin[0] and hi.origin[0] in (
+            "min", "max", "wrap") and len(hi.origin) == len(lo.origin) == 3:
+        kind, (h0, h1), (l0, l1) = hi.origin[0], hi.origin[1:], lo.origin[1:]
+        if kind == "wrap":
+            return env.same_expression(h1, l1) and _apart_exactly_one(env, h0, l0)
+        if env.same_expression(h1, l1):
+            return _apart_at_most_one(env, h0, l0)
+        if env.same_expression(h0, l0):
+            return _apart_at_most_one(env, h1, l1)
+        return False
+    return _apart_exactly_one(env, hi, lo)
+
+
+def _apart_exactly_one(env, hi, lo) -> bool:
+    """hi == lo + 1 as expressions (8 and 7, a + 3 and a + 2, i + 1 and i, a and a - 1)."""
+    (h, i), (l, j) = _offset(env, hi), _offset(env, lo)
+    return i - j == 1 and (h is None and l is None or h is not None and l is not None and env.same_expression(h, l))
+
+
+def _offset(env, d):
+    """(base, constant) with d == base + constant; base None for a constant."""
+    d = env.find(d)
+    if isinstance(d, int):
+        return None, d
+    kind, *operands = d.origin
+    if kind in ("add", "sub") and isinstance(operands[1], int):
+        return operands[0], operands[1] if kind == "add" else -operands[1]
+    return d, 0
+
+
+def broadcast_in_kernel(b: Builder, o: Var, axis: int, size) -> Var:
+    """`o`, whose size along `axis` is 0 or 1 as only the kernel knows (at_most_one), broadcast to `size` along it,
+    as NumPy broadcasts a 1 (where o is empty, `size` is 0 or the call raises: nothing is read): a view read at a
+    run-time position (codegen/strided.py) whose step along that axis is 0 for a size of 1."""
+    int64 = dtypes.INT64
+
+    def const(v):
+        return b.emit1("const", [], int64, (), value=np.asarray(v, np.int64))
+    shape = tuple(size if a == axis else d for a, d in enumerate(o.shape))
+    own = b.emit1("size_value", [], int64, (), dim=o.shape[axis])
+    step = b.emit1("sub", [const(1), own], int64, ())      # (1 - size: 0 for one element)
+    starts = [const(0) for _ in range(o.ndim)]
+    sizes = [const(d) if isinstance(d := b.env.find(dim), int) else b.emit1("size_value", [], int64, (), dim=d)
+             for dim in shape]
+    steps = [step if j == k == axis else const(int(j == k)) for k in range(o.ndim) for j in range(o.ndim)]
+    return b.emit1("strided", [o, *starts, *sizes, *steps], o.dtype, shape)
 
 
 def equal_in_kernel(b: Builder, at: list, message: str) -> list | None:

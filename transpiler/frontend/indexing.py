@@ -16,7 +16,7 @@ from ..program import Var
 from ..types import dtypes
 from ..types.shapes import Sym, broadcast, derived, fmt_shape, nonnegative, readable_shape
 from .builder import Builder
-from .elementwise import as_dim, warn_at
+from .elementwise import as_dim, at_most_one, broadcast_in_kernel, sizes_differ, warn_at
 from .shape_ops import as_var, expand_dims, same_view, squeeze, transpose
 from .values import RuntimeRange, contains_var
 
@@ -81,7 +81,26 @@ def _new_axes_among_advanced(tokens: list, adjacent: bool, ndim: int) -> list:
     return out
 
 
+def _run_time_bool_lists(b: Builder, index):
+    """The index with each list of bools, some known only at run time (`x[[x[0] > 0, True, s > 1]]`), as the bool
+    array NumPy makes of it (np.asarray): a mask. (A list mixing bools with ints is an int array, as in NumPy.)"""
+    if isinstance(index, tuple):
+        return tuple(_run_time_bool_lists(b, i) for i in index)
+    leaves: list = []
+
+    def flat(item) -> bool:
+        if isinstance(item, list):
+            return bool(item) and all(flat(i) for i in item)
+        leaves.append(item)
+        return isinstance(item, (bool, np.bool_)) or isinstance(item, Var) and item.dtype == dtypes.BOOL
+    if not isinstance(index, list) or not contains_var(index) or not flat(index):
+        return index
+    mask = _stacked_ids(b, index)
+    return b.convert(mask, dtypes.BOOL) if mask.weak else mask
+
+
 def getitem(b: Builder, x: Var, index):
+    index = _run_time_bool_lists(b, index)
     if is_mask(index):
         from .selection import get_masked
         mask = index[0] if isinstance(index, tuple) else index
@@ -141,6 +160,7 @@ def _is_array_scalar(item) -> bool:
 def setitem(b: Builder, x: Var, index, value) -> Var:
     """The contents of x after `x[index] = value`: value cast as NumPy's setitem casts (unsafe: a float stored into
     an int array truncates) and broadcast to x[index]'s shape."""
+    index = _run_time_bool_lists(b, index)
     if is_mask(index):
         return _set_masked(b, x, as_var(b, index), value)
     items = index if isinstance(index, tuple) else (index,)
@@ -233,8 +253,18 @@ def _cut_to_checked_sizes(b: Builder, v: Var, shape: list, in_kernel: list, mess
     specs = [("all",)] * v.ndim
     cut = list(v.shape)         # the value's own sizes: a 1 that broadcasts stays 1 (the copy after broadcasts it)
     for axis, d, t in in_kernel:
-        sizes = [b.emit1("size_value", [], dtypes.INT64, (), dim=dim) for dim in (d, t)]
-        ne = b.emit1("ne", sizes, dtypes.BOOL, ())
+        if at_most_one(b.env, d):   # (a value of one element, x[a:a + n] = x[7:8], broadcasts as NumPy's does)
+            ne = sizes_differ(b, d, t, broadcasts=False)     # and the value's is not 1 (the region never broadcasts)
+            one = b.emit1("const", [], dtypes.INT64, (), value=np.asarray(1, np.int64))
+            ne = b.emit1("and", [ne, b.emit1("ne", [b.emit1("size_value", [], dtypes.INT64, (), dim=d), one],
+                                              dtypes.BOOL, ())], dtypes.BOOL, ())
+            differ = ne if differ is None else b.emit1("or", [differ, ne], dtypes.BOOL, ())
+            common = derived("bcast", t, d)
+            v = broadcast_in_kernel(b, v, axis - (len(shape) - v.ndim), common)
+            cut[axis - (len(shape) - v.ndim)] = common
+            shape[axis] = common
+            continue
+        ne = sizes_differ(b, d, t, broadcasts=False)
         differ = ne if differ is None else b.emit1("or", [differ, ne], dtypes.BOOL, ())
         common = derived("same", t, d)
         specs[axis - (len(shape) - v.ndim)] = ("range", 0, common, 1)

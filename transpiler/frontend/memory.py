@@ -50,6 +50,7 @@ class Step:
     dtype: object
     shape: tuple
     scalar: bool
+    readonly: str | None = None    # NumPy's view is read-only (`x.diagonal()`): why, for the error of a write
 
 
 @dataclass(eq=False)
@@ -68,7 +69,8 @@ class Alias:
     why: str
     chosen: bool = False    # one array or another as a run-time branch or loop decides (as_returned)
     # for a chosen one: which array each path gives, as the call can make it (Control._choice): None (the kernel's
-    # value), ("local", Buffer, its version after the join: the kernel's value while that is current),
+    # value), ("python", a Python number: a scalar a loop left as it was before it, Control._carry_kept),
+    # ("local", Buffer, its version after the join: the kernel's value while that is current),
     # ("argument", Buffer), ("steps", Buffer, replayable steps), ("view", Anchor, view_params Vars) or
     # ("choice", flag Var, form if the flag is True, form if False)
     choice: object = None
@@ -76,6 +78,11 @@ class Alias:
     # Steps). Returned while that version is current, the call makes it with NumPy's own reshape of the caller's
     # array (as_inputs): a view where NumPy's is one, a copy where NumPy copies
     replay: object = None
+    # a view of an array chosen at run time (`w = v[1:]`, v an Alias with a "choice"): (v, the strided Steps from
+    # v to this value). A write through it, or through v, runs once per candidate array (Control.chosen_write)
+    view_of: object = None
+    # NumPy's value is a read-only view (`x.diagonal()` of such a value): returned, the call must make it (replay)
+    readonly: str | None = None
 
 
 def _contiguous_slice(specs) -> bool:
@@ -163,17 +170,19 @@ class Memory:
             return
         ref = self.ref_of(x)
         if isinstance(ref, Alias):
-            if ref.choice is not None:
+            if ref.choice is not None or ref.view_of is not None:
                 # a view of an array chosen at run time: not that array (its choice would return, or write, all of
-                # it: `return v[1:]` returned the whole argument)
-                out.ref = Alias(ref.deps, ref.why, chosen=ref.chosen)
+                # it: `return v[1:]` returned the whole argument); its steps from that array, for a write
+                root, path = ref.view_of if ref.view_of is not None else (x, ())
+                step = Step(prim, dict(params), tuple(inputs[1:]), out.dtype, out.shape, out.scalar)
+                out.ref = Alias(ref.deps, ref.why, chosen=ref.chosen, view_of=(root, path + (step,)))
                 return
             if ref.replay is None:
                 out.ref = ref
                 return
             buffer, base, path = ref.replay     # (a view of it: the same steps, then this one)
             step = Step(prim, dict(params), tuple(inputs[1:]), out.dtype, out.shape, out.scalar)
-            out.ref = Alias(ref.deps, ref.why, replay=(buffer, base, path + (step,)))
+            out.ref = Alias(ref.deps, ref.why, replay=(buffer, base, path + (step,)), readonly=ref.readonly)
             return
         if prim == "reshape" and not ref.contiguous and not ref.path and ref.buffer.layout == "line":
             # an argument whose elements are one strided line: NumPy's reshape is a view (not C-contiguous)
@@ -207,6 +216,18 @@ class Memory:
         step = Step(prim, dict(params), tuple(inputs[1:]), out.dtype, out.shape, out.scalar)
         out.ref = Ref(ref.buffer, ref.base, ref.path + (step,), contiguous)
 
+    def readonly_view(self, x: Var, out: Var, params: list, why: str) -> bool:
+        """`out` (its value computed from x's current version) is NumPy's read-only view of x whose element i is
+        x[starts + sum_k i_k * steps_k] (params: starts over x's axes, out's sizes, steps; as view_params): a write
+        through it is NumPy's ValueError, and it is re-derived after x's memory is written. False when x is not a
+        view the compiler follows (an Alias)."""
+        ref = self.ref_of(x)
+        if not isinstance(ref, Ref):
+            return False
+        step = Step("strided", {}, tuple(params), out.dtype, out.shape, False, readonly=why)
+        out.ref = Ref(ref.buffer, ref.base, ref.path + (step,), False)
+        return True
+
     def alias(self, buffers, why: str, chosen: bool = False) -> Alias:
         """An Alias of these buffers as of their current versions."""
         return Alias(tuple((buf, self.current[buf]) for buf in buffers), why, chosen)
@@ -214,6 +235,16 @@ class Memory:
     def unknown_alias(self, x: Var, out: Var, why: str) -> Var:
         """`out` may or may not share x's memory (NumPy decides from strides the compiler does not know)."""
         out.ref = Alias(tuple(self.deps(x)) or ((self.ref_of(x).buffer, x),), why)
+        return out
+
+    def readonly_alias(self, x: Var, out: Var, step: Step, why: str) -> Var:
+        """`out` is NumPy's read-only view (`step`: its library call, for the call to replay) of x, a value whose
+        memory the compiler does not follow: read, it is the kernel's value; returned, NumPy's own view of the
+        caller's array where x is one the call can make (Alias.replay), else a CompileError (readonly)."""
+        ref = self.ref_of(x)
+        replay = ref.replay if isinstance(ref, Alias) and step is not None else None
+        out.ref = Alias(tuple(self.deps(x)), why, readonly=why,
+                        replay=(replay[0], replay[1], replay[2] + (step,)) if replay is not None else None)
         return out
 
     # ---- views whose position is a run-time value (codegen/strided.py) ----------------------------------------
@@ -233,6 +264,8 @@ class Memory:
         ref = getattr(v, "ref", None)
         if not isinstance(ref, Ref) or v.scalar or v.weak:
             return None
+        if any(s.readonly for s in ref.path):
+            return None     # (a view at a run-time position is writable: a read-only one is not followed so)
         prefix = _split(ref.path)[0]
         # (re-derived after the join from the buffer's version there: no run-time operand of its own; its dims are
         # checked by Control, which knows where they are computed)
@@ -265,12 +298,16 @@ class Memory:
     def write(self, b, target: Var, value: Var) -> None:
         """Store `value` (target's dtype and shape) into the memory `target` is a view of."""
         ref = self.ref_of(target)
+        if isinstance(ref, Alias) and ref.readonly:
+            raise UserError(f"assignment destination is read-only: {ref.readonly}", ValueError)
         if isinstance(ref, Alias):
             raise UserError(f"writing into an array that may or may not share memory with another ({ref.why}) is "
                             "not supported: make a copy with .copy(), or write into the original array", TypeError)
         self.check_current([target])
         if ref.buffer.readonly:
             raise UserError(ref.buffer.readonly, TypeError)
+        if (why := next((s.readonly for s in ref.path if s.readonly), None)) is not None:
+            raise UserError(f"assignment destination is read-only: {why}", ValueError)
         if value.scalar or value.weak:    # the contents of an array: a 0-d array, not a NumPy or Python scalar
             value = b.emit1("copy", [value], target.dtype, target.shape)
         if ref.path and _split(ref.path)[1][:1] and _split(ref.path)[1][0].prim == "strided" \
@@ -433,6 +470,10 @@ class Memory:
         var_leaves(value, leaves)
         returned = {v.ref.buffer for v in leaves if isinstance(v.ref, Ref)}
         for v in leaves:
+            if isinstance(v.ref, Alias) and v.ref.readonly:
+                raise UserError(f"returning this array is not supported: {v.ref.readonly}, of an array whose memory "
+                                "the compiler does not follow, and the call cannot make that view: it would return "
+                                "a writable copy. Return a copy (`.copy()`)", TypeError)
             # (one of the arrays an argument, or returned beside it: the kernel's copy would not share its memory)
             if isinstance(v.ref, Alias) and v.ref.chosen and \
                     any(buf.argument is not None or buf in returned for buf, _ in v.ref.deps):
@@ -448,11 +489,19 @@ class Memory:
                 by_buffer.setdefault(ref.buffer, []).append(v)
         views = {}
         for buffer, vs in by_buffer.items():
-            if len({id(v) for v in vs}) < 2:
+            # (one read-only view of it, `return y.diagonal()`: NumPy's view of y, not a writable array of its own)
+            if len({id(v) for v in vs}) < 2 and not any(s.readonly for v in vs for s in v.ref.path):
                 continue
             steps = [_replayable(v.ref.path, computed) if v.ref.path else [] for v in vs]
             if all(s is not None for s in steps):
                 views.update({id(v): ResultView(self.current[buffer], s) for v, s in zip(vs, steps)})
+        for v in leaves:
+            if isinstance(v.ref, Ref) and id(v) not in views and any(s.readonly for s in v.ref.path):
+                raise UserError("returning this array is not supported: "
+                                f"{next(s.readonly for s in v.ref.path if s.readonly)}; here the call cannot make "
+                                "that view (its position is computed inside a run-time loop or branch, or its array "
+                                "was written after it was made) and would return a writable copy. Return a copy "
+                                "(`.copy()`)", TypeError)
         return _replace_leaves(value, views) if views else value
 
     def as_inputs(self, value, computed=None):
@@ -511,6 +560,8 @@ def _chosen(value: Var, form, computed, current):
     if form is None:
         return value
     kind, buffer, *rest = form
+    if kind == "python":      # ("python", the Python number a loop left as it was: NumPy returns it itself)
+        return buffer
     if kind == "local":
         return value if current.get(buffer, buffer.initial) is rest[0] else None
     if kind == "argument":
@@ -651,6 +702,14 @@ def _replayable(path: tuple, computed=None):
             steps.append((step.prim, None))
         elif step.prim == "ravel":      # (only in an Alias.replay: NumPy's ravel of the caller's array)
             steps.append(("ravel", p["order"]))
+        elif step.prim == "diagonal":   # (only in an Alias.replay: NumPy's read-only diagonal of it)
+            offset = step.extra[0] if step.extra else p["offset"]
+            if isinstance(offset, Var):
+                offset = offset.known if getattr(offset, "known", None) is not None else \
+                    computed(offset) if computed is not None else None
+            if offset is None:
+                return None
+            steps.append(("diagonal", (offset, p["axis1"], p["axis2"])))
         elif step.prim == "strided":    # starts, sizes, steps: values the kernel returns
             values = [computed(v) if computed is not None else None for v in step.extra]
             if any(v is None for v in values):
@@ -658,6 +717,8 @@ def _replayable(path: tuple, computed=None):
             n = (len(values) - len(step.shape)) // (len(step.shape) + 1)
             m = len(step.shape)
             steps.append(("strided", (values[:n], values[n:n + m], values[n + m:])))
+            if step.readonly:
+                steps.append(("readonly", None))
         else:
             steps.append((step.prim, p["perm"] if step.prim == "transpose" else p["axes"]))
     return steps

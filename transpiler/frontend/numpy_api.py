@@ -13,6 +13,7 @@ from ..program import Var
 from ..types import dtypes
 from ..types.shapes import sym_text
 from .builder import coerce
+from .memory import Step
 from . import complex_parts
 from . import elementwise as ew
 from . import outline
@@ -397,19 +398,59 @@ def library(fn, *numpy_objects, methods=()):
         METHODS[name] = entry
 
 
-def _view_like(fn, name):
-    """A library function whose result NumPy makes a (read-only) view of its argument, where ours is a copy: the
-    result is an alias of the argument, so that writing through it, or reading it after the argument was written,
-    is refused rather than stale."""
+def _view_like(fn, name, place):
+    """A library function whose result NumPy makes a read-only view of its argument (np.diagonal, np.diag of a 2-D
+    array), where ours computes a copy: the result is recorded as that view (memory.readonly_view: a write through
+    it is NumPy's ValueError, a write into the argument is seen through it, returned it is NumPy's read-only view of
+    the caller's array). `place(*args, **kwargs)`: the call's (offset, axis1, axis2)."""
     entry = _library_entry(fn)
 
     def handler(b, a, *args, **kwargs):
         result = entry(b, a, *args, **kwargs)
         if isinstance(a, Var) and isinstance(result, Var) and result.ndim < a.ndim:
-            result = b.memory.unknown_alias(a, result, f"{name} of an array, which NumPy makes a read-only view "
-                                                       "(here a copy)")
+            offset, axis1, axis2 = place(*args, **kwargs)
+            params = _diagonal_params(b, a, result, offset, axis1, axis2)
+            why = (f"{name} of an array is a read-only view of it in NumPy: write into the array itself "
+                   f"(`x[i, i] = ...`), or into a copy of the diagonal (`{name}(...).copy()`)")
+            if params is None or not b.memory.readonly_view(a, result, params, why):
+                known = all(isinstance(k, (int, np.integer)) for k in (axis1, axis2))
+                step = Step("diagonal", {"offset": None if isinstance(offset, Var) else offset, "axis1": axis1,
+                                         "axis2": axis2}, (offset,) if isinstance(offset, Var) else (), result.dtype,
+                            result.shape, False) if known else None
+                result = b.memory.readonly_alias(a, result, step, f"{name} of an array, which NumPy makes a "
+                                                                  "read-only view")
         return result
     return handler
+
+
+def _diagonal_params(b, a: Var, out: Var, offset, axis1, axis2):
+    """The diagonal's position in `a` as view_params (memory.py): starts over a's axes, out's sizes, then one step
+    vector over a's axes per dim of out (the other axes in order, then the diagonal: one step along both axes).
+    None when an axis is not a Python int (the library raised already for bad ones)."""
+    if not all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in (axis1, axis2)):
+        return None
+    n = a.ndim
+    axis1, axis2 = int(axis1) % n, int(axis2) % n
+
+    def const(v):
+        return b.emit1("const", [], dtypes.INT64, (), value=np.asarray(v, np.int64))
+    if isinstance(offset, Var):
+        k = b.convert(offset, dtypes.INT64)
+        k = b.emit1("copy", [k], dtypes.INT64, ()) if k.scalar or k.weak else k
+        zero = const(0)
+        row = b.emit1("max", [b.emit1("neg", [k], dtypes.INT64, ()), zero], dtypes.INT64, ())
+        col = b.emit1("max", [k, zero], dtypes.INT64, ())
+    elif isinstance(offset, (int, np.integer)):
+        row, col = const(max(-int(offset), 0)), const(max(int(offset), 0))
+    else:
+        return None
+    starts = [row if axis == axis1 else col if axis == axis2 else const(0) for axis in range(n)]
+    sizes = [const(d) if isinstance(d := b.env.find(dim), int) else
+             b.emit1("size_value", [], dtypes.INT64, (), dim=d) for dim in out.shape]
+    rest = [axis for axis in range(n) if axis not in (axis1, axis2)]
+    steps = [const(int(j == r)) for r in rest for j in range(n)] + \
+        [const(int(j in (axis1, axis2))) for j in range(n)]
+    return starts + sizes + steps
 
 
 def _one_count_repeat(fn):
@@ -468,8 +509,9 @@ def _register_stdlib():
     library(function_base.item, methods=("item",))
     FUNCTIONS[fn.raise_if] = _raise_if
     FUNCTIONS[fn.known_while_compiling] = lambda b, value: not contains_var(value)
-    FUNCTIONS[np.diagonal] = METHODS["diagonal"] = _view_like(fn.diagonal, "np.diagonal")
-    FUNCTIONS[np.diag] = _view_like(fn.diag, "np.diag")
+    FUNCTIONS[np.diagonal] = METHODS["diagonal"] = _view_like(
+        fn.diagonal, "np.diagonal", lambda offset=0, axis1=0, axis2=1: (offset, axis1, axis2))
+    FUNCTIONS[np.diag] = _view_like(fn.diag, "np.diag", lambda k=0: (k, 0, 1))
     FUNCTIONS[np.repeat] = METHODS["repeat"] = _one_count_repeat(fn.repeat)
 
 

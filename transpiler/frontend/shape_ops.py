@@ -101,7 +101,8 @@ def _bounded(d) -> bool:
         return any(_bounded(o) for o in operands)
     if kind == "ifneg":
         return all(_bounded(o) for o in operands[1:])
-    return kind in ("add", "sub", "mul", "floordiv", "max", "wrap", "same", "upto") and all(map(_bounded, operands))
+    return kind in ("add", "sub", "mul", "floordiv", "max", "wrap", "same", "bcast", "upto") and \
+        all(map(_bounded, operands))
 
 
 def limited(b: Builder, d):

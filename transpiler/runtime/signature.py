@@ -484,6 +484,11 @@ def _replay(arr: np.ndarray, steps: list, originals: list, results: list = ()) -
             arr = arr.ravel(params)
         elif kind == "strided":
             arr = _strided(arr, *([dim(d) for d in ds] for ds in params))
+        elif kind == "diagonal":      # NumPy's own (a read-only view)
+            arr = arr.diagonal(dim(params[0]), params[1], params[2])
+        elif kind == "readonly":      # (NumPy's x.diagonal(): a read-only view)
+            arr = arr.view()
+            arr.flags.writeable = False
         else:
             arr = arr.squeeze(params)
     return arr

@@ -24,6 +24,8 @@ _OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "floordiv
         "min": min, "max": max,
         "wrap": lambda i, n: i + n if i < 0 else i,   # a Python index or slice bound: negative counts from the end
         "same": lambda a, b: a if a == b else 0,      # two sizes checked equal in the kernel: 0 (nothing) if not
+        # two sizes broadcast together in the kernel (one may be 1 there): 0 (nothing) where they do not broadcast
+        "bcast": lambda a, b: a if a == b or b == 1 else b if a == 1 else 0,
         "upto": lambda a, b: a if a <= b else 0,      # a size checked against a limit in the kernel: 0 if beyond
         "ifneg": lambda k, a, b: a if k < 0 else b}   # a slice's geometry for a step whose sign only the kernel knows
 
@@ -118,7 +120,7 @@ def nonnegative(d: Dim) -> bool:
         return nonnegative(d.origin[1])
     if kind == "ifneg":
         return all(nonnegative(o) for o in d.origin[2:])
-    return kind in ("add", "mul", "floordiv", "min", "same") and all(nonnegative(o) for o in d.origin[1:])
+    return kind in ("add", "mul", "floordiv", "min", "same", "bcast") and all(nonnegative(o) for o in d.origin[1:])
 
 
 def _rank(d: Dim) -> int:
