@@ -57,9 +57,13 @@ FUNCTIONS = {
 
 
 def _median_times(calls, repeats=30, clock=time.perf_counter):
+    """Medians of `repeats` timings of each call, interleaved, the order reversed every other round: the call
+    timed right after another one pays for what that one left in the caches (compiled gelu ran 1.5x slower right
+    after NumPy's gelu than after its own twin), so a fixed order would favour the later call."""
     times = [[] for _ in calls]
-    for _ in range(repeats):
-        for i, call in enumerate(calls):
+    for round_ in range(repeats):
+        order = list(enumerate(calls))
+        for i, call in (order if round_ % 2 == 0 else order[::-1]):
             start = clock()
             call()
             times[i].append(clock() - start)
