@@ -25,7 +25,8 @@ of a float32 (Gal's accurate tables), so the constant term is exact to far below
 were fitted by weighted least squares after rounding each earlier one to float32 (tools/fit_polynomials.py
 TANH_TABLE32): at most 2**-28.2 of the result. Below 2**-4 the polynomial is tanh's series x - x**3/3 + 2x**5/15,
 and x itself is added in the last rounding (`base`), so that small results keep their relative precision. Within 1
-ulp (tests/test_vector_loops.py), no division: 23 operations per 16 elements and 9 table lookups.
+ulp (tests/test_vector_loops.py), no division: the loop takes 35 instructions per 16 elements, 9 of them table
+lookups (`vpermt2ps`) and 10 register copies for them (the instruction overwrites a table operand).
 """
 from __future__ import annotations
 
