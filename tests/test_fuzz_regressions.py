@@ -254,6 +254,23 @@ def test_half_power_is_sqrt_only_where_numpy_takes_sqrt(dtype):
         check(lambda a, s: a ** s, a, 0.5)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("exponent", [np.float16(0.5), np.float64(0.5), np.array(0.5, np.float32)], ids=repr)
+def test_numpy_one_half_known_when_compiling_is_sqrt(dtype, exponent):
+    """A NumPy 0.5 fixed at compile time (a global np.float64(0.5), a 0-d array) is a stride-0 exponent in NumPy's
+    float32/float64 power loop, which takes sqrt, in the promoted dtype: (-inf) ** 0.5 is nan and (-0.0) ** 0.5 is
+    -0.0, and every other value the correctly rounded root. The compiler computed pow (inf, 0.0, within 1 ulp
+    elsewhere); float16 results keep powf, as NumPy's float16 loop does."""
+    base = [-np.inf, -0.0, 0.0, 4.0, 2.0, 3.0, 1e-30, 7e-45, np.inf, np.nan, -1.0, 0.1]
+    x = np.array(base if np.dtype(dtype).kind == "f" else [0, 1, 2, 3, 4, 9, 10, 255], dtype=dtype)
+    for fn in (lambda a: a ** exponent, lambda a: np.power(a, exponent)):
+        with np.errstate(all="ignore"):
+            expected = fn(x)
+            actual = transpile(fn, disk_cache=False)(x)
+        assert actual.dtype == expected.dtype
+        assert actual.tobytes() == expected.tobytes(), (actual, expected)
+
+
 def rows_of(x):
     return x.reshape(x.shape[0], -1)
 

@@ -1,6 +1,7 @@
 """Fits the polynomial coefficients of transpiler/backend/vector_math.py that were added with this script (arctan's,
 tan's, arcsin's, float32 power's, float32 tanh's and sinh's, float64 exp's so far): near-minimax in the
-relative error of the result, in 80-digit arithmetic, then rounded to the target type.
+relative error of the result, in 80-digit arithmetic, then rounded to the target type; and the interval table of
+backend/vector_loops.py's float32 tanh (TANH_TABLE32, by name only).
 
     uv run --with mpmath python tools/fit_polynomials.py [NAME ...]
 
@@ -179,7 +180,62 @@ def worst(f, interval, coefficients, weight, samples=3000):
     return max(abs(mp.polyval(list(reversed(exact)), x) - f(x)) * weight(x) for x in grid)
 
 
+def tanh_table32(degree=6):
+    """backend/vector_loops.py's TANH_TABLE32: per interval of |x| (see there) a float32 mid whose tanh is nearest
+    a float32 (Gal's accurate tables: searched among the float32s near the interval's middle and the atanh of the
+    float32s near its tanh), c0 = tanh(mid) rounded, and c1 ... c6 of tanh(mid + t) fitted in turn by least
+    squares weighted by 1 / tanh, each rounded to float32 before the next is fitted. [0, 2**-4): tanh's series."""
+    with mp.workdps(40):
+        edges = [(0.0, 2.0 ** -4)] + [(2.0 ** e * (1 + j / 4), 2.0 ** e * (1 + (j + 1) / 4))
+                                      for e in range(-4, 3) for j in range(4)] + [(8.0, 10.0)]
+        rows, worst_error = [], 0.0
+        for lo, hi in edges:
+            if lo == 0:
+                mid, c = 0.0, [0.0, 1.0, 0.0, -1 / 3, 0.0, 2 / 15, 0.0][:degree + 1]
+            else:
+                def distance(m):
+                    v = mp.tanh(mp.mpf(float(m)))
+                    return abs(float((v - mp.mpf(float(np.float32(float(v))))) / v))
+                center = np.float32((lo + hi) / 2)
+                candidates = [center]
+                up = down = center
+                for _ in range(3000):
+                    up, down = np.nextafter(up, np.float32(np.inf)), np.nextafter(down, np.float32(0))
+                    candidates += [up, down]
+                v = np.float32(float(mp.tanh((lo + hi) / 2)))
+                for _ in range(64):
+                    if v < 1 and lo <= np.float32(float(mp.atanh(mp.mpf(float(v))))) < hi:
+                        candidates.append(np.float32(float(mp.atanh(mp.mpf(float(v))))))
+                    v = np.nextafter(v, np.float32(0))
+                mid = float(min(candidates, key=distance))
+                c = [float(np.float32(float(mp.tanh(mid))))]
+                n = 80
+                ts = np.array([(lo + hi) / 2 - mid + (hi - lo) / 2 * np.cos(np.pi * (k + 0.5) / n) for k in range(n)])
+                exact = np.array([float(mp.tanh(mp.mpf(mid) + mp.mpf(float(t)))) for t in ts])
+                for j in range(1, degree + 1):
+                    rest = exact - c[0] - sum(ck * ts ** i for i, ck in enumerate(c) if i >= 1)
+                    columns = np.vander(ts, degree + 1, increasing=True)[:, j:] / exact[:, None]
+                    fitted, *_ = np.linalg.lstsq(columns, rest / exact, rcond=None)
+                    c.append(float(np.float32(fitted[0])))
+            grid = np.linspace(lo, hi, 600, endpoint=False)[1:]
+            error = max(abs(sum(ck * (a - mid) ** k for k, ck in enumerate(c)) - float(mp.tanh(a))) / float(mp.tanh(a))
+                        for a in grid)
+            worst_error = max(worst_error, error)
+            rows.append([float(np.float32(v)) for v in [mid] + c])
+    print("TANH_TABLE32 = (")
+    for row in rows:
+        print(f"    ({', '.join(repr(v) for v in row[:4])},")
+        print(f"     {', '.join(repr(v) for v in row[4:])}),")
+    print(")")
+    print(f"    # relative error 2**{np.log2(worst_error):.1f}")
+
+
 def main(names):
+    if "TANH_TABLE32" in names:
+        tanh_table32()
+        names = [n for n in names if n != "TANH_TABLE32"]
+        if not names:
+            return
     for name in names or TARGETS:
         f, interval, degree, dtype, weight = TARGETS[name]
         coefficients = [dtype(float(c)) for c in fit(f, interval, degree, weight)]

@@ -403,6 +403,11 @@ def thread_only_large_loops(module: ir.Module, min_work: int) -> None:
         par.erase()
 
 
+def _lanes(op) -> int:
+    """An op's work in elements: the lanes of its vector result (vector_loops' loops of 16), else 1."""
+    return max([ir.VectorType(r.type).shape[0] for r in op.results if isinstance(r.type, ir.VectorType)], default=1)
+
+
 def _cost(region, inside: set, index, min_work: int) -> ir.Value:
     """Operations one execution of `region` performs: 1 per op, an inner scf.for's body times its trip count
     (when its bounds are known before the parallel region; else once). A BLAS chunk (blas_lowering.py) is sized
@@ -419,7 +424,7 @@ def _cost(region, inside: set, index, min_work: int) -> ir.Value:
             elif len(op.regions):
                 terms.extend(_cost(r, inside, index, min_work) for r in op.regions)
             else:
-                fixed += 1
+                fixed += _lanes(op)
     total = arith.constant(index, max(fixed, 1))
     for term in terms:
         total = arith.addi(total, term)

@@ -10,7 +10,7 @@ from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
 from . import check_versioning, destinations, huge_pages, loops, matmul_lowering, vector_reductions, written_arguments
-from . import fp_status, target, uniform_math, vector_math
+from . import fp_status, target, uniform_math, vector_loops, vector_math
 from ..runtime import blas
 
 # Still on tensors. Named ops become linalg.generic (GENERALIZE, below) so that elementwise producers fuse into
@@ -194,6 +194,8 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
         loops.promote_accumulators(module)
         loops.forward_stored_values(module)
         loops.outer_parallelism(module)
+        vector_loops.vectorize(module)     # loops of table-based math, in 16 lanes (AVX-512)
+        vector_math.expand(module, table_loops=False)     # the math ops of the loops it left scalar
     if threads:
         run(module, pipeline_text(TO_OPENMP))
         with module.context, ir.Location.unknown():

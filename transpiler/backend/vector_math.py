@@ -27,6 +27,9 @@ there on). log, log1p, expm1, arcsin, arccos, arctan and arctan2 (with C99's spe
 within 1 ulp, sinh and cosh within 2 (float32 and float64). sin, cos and tan within 2 ulp while |x| <=
 _TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow
 gives inf, underflow 0 (through subnormals); the odd functions keep the sign of -0.0.
+
+Compiled for an AVX-512 CPU, float32 tanh is left marked (vector_loops.MARK) for backend/vector_loops.py, which
+vectorizes its loops with tables in registers; `expand` runs again after it, for the ones it left scalar.
 """
 from __future__ import annotations
 
@@ -36,6 +39,8 @@ import threading
 import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, llvm, math, memref, scf
+
+from . import vector_loops
 
 F = arith.CmpFPredicate
 F64 = np.dtype(np.float64)
@@ -187,6 +192,11 @@ EXPANSIONS = {
 }
 
 
+# float32 functions that vector_loops computes with tables in AVX-512 registers, in loops it vectorizes (where it
+# does not, they are expanded here on a second call of `expand`, after it)
+_TABLE_LOOPS = ("math.tanh",)
+
+
 # log and log1p in a loop whose arguments were all found to be positive normal finite numbers (for log1p: 1 + x)
 # before it ran (_version_log_arguments): no subnormal scaling and no special values, a third fewer operations;
 # power whose bases were: no sign, parity or special bases
@@ -197,7 +207,7 @@ NORMAL_EXPANSIONS = {
 }
 
 
-def expand(module: ir.Module) -> None:
+def expand(module: ir.Module, table_loops: bool = True) -> None:
     """Replace scalar float32/float64 math ops of EXPANSIONS (float16 ones are float32 already, see scalar.py).
     sin, cos and tan first get their big-argument versions (_version_big_arguments); their exact copies stay libm
     calls, as they do in scalar code (outside linalg.generic: no vector loop to win)."""
@@ -206,9 +216,10 @@ def expand(module: ir.Module) -> None:
     ops = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
     tables: list = []     # per function: its entry block and the coefficients made there
+    table_loops = table_loops and vector_loops.available()
     try:
         for op in ops:
-            if op.name not in EXPANSIONS or _EXACT in op.attributes:
+            if op.name not in EXPANSIONS or _EXACT in op.attributes or vector_loops.MARK in op.attributes:
                 continue
             dt = _float_type(op.results[0].type)
             if dt is None:
@@ -224,6 +235,9 @@ def expand(module: ir.Module) -> None:
                 table = {"entry": entry}
                 tables.append(table)
             _STATE.hoisted = table
+            if op.name in _TABLE_LOOPS and dt != F64 and table_loops:
+                op.attributes[vector_loops.MARK] = ir.UnitAttr.get()   # vector_loops vectorizes its loop
+                continue
             expansion = NORMAL_EXPANSIONS[op.name] if _IN_DOMAIN in op.attributes else EXPANSIONS[op.name]
             with ir.InsertionPoint(op), op.location:
                 new = expansion(dt, *op.operands)

@@ -77,6 +77,11 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         if python_op and ufunc in _ORDERINGS and all(is_weak(a) for a in args):   # Python's complex has no order
             raise UserError(f"'{_ORDERINGS[ufunc]}' not supported between instances of "
                             f"'{operand_type(args[0]).__name__}' and '{operand_type(args[1]).__name__}'", TypeError)
+    if ufunc is np.power and _is_numpy_one_half(args[1]) and isinstance(args[0], Var) and not args[0].scalar \
+            and not args[0].weak and _sqrt_for_half_power(False, out_dts[0]):
+        # a NumPy 0.5 known now (np.float64(0.5), a 0-d array): NumPy's float32/float64 power loop takes sqrt for an
+        # exponent of stride 0 equal to 0.5 (the run-time form is array_pow), in the promoted dtype
+        return apply_ufunc(b, np.sqrt, [coerce(b, args[0], out_dts[0])])
     if ufunc is np.power and _small_int_exponent(args[1]) is not None and in_dts[0].kind in "fc":
         base = coerce(b, args[0], in_dts[0])
         shape = broadcast([base.shape], b.env)
@@ -289,6 +294,13 @@ def _sqrt_for_half_power(python_op: bool, dtype) -> bool:
     with a NumPy exponent (`x ** s[0]`), only in its float32 and float64 loops (float16 goes through powf:
     pow(-0.0, 0.5) is +0.0 and pow(-inf, 0.5) is inf, where sqrt gives -0.0 and nan; complex through cpow)."""
     return python_op or np.dtype(dtype) in (np.float32, np.float64)   # (np.power of complex: its pow loop)
+
+
+def _is_numpy_one_half(value) -> bool:
+    """Whether `value` is a compile-time NumPy float 0.5: a NumPy scalar or a 0-d array (a Python float is weak,
+    handled with the operator's fast path above)."""
+    return isinstance(value, (np.floating, np.ndarray)) and np.ndim(value) == 0 and np.asarray(value).dtype.kind == "f" \
+        and value == 0.5
 
 
 def _python_float_checks(b: Builder, ufunc, operands, result) -> None:

@@ -1,0 +1,162 @@
+"""Loops of float32 tanh vectorized before LLVM, with tables in AVX-512 registers (backend/vector_loops.py): within 1
+ulp of the correctly rounded tanh, NumPy's answers for every shape, layout and neighbour of the loop, and the loops
+the pass does not take (reductions, an index in the arithmetic) keep vector_math's expansion. On a
+machine without AVX-512 the same checks run the expansion; the code of an AVX-512 target is checked in a child
+process on any machine."""
+import json
+
+import numpy as np
+import pytest
+
+from tests.test_target_cpu import run_child
+from tests.test_vector_math import ulps
+from transpiler import transpile
+
+
+def correctly_rounded(x):
+    return np.tanh(x.astype(np.float64)).astype(np.float32)
+
+
+def table_arguments():
+    """Every 251st float32 in [0, 10] and its negative, the boundaries of the table's intervals (powers of two and
+    quarter points from 2**-5 to 16) with their neighbours, subnormals, the clamp, inf, NaN and zeros."""
+    bits = np.arange(0, np.float32(10).view(np.int32), 251, dtype=np.int32)
+    spread = bits.view(np.float32)
+    edges = np.array([2.0 ** e * (1 + j / 4) for e in range(-5, 5) for j in range(4)], np.float32)
+    near = np.concatenate([edges, np.nextafter(edges, np.float32(0)), np.nextafter(edges, np.float32(np.inf))])
+    special = np.array([0.0, 1e-45, 1e-40, 1.1754942e-38, 1e-20, 9.0, 9.01, 9.5, 9.50001, 10.0, 88.0, 1e30,
+                        3.4028235e38, np.inf, np.nan], np.float32)
+    x = np.concatenate([spread, near, special])
+    return np.concatenate([x, -x])
+
+
+def test_table_tanh_within_one_ulp():
+    x = table_arguments()
+    with np.errstate(all="ignore"):
+        actual = transpile(tanh_plain, disk_cache=False)(x)
+        expected = correctly_rounded(x)
+    error = ulps(actual, expected)
+    worst = int(np.argmax(error))
+    assert error.max() <= 1, f"tanh({x[worst]!r}) = {actual[worst]!r}, correctly rounded {expected[worst]!r}"
+    numbers = ~np.isnan(expected)
+    assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers]))     # tanh(-0.0) = -0.0
+    assert np.array_equal(np.isnan(actual), np.isnan(expected))
+
+
+def tanh_plain(x):
+    return np.tanh(x)
+
+
+def tanh_of_rows(x):
+    return np.tanh(x * 2 + 1)
+
+
+def tanh_plus_column(x, y):
+    return np.tanh(x) + y[:, None]
+
+
+def tanh_of_every_other(x):
+    return np.tanh(x[:, ::2])
+
+
+def tanh_of_transpose(x):
+    return np.tanh(x.T)
+
+
+def tanh_row_sums(x):
+    return np.sum(np.tanh(x), axis=-1)
+
+
+def tanh_row_max(x):
+    return np.max(np.tanh(x), axis=1)
+
+
+def tanh_of_positions(x):
+    return np.tanh(np.arange(x.shape[-1], dtype=np.float32) * x)
+
+
+def tanh_widened(x):
+    return np.tanh(x).astype(np.float64) * 3.0
+
+
+def tanh_into_slice(x):
+    out = np.zeros_like(x)
+    out[:, 1:] = np.tanh(x[:, :-1])
+    return out
+
+
+def tanh_in_place(x):
+    y = x * 0.5
+    y = np.tanh(y)
+    y *= 2
+    return y
+
+
+KERNELS = {
+    "rows": (tanh_of_rows, lambda x: (x * 2 + 1,)),
+    "plus column": (tanh_plus_column, None),
+    "every other": (tanh_of_every_other, lambda x: (x[:, ::2],)),
+    "transpose": (tanh_of_transpose, lambda x: (x.T,)),
+    "row sums": (tanh_row_sums, None),
+    "row max": (tanh_row_max, None),
+    "positions": (tanh_of_positions, lambda x: (np.arange(x.shape[-1], dtype=np.float32) * x,)),
+    "widened": (tanh_widened, None),
+    "into slice": (tanh_into_slice, None),
+    "in place": (tanh_in_place, lambda x: (x * np.float32(0.5),)),
+}
+
+
+SHAPES = [(0, 5), (1, 1), (3, 15), (2, 16), (3, 17), (5, 33), (4, 100)]
+
+
+@pytest.mark.parametrize("kernel", list(KERNELS))
+def test_tanh_loops_give_numpys_answer(kernel):
+    """Every element, the vector loop's and the scalar remainder's (rows of 15, 16, 17, 33 elements), one compiled
+    function for every shape: the tanh itself within 1 ulp of the correctly rounded one; what surrounds it as NumPy
+    computes it (within 2 float32 ulp of NumPy's result, whose own tanh is within 1 ulp too)."""
+    fn, tanh_argument = KERNELS[kernel]
+    compiled, tanh = transpile(fn, disk_cache=False), transpile(tanh_plain, disk_cache=False)
+    for shape in SHAPES:
+        rng = np.random.default_rng(sum(shape))
+        x = rng.uniform(-6, 6, shape).astype(np.float32)
+        y = rng.uniform(-1, 1, shape[0]).astype(np.float32)
+        args = (x, y) if kernel == "plus column" else (x,)
+        actual, expected = compiled(*args), fn(*args)
+        assert actual.shape == expected.shape and actual.dtype == expected.dtype
+        np.testing.assert_allclose(actual, expected, rtol=2.5e-7, atol=2e-7, err_msg=str(shape))
+        if tanh_argument is not None:
+            (argument,) = tanh_argument(x)
+            argument = np.ascontiguousarray(argument)
+            assert ulps(tanh(argument), correctly_rounded(argument)).max(initial=0) <= 1, shape
+
+
+def test_threaded_tanh_loop_within_one_ulp():
+    """A loop big enough for threads (thread_only_large_loops counts a vector op as its 16 lanes of work)."""
+    x = np.random.default_rng(3).uniform(-10, 10, (1024, 1031)).astype(np.float32)
+    actual = transpile(tanh_plain, disk_cache=False)(x)
+    assert ulps(actual, correctly_rounded(x)).max() <= 1
+
+
+CODE_SCRIPT = """
+import json
+import numpy as np
+from transpiler import emit
+from tests import test_vector_loops as t
+x = np.ones((4, 64), np.float32)
+kernels = {"tanh": (t.tanh_plain, (x,)), "rows": (t.tanh_of_rows, (x,)), "row sums": (t.tanh_row_sums, (x,)),
+           "row max": (t.tanh_row_max, (x,)), "every other": (t.tanh_of_every_other, (x,)),
+           "positions": (t.tanh_of_positions, (x,)), "float64": (t.tanh_plain, (x.astype(np.float64),))}
+print(json.dumps({name: "llvm.x86.avx512.vpermi2var.ps.512" in emit(fn, *args, stage="llvm")
+                  for name, (fn, args) in kernels.items()}))
+"""
+
+
+def test_avx512_code_vectorizes_elementwise_tanh_loops_only():
+    """Compiled for an AVX-512 CPU (x86-64-v4), elementwise float32 tanh loops look up their tables with vpermi2ps
+    (also that of `x[:, ::2]`, whose rows are copied into a buffer of the function first, and whose tanh then reads
+    and writes the same element of it); reductions (vector_reductions vectorizes those), loops whose arithmetic
+    uses the index and float64 keep the expansion; compiled for AVX2 (x86-64-v3) none uses AVX-512's permute."""
+    taken = json.loads(run_child(CODE_SCRIPT, "x86-64-v4"))
+    assert taken == {"tanh": True, "rows": True, "row sums": False, "row max": False, "every other": True,
+                     "positions": False, "float64": False}
+    assert not any(json.loads(run_child(CODE_SCRIPT, "x86-64-v3")).values())
