@@ -397,3 +397,16 @@ def test_an_element_with_ellipsis_is_refused_not_a_stale_value():
     with pytest.raises(CompileError, match=r"a\[i, \.\.\.\]"):
         transpile(f)(np.arange(5.0))
     check(lambda a: a[1, ...], np.arange(6.0).reshape(2, 3))     # a row: a view, as before
+
+
+def test_none_before_a_run_time_loop_that_binds_an_array_is_refused():
+    """`last = None` then `last = x[i:i + 2] * 2` in a run-time loop: after zero trips Python's `last` is None,
+    which the kernel cannot return in place of an array. Refused by name (was an internal error: a tensor.cast
+    verifier failure)."""
+    def last_window(x, n):
+        last = None
+        for i in range(n):
+            last = x[i:i + 2] * 2.0
+        return last
+    with pytest.raises(CompileError, match="'last' is NoneType before the run-time loop"):
+        transpile(last_window)(np.arange(10.0), np.int64(3))

@@ -1064,6 +1064,14 @@ class Control:
                             continue
                         if not _numeric(new) and not isinstance(new, Var):
                             raise UserError(f"the loop changes the compile-time value of '{n}'", TypeError)
+                        if isinstance(new, Var) and snapshot[n] is not UNSET and not _numeric(snapshot[n]) \
+                                and not isinstance(snapshot[n], Var):
+                            # (`last = None` before the loop: after zero trips it is still None, which the kernel
+                            # cannot return in place of an array)
+                            raise UserError(f"'{n}' is {type(snapshot[n]).__name__} before the run-time loop and a "
+                                            "run-time value after an iteration: give it an initial value of that "
+                                            "type (an array of the right shape, a number) before the loop",
+                                            TypeError)
                         types[n] = _type_of(new) if isinstance(new, Var) else _type_of(self._const_type(new))
                         changed = True
                     continue
