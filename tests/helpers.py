@@ -144,3 +144,10 @@ def argument_in_layout(layout: str, rows: int, cols: int) -> np.ndarray:
         return base[::-1, ::-1]
     raise AssertionError(layout)
 
+
+
+def some_slow(values, default):
+    """`values` for pytest.mark.parametrize: those in `default` run in the default suite, the others are marked slow
+    (run with `-m slow` before resolving an issue). The default suite has to stay under ten minutes on two cores; a
+    grid that is exhaustive in the slow suite keeps a representative corner of it here."""
+    return [v if v in default else pytest.param(v, marks=pytest.mark.slow) for v in values]

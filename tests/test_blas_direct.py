@@ -7,6 +7,7 @@ import threading
 import numpy as np
 import pytest
 
+from helpers import some_slow
 from transpiler import emit, transpile
 from transpiler.runtime import blas
 from transpiler.backend import blas_lowering
@@ -52,8 +53,9 @@ LAYOUTS = {
 
 
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-@pytest.mark.parametrize("dtypes", [("float32", "float32"), ("float64", "float64"), ("float64", "float32"),
-                                    ("float32", "float64"), ("float16", "float32"), ("float64", "float16")],
+@pytest.mark.parametrize("dtypes", some_slow([("float32", "float32"), ("float64", "float64"), ("float64", "float32"),
+                                              ("float32", "float64"), ("float16", "float32"), ("float64", "float16")],
+                                             (("float32", "float32"), ("float64", "float32"), ("float16", "float32"))),
                          ids=str)
 @pytest.mark.parametrize("mkn", [(17, 1, 1), (33, 7, 1000), (1000, 7, 1), (40, 1000, 7), (20, 5, 2100),
                                  (2100, 5, 20)], ids=str)   # the last two: a narrow operand in three tiles

@@ -4,7 +4,7 @@ and their composition with reductions, loops and outlined functions. NumPy is th
 import numpy as np
 import pytest
 
-from helpers import assert_same, check
+from helpers import assert_same, check, some_slow
 from transpiler import CompileError, transpile
 
 RNG = np.random.default_rng(7)
@@ -101,7 +101,7 @@ def test_masked_assignment_with_a_wrong_mask_is_an_index_error():
         transpile(assign)(np.ones(3), np.ones(4, bool))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", some_slow(DTYPES, (np.bool_, np.int8, np.float64)))
 @pytest.mark.parametrize("shape", SHAPES)
 def test_nonzero_family(shape, dtype):
     x = data(shape, dtype)

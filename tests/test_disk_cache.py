@@ -12,6 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from helpers import some_slow
 from transpiler import transpile
 from transpiler.runtime import disk_cache
 
@@ -64,7 +65,7 @@ def mixed(x):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("n", [1, 7, 1000])
+@pytest.mark.parametrize("n", some_slow([1, 7, 1000], (7,)))
 def test_loaded_kernels_match_numpy(cache_dir, dtype, n):
     x = (np.arange(n * 3) % 5).astype(dtype).reshape(n, 3)
     for arg in (x, x.T, x[::2]):   # contiguous, transposed, strided
@@ -215,6 +216,7 @@ WORKER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_processes_sharing_one_directory(cache_dir, tmp_path):
     """Four processes race on an empty directory (each compiles, loads or both), then one reads only hits."""
     script = tmp_path / "worker.py"

@@ -4,7 +4,7 @@ import operator
 import numpy as np
 import pytest
 
-from helpers import assert_same, check, raises_like_numpy
+from helpers import assert_same, check, raises_like_numpy, some_slow
 from transpiler import transpile
 
 ALL = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
@@ -140,7 +140,7 @@ UNARY_FLOAT = ["exp", "log", "log1p", "expm1", "tanh", "sinh", "cosh", "sin", "c
                "isfinite", "exp2", "log2", "log10", "trunc", "rint", "arcsinh", "cbrt"]
 
 
-@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("dtype", some_slow(["float16", "float32", "float64"], ("float32", "float64")))
 @pytest.mark.parametrize("name", UNARY_FLOAT)
 def test_unary_float(name, dtype):
     f = getattr(np, name)

@@ -7,7 +7,7 @@ import copy
 import numpy as np
 import pytest
 
-from helpers import aliasing_mismatch, assert_same
+from helpers import aliasing_mismatch, assert_same, some_slow
 from transpiler import CompileError, transpile
 
 RNG_SEED = 15
@@ -62,7 +62,7 @@ def accumulate_3d(x):
             np.cumsum(x, axis=1, dtype=np.float64))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", some_slow(DTYPES, ("bool", "int8", "float32", "float64")))
 def test_data_movement(dtype):
     shapes = [(3, 4, 5), (2, 7, 6), (4, 2, 3)]
     same_over(movement_3d, *[(sample(dtype, s),) for s in shapes], exact=True)
@@ -146,6 +146,7 @@ def test_edge_pad_of_an_empty_array_without_width_on_its_empty_axes_is_numpys():
                 assert_same(fn(x, k), expected, rtol=0, atol=0)
 
 
+@pytest.mark.slow
 def test_a_negative_count_repeats_an_empty_axis_as_numpy():
     """NumPy's size along the axis is n * count: np.repeat(x, -1) of an empty axis is that empty axis (a ValueError
     only where the axis has elements), np.tile likewise; the compiler raised ValueError for every negative count.
@@ -188,6 +189,7 @@ def test_a_count_per_element_is_refused_where_repeat_is_called():
         assert info.value.filename == __file__ and "outside the compiled function" in str(info.value)
 
 
+@pytest.mark.slow
 def test_a_roll_near_the_int64_limits_is_numpys():
     """NumPy sums roll's shifts and reduces them modulo n as Python ints; the kernel computed np.arange(n) - shift in
     int64 first, which wrapped for a shift near -2**63 (np.roll(x, -2**63) moved the elements wrongly)."""
@@ -249,7 +251,7 @@ def _same_views_over(fn, *calls):
         assert [g.flags.writeable for g in got] == [e.flags.writeable for e in expected]
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", some_slow(DTYPES, ("bool", "int8", "float32", "float64")))
 def test_diagonals(dtype):
     _same_views_over(diagonals, *[(sample(dtype, s),) for s in [(3, 4), (5, 2), (4, 4)]])
     _same_views_over(lambda x: (np.diagonal(x), np.diagonal(x, 3), np.diag(x, -1)), (sample(dtype, (2, 0)),))
@@ -477,8 +479,9 @@ def test_ndarray_constructor_makes_a_new_array():
         transpile(lambda x: np.ndarray((2,), buffer=x))(np.ones(2))
 
 
-@pytest.mark.parametrize("ufunc", [np.add, np.multiply, np.maximum, np.fmin, np.logical_and, np.logical_xor,
-                                   np.subtract, np.true_divide, np.bitwise_or, np.remainder])
+@pytest.mark.parametrize("ufunc", some_slow([np.add, np.multiply, np.maximum, np.fmin, np.logical_and,
+                                             np.logical_xor, np.subtract, np.true_divide, np.bitwise_or,
+                                             np.remainder], (np.add, np.maximum, np.subtract, np.remainder)))
 @pytest.mark.parametrize("dtype", ["float64", "int8", "bool"])
 def test_ufunc_reduce_and_accumulate(ufunc, dtype):
     rng = np.random.default_rng(11)

@@ -128,6 +128,7 @@ def test_float64_tanh_pieces_and_their_boundary():
     assert np.all(actual[np.abs(x) >= 19.1] == np.sign(x[np.abs(x) >= 19.1]))
 
 
+@pytest.mark.slow
 def test_odd_sizes_and_strides():
     """Vectorized loops have remainders: sizes around the vector width, and strided inputs."""
     rng = np.random.default_rng(1)
