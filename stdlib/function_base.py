@@ -45,21 +45,22 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return x[()] if scalar else x
 
 
-def isposinf(x, out=None):
+def _signed_inf(x, out, name):
     if out is not None:
-        raise TypeError("np.isposinf(out=) is not supported in compiled code")
+        raise TypeError(f"np.{name}(out=) is not supported in compiled code")
     x = np.asarray(x)
     if x.dtype.kind == "c":
         raise TypeError("This operation is not supported for complex values because it would be ambiguous.")
+    return x
+
+
+def isposinf(x, out=None):
+    x = _signed_inf(x, out, "isposinf")
     return np.isinf(x) & (x > 0)      # (NumPy: isinf & ~signbit; the same for an infinity)
 
 
 def isneginf(x, out=None):
-    if out is not None:
-        raise TypeError("np.isneginf(out=) is not supported in compiled code")
-    x = np.asarray(x)
-    if x.dtype.kind == "c":
-        raise TypeError("This operation is not supported for complex values because it would be ambiguous.")
+    x = _signed_inf(x, out, "isneginf")
     return np.isinf(x) & (x < 0)
 
 
