@@ -397,3 +397,38 @@ def test_an_element_with_ellipsis_is_refused_not_a_stale_value():
     with pytest.raises(CompileError, match=r"a\[i, \.\.\.\]"):
         transpile(f)(np.arange(5.0))
     check(lambda a: a[1, ...], np.arange(6.0).reshape(2, 3))     # a row: a view, as before
+
+
+# ---- self.__w in a class's methods: Python reads the mangled attribute self._Model__w --------------------------------
+class _Private:
+    def __init__(self):
+        self.__w = np.arange(3.0)
+        self.__k = 2
+
+    def scaled(self, x):
+        return x * self.__w + self.__k
+
+    def nested(self, x):
+        def inner(y):
+            return y - self.__w
+        return inner(x) * self.__k
+
+    def keyword(self, x, __shift=1.0):
+        return x + __shift
+
+
+def through_an_argument(model, x):
+    return model.scaled(x) + model.nested(x)
+
+
+def test_private_attributes_of_a_method_are_mangled_as_python_does():
+    """`self.__w` in a method is `self._Private__w` (Python's name mangling); the compiler read `__w` and raised
+    AttributeError at compile time. Also in a function nested in a method, in a method followed through an
+    argument, and a private parameter of a method."""
+    m = _Private()
+    x = np.linspace(-1.0, 1.0, 3)
+    np.testing.assert_array_equal(transpile(m.scaled)(x), m.scaled(x))
+    np.testing.assert_array_equal(transpile(m.nested)(x), m.nested(x))
+    np.testing.assert_array_equal(transpile(m.keyword)(x), m.keyword(x))
+    np.testing.assert_array_equal(transpile(through_an_argument)(m, x), through_an_argument(m, x))
+

@@ -34,6 +34,7 @@ def function_source(fn) -> FunctionSource:
         node = _find(tree, code, filename, fn)
         if isinstance(node, ast.FunctionDef):
             node.decorator_list = []  # @transpile must not apply again while compiling
+        _mangle_private_names(node, fn, code)
         if not _same_code(node, code, filename):
             raise UserError(f"the source of {fn.__qualname__} in {filename} was changed after the function was "
                             "loaded: Python runs the old code, which the compiler cannot read (reload the module, "
@@ -63,7 +64,8 @@ def _find(tree: ast.Module, code, filename: str, fn):
     else:
         candidates = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                       and n.name == code.co_name and _first_line(n) == first]
-    candidates = [n for n in candidates if _parameters(n) == _code_parameters(code)]
+    parameters = tuple(map(_unmangled, _code_parameters(code)))     # (`__k` of a method: `_Model__k` there)
+    candidates = [n for n in candidates if tuple(map(_unmangled, _parameters(n))) == parameters]
     if len(candidates) > 1 or code.co_name == "<lambda>" and candidates:
         # several definitions on one line (`f = lambda x: x + 1; g = lambda x: x * 2`, a lambda returning a
         # lambda): the one that owns every source position of the function's instructions. Compiling another
@@ -130,6 +132,46 @@ def _unmangled(name: str) -> str:
     if sep and head.startswith("_") and head.strip("_") and tail and not tail.endswith("__"):
         return "__" + tail
     return name
+
+
+def _private(name) -> bool:
+    return name.startswith("__") and not name.endswith("__")
+
+
+def _mangle_private_names(node, fn, code) -> None:
+    """Python renames `self.__w` in a class's methods to `self._Model__w` (name mangling); compiled alone, the
+    definition has no class. Its private names are renamed as Python renamed them, where the running code holds
+    every renamed name (the class is the innermost one of the function's `__qualname__`), so `self.__w` reads the
+    attribute the object has. Nested classes keep their own names (not renamed here: refused as `class` anyway)."""
+    parts = fn.__qualname__.split(".")[:-1]
+    while len(parts) >= 2 and parts[-1] == "<locals>":    # a function nested in a method: the method's class
+        parts = parts[:-2]
+    prefix = "_" + parts[-1].lstrip("_") if parts and parts[-1] != "<locals>" else "_"
+    if prefix == "_":
+        return
+    found = []
+
+    def visit(n):
+        for child in ast.iter_child_nodes(n):
+            if not isinstance(child, ast.ClassDef):
+                visit(child)
+        for field in ("attr", "id", "arg"):
+            name = getattr(n, field, None)
+            if isinstance(name, str) and _private(name) and isinstance(n, (ast.Attribute, ast.Name, ast.arg,
+                                                                           ast.keyword)):
+                found.append((n, field, prefix + name))
+    visit(node)
+    running = set()
+
+    def names(c):
+        running.update(c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars)
+        for k in c.co_consts:
+            if inspect.iscode(k):
+                names(k)
+    names(code)
+    if found and all(mangled in running for _, _, mangled in found):
+        for n, field, mangled in found:
+            setattr(n, field, mangled)
 
 
 def _first_line(node) -> int:
