@@ -1,6 +1,11 @@
 """Wrong answers found by hunting with small realistic functions, each reduced to the NumPy (or Python) rule it broke.
 
 Each test compares with NumPy's own run of the function: same result, or the same exception type."""
+import os
+import pathlib
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -432,3 +437,27 @@ def test_private_attributes_of_a_method_are_mangled_as_python_does():
     np.testing.assert_array_equal(transpile(m.keyword)(x), m.keyword(x))
     np.testing.assert_array_equal(transpile(through_an_argument)(m, x), through_an_argument(m, x))
 
+
+# ---- np.bincount of a value whose count array no intp can size --------------------------------------------------
+def bincount(x):
+    return np.bincount(x)
+
+
+@pytest.mark.parametrize("value", [2**62, 2**60 - 1, 2**63 - 2])
+def test_bincount_of_a_huge_value_is_numpys_value_error(value):
+    """NumPy raises ValueError ("array is too big") when max(x) + 1 counts of 8 bytes pass intp; the compiled
+    function raised MemoryError (its size check for allocations the machine cannot hold)."""
+    raises_like_numpy(bincount, np.array([1, value]))
+    check(bincount, np.array([1, 2**10]))
+
+
+def test_bincount_of_the_largest_int64_raises_instead_of_corrupting_the_heap():
+    """np.bincount([2**63 - 1]): NumPy's max + 1 wraps; it returns an empty array after writing past it, and the
+    process aborts later ("corrupted size vs. prev_size"). The kernel called NumPy's bincount for it: the same
+    crash. It is NumPy's ValueError for a count array too big (run in a process of its own: the old code's crash)."""
+    code = ("import numpy as np\nfrom transpiler import transpile\nfrom test_hunt_regressions import bincount\n"
+            "try:\n    transpile(bincount)(np.array([2**63 - 1, 1]))\nexcept ValueError as e:\n    print('raised', e)\n"
+            "import gc; gc.collect(); print('done')\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=pathlib.Path(__file__).parent, env={**os.environ, "MALLOC_CHECK_": "3"})
+    assert run.returncode == 0 and "raised array is too big" in run.stdout and "done" in run.stdout, run.stderr
