@@ -670,6 +670,7 @@ def test_a_source_file_edited_after_its_import_is_refused_not_compiled(tmp_path,
     assert_same(transpile(edited.f)(x), 30 * x)
 
 
+
 class _MangledNames:
     def apply(self, x):
         __twice = x * 2          # a private name: mangled to _MangledNames__twice in the class body
@@ -700,3 +701,14 @@ def test_an_array_held_by_a_module_level_partial_changed_in_place_is_seen():
         assert_same(f(x), _through_a_partial_of_an_array(x))
     finally:
         WEIGHTED.keywords["k"][0] = 1.0
+
+
+def _with_a_lambda_default(x, pred=lambda v: v > 0):
+    return np.where(pred(x), x, 0.0) * 2
+
+
+def test_a_function_with_a_lambda_default_is_not_taken_for_an_edited_source():
+    """Regression: the source check compiled the definition alone and compared the first code object it held, the
+    default's lambda (compiled before the function): such a function was refused as edited after its import."""
+    x = np.linspace(-1.0, 1.0, 5)
+    assert_same(transpile(_with_a_lambda_default)(x), _with_a_lambda_default(x))

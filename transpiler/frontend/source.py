@@ -105,7 +105,9 @@ def _same_code(node, code, filename: str) -> bool:
                          flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     except (SyntaxError, ValueError):      # (not compilable alone, `nonlocal`: refused later anyway)
         return True
-    compiled = next((c for c in module.co_consts if inspect.iscode(c)), None)
+    # (the function's own code: a default value `pred=lambda n: True` is compiled before it, beside it)
+    compiled = next((c for c in reversed(module.co_consts) if inspect.iscode(c) and c.co_name == code.co_name
+                     and c.co_firstlineno == code.co_firstlineno), None)
     running = _fingerprint(code)
     if compiled is None or any(name.startswith("@") for name in running[1]):
         return True      # (code rewritten on import, as pytest rewrites `assert`s: not comparable)
