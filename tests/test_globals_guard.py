@@ -671,6 +671,61 @@ def test_a_source_file_edited_after_its_import_is_refused_not_compiled(tmp_path,
 
 
 
+@pytest.mark.parametrize("before, after", [
+    ("x * 2 + y", "x + 2 * y"), ("x - y", "y - x"), ("x * 2", "x ** 2"), ("np.where(x < y, x, y)", "np.where(x <= y, x, y)"),
+    ("x if k > 0 and k < 5 else y", "x if k > 0 or k < 5 else y"), ("-x + y", "+x + y")],
+    ids=["operator", "operands-swapped", "power", "comparison", "and-or", "unary"])
+def test_a_source_edit_of_operators_only_is_refused(tmp_path, monkeypatch, before, after):
+    """Regression: the source check compared the definition's constants and names with the running code's, as sets;
+    an edit of operators only (`+` to `*`, `a - b` to `b - a`, `<` to `<=`) kept them and the kernel computed the
+    new text. The order of operators, operands and constants is compared too."""
+    import importlib
+    import linecache
+    module = tmp_path / f"operators_edited_{abs(hash(before))}.py"
+    text = "import numpy as np\n\n\ndef f(x, y, k=3):\n    return {}\n"
+    module.write_text(text.format(before))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    edited = importlib.import_module(module.stem)
+    module.write_text(text.format(after) + " " * 40)   # (another size: a reload must not take the cached bytecode)
+    linecache.checkcache(str(module))
+    x, y = np.arange(4.0), np.full(4, 1.5)
+    with pytest.raises(TypeError, match="was changed after the function was loaded"):
+        transpile(edited.f)(x, y)
+    importlib.reload(edited)
+    assert_same(transpile(edited.f)(x, y), edited.f(x, y))
+
+
+def _doubled(x):
+    return x * 2
+
+
+def _tripled(x):
+    return x * 3
+
+
+def _calls_doubled(x):
+    return _doubled(x) + 1
+
+
+def test_a_function_whose_code_is_replaced_in_place_compiles_again():
+    """Regression: `f.__code__ = other.__code__` after compiling kept the old kernel (the function object, its
+    globals and defaults were the same); also for a helper it calls. Both are guarded by identity of the code."""
+    saved = _doubled.__code__
+    try:
+        f, g = transpile(_doubled), transpile(_calls_doubled)
+        x = np.arange(3.0)
+        assert_same(f(x), x * 2)
+        assert_same(g(x), x * 2 + 1)
+        _doubled.__code__ = _tripled.__code__
+        assert_same(f(x), x * 3)
+        assert_same(g(x), x * 3 + 1)
+        compilations = f.compilations, g.compilations
+        assert_same(f(x), x * 3)
+        assert_same(g(x), x * 3 + 1)
+        assert (f.compilations, g.compilations) == compilations
+    finally:
+        _doubled.__code__ = saved
+
 class _MangledNames:
     def apply(self, x):
         __twice = x * 2          # a private name: mangled to _MangledNames__twice in the class body

@@ -22,7 +22,7 @@ from ..types import dtypes
 from . import indexing, loop_exits, numpy_api, numpy_calls, python_math  # noqa: F401  (they register handlers)
 from .memory import Memory, Ref
 from ..types.shapes import derived
-from ..runtime.globals_guard import CELL, DEFAULTS, KWDEFAULTS, LENGTH, MAX_COMPARED_BYTES, snapshot
+from ..runtime.globals_guard import CELL, CODE, DEFAULTS, KWDEFAULTS, LENGTH, MAX_COMPARED_BYTES, snapshot
 from ..runtime.signature import Unavailable, is_structure_object, result_template
 from .builder import Builder
 from .elementwise import apply_ufunc, as_dim, small_int
@@ -152,6 +152,7 @@ class Interpreter:
         builder.memory = self.memory
         builder.guard = self.guard_write
         self.top = builder.program   # the compiled function's program (not an outlined callee's)
+        self.compiled_fn = None      # the function compiled (run), whose `__code__` api.Transpiled checks itself
         self.implicit: dict = {}     # id(module-level array) -> its input Var (module_array)
         self.module_level: dict = {}  # id -> module-level object whose attributes are guarded (module_value)
         self.compared_whole: set = set()   # ids of module-level containers guarded by a snapshot of their contents
@@ -163,6 +164,7 @@ class Interpreter:
     # ---- entry points -------------------------------------------------------------------------------------------
     def run(self, fn, args: list, kwargs: dict):
         token = current_interpreter.set(self)
+        self.compiled_fn = fn      # (its own `__code__` is checked by api.Transpiled at each call)
         program = self.b.program
         for v, name in zip(program.inputs, program.input_names):
             if not v.weak and not v.scalar:
@@ -1146,6 +1148,9 @@ class Interpreter:
 
     def call_python(self, fn, args, kwargs):
         src = function_source(fn)
+        if fn is not self.compiled_fn and not _is_library(fn) \
+                and str(fn.__module__ or "").split(".")[0] not in _LIBRARY_MODULES:
+            self.top.globals_read.append((fn, CODE, fn.__code__))   # a helper's code replaced: compiled again
         try:
             bound = inspect.signature(fn).bind(*args, **kwargs)
         except TypeError as e:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import __future__
 import ast
+import dis
 import inspect
 import linecache
 from dataclasses import dataclass
@@ -115,17 +116,50 @@ def _same_code(node, code, filename: str) -> bool:
 
 
 def _fingerprint(code) -> tuple:
-    constants, names = [], set()
+    constants, names, operations = [], set(), []
 
     def walk(c):
         names.update(c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars)
+        operations.extend(_operations(c))
         for k in c.co_consts:
             if inspect.iscode(k):
                 walk(k)
             else:
                 constants.append(repr(k))
     walk(code)
-    return sorted(constants), {_unmangled(n) for n in names} - {"__class__"}
+    if "__class__" in names:     # (a method's zero-argument super(): loads its cell, not comparable)
+        operations = []
+    return sorted(constants), {_unmangled(n) for n in names} - {"__class__"}, operations
+
+
+# instructions that read or write a variable, whatever its kind: compiled alone, a free variable of the running
+# code is a global (LOAD_DEREF there, LOAD_GLOBAL here), so only the name is compared; an attribute read may be a
+# LOAD_METHOD in one and a LOAD_ATTR in the other
+_VARIABLE_OPS = {"LOAD_ATTR": "attr", "LOAD_METHOD": "attr", "LOAD_FAST": "load", "LOAD_FAST_CHECK": "load", "LOAD_GLOBAL": "load", "LOAD_DEREF": "load",
+                 "LOAD_NAME": "load", "LOAD_CLASSDEREF": "load", "STORE_FAST": "store", "STORE_DEREF": "store",
+                 "STORE_GLOBAL": "store", "STORE_NAME": "store"}
+_OPERATOR_OPS = ("BINARY_", "UNARY_", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "STORE_SUBSCR", "DELETE_SUBSCR",
+                 "BUILD_SLICE", "STORE_ATTR", "LOAD_CONST", "RETURN_")
+
+
+def _operations(code) -> list:
+    """The operators, constants and variables of the code in the order it runs them: an edit that changes only an
+    operator (`+` to `*`, `<` to `<=`, `and` to `or`) or the order of operands (`a - b` to `b - a`) keeps the
+    constants and names of the fingerprint and changes this. Jumps count by kind only (their offsets depend on
+    the size of the loads around them)."""
+    found = []
+    for ins in dis.get_instructions(code):
+        name = ins.opname
+        if name in _VARIABLE_OPS:
+            found.append((_VARIABLE_OPS[name], _unmangled(str(ins.argval))))
+        elif "JUMP" in name and "_IF_" in name:     # (POP_JUMP_FORWARD_IF_FALSE, JUMP_IF_TRUE_OR_POP ...)
+            found.append((name.replace("FORWARD_", "").replace("BACKWARD_", ""),))
+        elif name.startswith(_OPERATOR_OPS):
+            argument = ins.argval if name != "LOAD_CONST" or not inspect.iscode(ins.argval) else None
+            argument = _unmangled(argument) if isinstance(argument, str) and name != "LOAD_CONST" else argument
+            found.append((name, repr(argument) if name == "LOAD_CONST" else ins.argrepr if name.startswith(
+                ("BINARY_OP", "COMPARE_OP")) else argument))
+    return found
 
 
 def _unmangled(name: str) -> str:

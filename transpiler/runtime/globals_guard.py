@@ -32,6 +32,7 @@ CELL = object()     # the key of an entry that guards a closure's cell (a free v
 
 DEFAULTS = object()     # the key of an entry that guards a called function's `__defaults__` (its default values)
 KWDEFAULTS = object()   # ... and its `__kwdefaults__`
+CODE = object()         # ... and its `__code__` (replaced in place: `helper.__code__ = other.__code__`)
 
 _SCALARS = (bool, int, float, complex, str, bytes, type(None), np.generic)
 
@@ -96,6 +97,8 @@ def _lookup(container, key):
         return container.__defaults__
     if key is KWDEFAULTS:
         return container.__kwdefaults__
+    if key is CODE:
+        return container.__code__
     if key is CELL:
         try:
             return container.cell_contents
