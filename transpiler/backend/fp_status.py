@@ -113,7 +113,6 @@ def _thread_num(op) -> str:
     body = module.regions[0].blocks[0]
     if not any(o.name == "llvm.func" and ir.StringAttr(o.attributes["sym_name"]).value == name
                for o in body.operations):     # (an llvm.func: the OpenMP lowering declares and reuses this one)
-        i32 = ir.IntegerType.get_signless(32)
         with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
             llvm.LLVMFuncOp(name, ir.TypeAttr.get(ir.Type.parse("!llvm.func<i32 ()>")))
     return name
