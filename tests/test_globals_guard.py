@@ -767,3 +767,36 @@ def test_a_function_with_a_lambda_default_is_not_taken_for_an_edited_source():
     default's lambda (compiled before the function): such a function was refused as edited after its import."""
     x = np.linspace(-1.0, 1.0, 5)
     assert_same(transpile(_with_a_lambda_default)(x), _with_a_lambda_default(x))
+
+
+_BIG = np.arange(20000.0)          # (160 KB: a kernel input, not folded)
+_SMALL_ZEROS = np.zeros(4)
+
+
+def _sums_big(x):
+    return _BIG.sum(axis=-1) + x
+
+
+def _first_of_big(x):
+    return _BIG[:3] + x
+
+
+def _small_zeros(x):
+    return _SMALL_ZEROS + x
+
+
+def test_a_module_level_array_whose_shape_or_dtype_changes_in_place_compiles_again():
+    """Regression: a big module-level array is a kernel input of the shape and dtype it had when compiling; one
+    changed in place (`W.shape = (100, 200)`, `W.dtype = np.int64`: the same object, the same contents) was read
+    with the old ones: a sum over all 20000 elements where NumPy sums each row, the old dtype's values. Also a small
+    folded array of zeros, whose contents compare equal as another dtype (float64 where NumPy's sum is int64)."""
+    try:
+        for fn, change, x in [(_sums_big, lambda: setattr(_BIG, "shape", (100, 200)), np.ones(1)),
+                              (_first_of_big, lambda: setattr(_BIG, "dtype", np.int64), np.ones(1)),
+                              (_small_zeros, lambda: setattr(_SMALL_ZEROS, "dtype", np.int64), np.ones(1, np.int32))]:
+            f = transpile(fn)
+            assert_same(f(x), fn(x))
+            change()
+            assert_same(f(x), fn(x))
+    finally:
+        _BIG.dtype, _BIG.shape, _SMALL_ZEROS.dtype = np.float64, (20000,), np.float64
