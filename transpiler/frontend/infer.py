@@ -421,18 +421,32 @@ class Interpreter:
         start - k * c. The index keeps bounds [stop + 1, start + 1) where those are dims, so `x[i]` in
         `range(n - 1, -1, -1)` needs no check, as in a forward loop."""
         c = -int(rng.step)
-        trips = self.binop(ast.FloorDiv(), self.binop(ast.Add(), self.binop(ast.Sub(), rng.start, rng.stop), c - 1), c)
+        # Python's range yields Python ints whatever the bounds' type (`range(a[0], b[0], -3)` of int32 elements):
+        # the arithmetic below and the index are Python ints (int64, checked), as a forward loop's index is; in the
+        # bounds' own dtype, `s += i` wrapped at int32 where Python's sum grows
+        start, stop = (self._python_int(v) for v in (rng.start, rng.stop))
+        trips = self.binop(ast.FloorDiv(), self.binop(ast.Add(), self.binop(ast.Sub(), start, stop), c - 1), c)
         lo, hi = as_dim(rng.stop), as_dim(rng.start)
         small = small_int(rng.start) and small_int(rng.stop)
 
         def index(k):
-            i = self.binop(ast.Sub(), rng.start, self.binop(ast.Mult(), k, c))
+            i = self.binop(ast.Sub(), start, self.binop(ast.Mult(), k, c))
             if isinstance(i, Var):
                 if lo is not None and hi is not None:
                     i.bounds = (derived("add", lo, 1), derived("add", hi, 1))
                 i.small = small
             return i
         return self._run_time_region(self.control.run_for, s, frame, RuntimeRange(0, trips, 1), item=index)
+
+    def _python_int(self, value):
+        """A range bound as the Python int range() takes: a run-time NumPy integer as a weak int64 (its size
+        attributes kept: a dim stays one)."""
+        if not isinstance(value, Var) or value.weak and value.dtype == dtypes.INT64:
+            return value
+        v = self.b.emit1("convert" if value.dtype != dtypes.INT64 else "copy", [value], dtypes.INT64, (), weak=True,
+                         dtype=dtypes.INT64)
+        v.size_of, v.small = value.size_of, getattr(value, "small", False)
+        return v
 
     def _for_rows(self, s, frame, x: Var):
         """`for row in x` as a run-time loop: each row a view of x's contents at that iteration."""
