@@ -1074,7 +1074,22 @@ class Interpreter:
                 py(kwargs.update, value)
             else:
                 kwargs[kw.arg] = value
+        if fn is super and not args and not kwargs:
+            args = self._zero_argument_super(frame)
         return self.call(fn, args, kwargs)
+
+    @staticmethod
+    def _zero_argument_super(frame) -> list:
+        """`super()` in a method: Python's implicit arguments, the class cell the method closes over and its first
+        argument (compiled from source, the call has no frame of its own to find them in)."""
+        cell = frame.closure.get("__class__")
+        if cell is None or not frame.locals:
+            raise UserError("super(): no arguments", RuntimeError)
+        try:
+            owner = cell.cell_contents
+        except ValueError:
+            raise UserError("super(): empty __class__ cell", RuntimeError) from None
+        return [owner, next(iter(frame.locals.values()))]
 
     def call(self, fn, args: list, kwargs: dict):
         if isinstance(fn, Closure):

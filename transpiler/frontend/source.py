@@ -112,7 +112,8 @@ def _same_code(node, code, filename: str) -> bool:
     running = _fingerprint(code)
     if compiled is None or any(name.startswith("@") for name in running[1]):
         return True      # (code rewritten on import, as pytest rewrites `assert`s: not comparable)
-    return _fingerprint(compiled) == running
+    alone = _fingerprint(compiled)
+    return alone[:2] == running[:2] and (running[3] or alone[2] == running[2])
 
 
 def _fingerprint(code) -> tuple:
@@ -127,9 +128,9 @@ def _fingerprint(code) -> tuple:
             else:
                 constants.append(repr(k))
     walk(code)
-    if "__class__" in names:     # (a method's zero-argument super(): loads its cell, not comparable)
-        operations = []
-    return sorted(constants), {_unmangled(n) for n in names} - {"__class__"}, operations
+    # (a method's zero-argument super() or __class__ loads the class cell, which the definition compiled alone has
+    # not: its operations are not comparable)
+    return sorted(constants), {_unmangled(n) for n in names} - {"__class__"}, operations, "__class__" in names
 
 
 # instructions that read or write a variable, whatever its kind: compiled alone, a free variable of the running
