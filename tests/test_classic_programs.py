@@ -171,6 +171,25 @@ def test_loops_over_reversed_run_time_ranges(start, stop):
     check(_negative_indices, x[:1])
 
 
+
+def _reversed_sum_of_array_bounds(a, b):
+    s = 0
+    count = 0
+    for i in range(a[0], b[0], -3):
+        s += i
+        count += 1
+    return s, count
+
+
+@pytest.mark.parametrize("dtype, start, stop", [(np.int32, 2**31 - 1, 2**31 - 10), (np.int32, -1, -2**31),
+                                               (np.uint8, 200, 0)])
+def test_a_reversed_range_of_numpy_ints_yields_python_ints(dtype, start, stop):
+    """range() yields Python ints whatever its bounds are (`range(a[0], b[0], -3)` of int32 elements); the compiled
+    reversed loop bound start - k * c in the bounds' dtype: `s += i` wrapped at int32 (2147483636 where Python's sum
+    is 6442450932) and `s` came back an np.int32 where it is a Python int. Also the trip count, (start - stop) in
+    int32, wrapped for bounds 2**32 apart."""
+    check(_reversed_sum_of_array_bounds, np.array([start], dtype), np.array([stop], dtype))
+
 @pytest.mark.parametrize("n", [1, 2, 5])
 def test_gauss_seidel(n):
     """`A[i, :i] @ x[:i] + A[i, i + 1:] @ x[i + 1:]`: the two `i + 1` are one expression, so the product's operands

@@ -425,3 +425,20 @@ def test_known_differences_are_as_documented():
     expected, numpy_caught = _run(unused, np.ones(2))
     np.testing.assert_array_equal(result, expected)
     assert (caught, numpy_caught) == ([], [("RuntimeWarning", "divide by zero encountered in divide")])
+
+
+def _hoisted_math(x, y):
+    return x * np.exp(y) + np.sqrt(y)
+
+
+@pytest.mark.parametrize("n", [3, 1 << 16])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float64])
+def test_an_event_of_math_hoisted_before_a_parallel_loop_is_reported(dtype, n):
+    """`np.sqrt(y)` of a 0-d y is computed once before the loop (backend/uniform_math.py); its "invalid" was lost
+    for float32 and int32 x: the calling thread saved its flags before the parallel region and cleared them at its
+    start, and LLVM had moved the (pure) sqrt between the two. The calling thread now keeps its flags in the region
+    (only the workers clear theirs). Also with the workers running (n = 65536)."""
+    x = np.arange(n, dtype=dtype)
+    assert _same_as_numpy(_hoisted_math, x, np.float64(-1.0), rtol=1e-6) == [
+        ("RuntimeWarning", "invalid value encountered in sqrt")]
+    assert _same_as_numpy(_hoisted_math, x, np.float64(4.0), rtol=1e-6) == []

@@ -5,7 +5,7 @@ same exception type)."""
 import numpy as np
 import pytest
 
-from helpers import check, raises_like_numpy
+from helpers import assert_same, check, raises_like_numpy
 from transpiler import CompileError, transpile
 
 
@@ -240,6 +240,45 @@ def test_python_float_power_overflow_raises_overflow_error():
     with pytest.raises(OverflowError):
         transpile(f)(1e300)
 
+
+
+def _python_power(y, e):
+    return y ** e
+
+
+def _python_power_in_an_array(x, y):
+    return x * (y ** 0.5)
+
+
+@pytest.mark.parametrize("y, e", [(0.0, -2.0), (-0.0, -0.5), (0.0, -3.0), (0.0, -2), (0, -1.0), (0.0, float("-inf")),
+                                  (0.0, 0.0), (0.0, 2.0), (float("inf"), -1.0), (1e-300, -2.0)])
+def test_python_float_zero_to_a_negative_power_raises_zero_division_error(y, e):
+    """Python's `0.0 ** -2.0` is ZeroDivisionError; the compiled power raised OverflowError (inf from finite
+    operands). 0.0 ** -inf is inf in Python, and 1e-300 ** -2.0 its OverflowError."""
+    try:
+        expected = _python_power(y, e)
+    except Exception as error:
+        with pytest.raises(type(error)):
+            transpile(_python_power)(y, e)
+    else:
+        assert_same(transpile(_python_power)(y, e), expected)
+    if isinstance(e, int):
+        with pytest.raises(ZeroDivisionError):
+            transpile(lambda y: y ** -2)(y)
+
+
+@pytest.mark.parametrize("y", [-4.0, -1.0, -1e-3])
+@pytest.mark.parametrize("e", [0.5, -0.5, 1 / 3])
+def test_a_negative_python_float_to_a_fractional_power_is_refused_not_nan(y, e):
+    """Python's `(-4.0) ** 0.5` is a complex number; the compiled function (floats) returned nan: silently another
+    value and type. Refused at the call (ValueError, saying what to write); integral exponents, infinities and
+    non-negative bases are Python's floats."""
+    with pytest.raises(ValueError, match="complex number in Python"):
+        transpile(_python_power)(y, e)
+    with pytest.raises(ValueError, match="complex number in Python"):
+        transpile(_python_power_in_an_array)(np.arange(3.0), y)
+    for base, exponent in [(y, 2.0), (y, -3.0), (float("-inf"), e), (-y, e), (y, float("inf")), (y, float("nan"))]:
+        assert_same(transpile(_python_power)(base, exponent), _python_power(base, exponent))
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_half_power_is_sqrt_only_where_numpy_takes_sqrt(dtype):

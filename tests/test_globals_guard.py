@@ -670,6 +670,62 @@ def test_a_source_file_edited_after_its_import_is_refused_not_compiled(tmp_path,
     assert_same(transpile(edited.f)(x), 30 * x)
 
 
+
+@pytest.mark.parametrize("before, after", [
+    ("x * 2 + y", "x + 2 * y"), ("x - y", "y - x"), ("x * 2", "x ** 2"), ("np.where(x < y, x, y)", "np.where(x <= y, x, y)"),
+    ("x if k > 0 and k < 5 else y", "x if k > 0 or k < 5 else y"), ("-x + y", "+x + y")],
+    ids=["operator", "operands-swapped", "power", "comparison", "and-or", "unary"])
+def test_a_source_edit_of_operators_only_is_refused(tmp_path, monkeypatch, before, after):
+    """Regression: the source check compared the definition's constants and names with the running code's, as sets;
+    an edit of operators only (`+` to `*`, `a - b` to `b - a`, `<` to `<=`) kept them and the kernel computed the
+    new text. The order of operators, operands and constants is compared too."""
+    import importlib
+    import linecache
+    module = tmp_path / f"operators_edited_{abs(hash(before))}.py"
+    text = "import numpy as np\n\n\ndef f(x, y, k=3):\n    return {}\n"
+    module.write_text(text.format(before))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    edited = importlib.import_module(module.stem)
+    module.write_text(text.format(after) + " " * 40)   # (another size: a reload must not take the cached bytecode)
+    linecache.checkcache(str(module))
+    x, y = np.arange(4.0), np.full(4, 1.5)
+    with pytest.raises(TypeError, match="was changed after the function was loaded"):
+        transpile(edited.f)(x, y)
+    importlib.reload(edited)
+    assert_same(transpile(edited.f)(x, y), edited.f(x, y))
+
+
+def _doubled(x):
+    return x * 2
+
+
+def _tripled(x):
+    return x * 3
+
+
+def _calls_doubled(x):
+    return _doubled(x) + 1
+
+
+def test_a_function_whose_code_is_replaced_in_place_compiles_again():
+    """Regression: `f.__code__ = other.__code__` after compiling kept the old kernel (the function object, its
+    globals and defaults were the same); also for a helper it calls. Both are guarded by identity of the code."""
+    saved = _doubled.__code__
+    try:
+        f, g = transpile(_doubled), transpile(_calls_doubled)
+        x = np.arange(3.0)
+        assert_same(f(x), x * 2)
+        assert_same(g(x), x * 2 + 1)
+        _doubled.__code__ = _tripled.__code__
+        assert_same(f(x), x * 3)
+        assert_same(g(x), x * 3 + 1)
+        compilations = f.compilations, g.compilations
+        assert_same(f(x), x * 3)
+        assert_same(g(x), x * 3 + 1)
+        assert (f.compilations, g.compilations) == compilations
+    finally:
+        _doubled.__code__ = saved
+
 class _MangledNames:
     def apply(self, x):
         __twice = x * 2          # a private name: mangled to _MangledNames__twice in the class body
@@ -700,3 +756,47 @@ def test_an_array_held_by_a_module_level_partial_changed_in_place_is_seen():
         assert_same(f(x), _through_a_partial_of_an_array(x))
     finally:
         WEIGHTED.keywords["k"][0] = 1.0
+
+
+def _with_a_lambda_default(x, pred=lambda v: v > 0):
+    return np.where(pred(x), x, 0.0) * 2
+
+
+def test_a_function_with_a_lambda_default_is_not_taken_for_an_edited_source():
+    """Regression: the source check compiled the definition alone and compared the first code object it held, the
+    default's lambda (compiled before the function): such a function was refused as edited after its import."""
+    x = np.linspace(-1.0, 1.0, 5)
+    assert_same(transpile(_with_a_lambda_default)(x), _with_a_lambda_default(x))
+
+
+_BIG = np.arange(20000.0)          # (160 KB: a kernel input, not folded)
+_SMALL_ZEROS = np.zeros(4)
+
+
+def _sums_big(x):
+    return _BIG.sum(axis=-1) + x
+
+
+def _first_of_big(x):
+    return _BIG[:3] + x
+
+
+def _small_zeros(x):
+    return _SMALL_ZEROS + x
+
+
+def test_a_module_level_array_whose_shape_or_dtype_changes_in_place_compiles_again():
+    """Regression: a big module-level array is a kernel input of the shape and dtype it had when compiling; one
+    changed in place (`W.shape = (100, 200)`, `W.dtype = np.int64`: the same object, the same contents) was read
+    with the old ones: a sum over all 20000 elements where NumPy sums each row, the old dtype's values. Also a small
+    folded array of zeros, whose contents compare equal as another dtype (float64 where NumPy's sum is int64)."""
+    try:
+        for fn, change, x in [(_sums_big, lambda: setattr(_BIG, "shape", (100, 200)), np.ones(1)),
+                              (_first_of_big, lambda: setattr(_BIG, "dtype", np.int64), np.ones(1)),
+                              (_small_zeros, lambda: setattr(_SMALL_ZEROS, "dtype", np.int64), np.ones(1, np.int32))]:
+            f = transpile(fn)
+            assert_same(f(x), fn(x))
+            change()
+            assert_same(f(x), fn(x))
+    finally:
+        _BIG.dtype, _BIG.shape, _SMALL_ZEROS.dtype = np.float64, (20000,), np.float64

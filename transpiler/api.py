@@ -26,12 +26,7 @@ class Transpiled:
         self.opt_level = opt_level
         self.threads = threads         # parallel loops on all cores (OpenMP; OMP_NUM_THREADS caps the count)
         self.disk_cache = disk_cache   # look up / store compiled kernels in TRANSPILER_CACHE_DIR
-        self.signature = inspect.signature(fn)
-        self._defaults = (getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None))
-        params = list(self.signature.parameters.values())
-        simple = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
-        self._positional = [p.name for p in params] if simple else None   # the fast path of _bind
-        self._arity = len(params) if simple else -1     # calls with this many positional arguments may be quick
+        self._read_signature()
         # compiled specializations, least recently used first: each keeps its machine code (a few MiB with the
         # JIT's own structures), so at most `max_specializations` are kept; an evicted one is compiled again (or
         # loaded from the disk cache) when it is called again
@@ -49,6 +44,25 @@ class Transpiled:
         # to their specialization's key and per-call path, skipping binding and flattening
         self._quick: dict = {}
         functools.update_wrapper(self, fn)
+
+    def _read_signature(self) -> None:
+        fn = self.py_func
+        self._code = fn.__code__        # (replaced in place, `f.__code__ = other.__code__`: compiled anew)
+        self.signature = inspect.signature(fn)
+        self._defaults = (getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None))
+        params = list(self.signature.parameters.values())
+        simple = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
+        self._positional = [p.name for p in params] if simple else None   # the fast path of _bind
+        self._arity = len(params) if simple else -1     # calls with this many positional arguments may be quick
+
+    def _code_replaced(self) -> None:
+        """The function's `__code__` was replaced after compiling: its kernels are another function's; every
+        specialization compiles again from the new code (its source, its parameters)."""
+        with self._lock:
+            self._cache.clear()
+            self._quick.clear()
+            self._needs_int_values.clear()
+            self._read_signature()
 
     # ---- specialization ------------------------------------------------------------------------------------------
     def _bind(self, args, kwargs):
@@ -152,6 +166,8 @@ class Transpiled:
     def __call__(self, *args, **kwargs):
         if errstate.numpy_must_run():   # np.errstate(...="raise") and the like: NumPy raises where it would
             return self.py_func(*args, **kwargs)
+        if self.py_func.__code__ is not self._code:
+            self._code_replaced()
         try:   # (inline, not helper calls: this is the per-call path)
             quick_key = _quick_key(args, self.static_shapes) if not kwargs and len(args) == self._arity else None
             if quick_key is not None:

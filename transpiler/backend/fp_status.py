@@ -4,9 +4,9 @@ the call can issue NumPy's RuntimeWarnings (runtime/call.py replays the function
 IEEE arithmetic records each event in sticky flags of the thread that computed it (MXCSR on x86-64). The entry
 function gets one more argument, a `memref<i32>` status word: it clears the flags at entry and stores them at every
 return. Flags are per thread, so each OpenMP parallel region does the same for its workers: every thread of the team
-clears its flags at the start of the region and ORs them into a slot of the calling function at its end, and the
-calling thread, which clears its own flags as thread 0 of the team, gets them back (with those it had before the
-region) once the region is done. A callee (an outlined `call`) runs in its caller's thread, so its events are its
+but the calling one (thread 0 of the team, whose flags hold the call's events so far) clears its flags at the start of
+the region, and every thread ORs them into a slot of the calling function at its end, which the calling thread
+sets in its own flags once the region is done. A callee (an outlined `call`) runs in its caller's thread, so its events are its
 caller's.
 
 x86-64 only (the flags are read with stmxcsr / written with ldmxcsr, a few cycles each); elsewhere the status word
@@ -84,16 +84,38 @@ def _instrument_region(par) -> None:
     # every iteration); each thread of the team has its own scratch word, in the region
     with ir.InsertionPoint(fn.regions[0].blocks[0].operations[0]), par.location:
         events, scratch = _slot(), _slot()
+    i32 = ir.IntegerType.get_signless(32)
     with ir.InsertionPoint(par), par.location:
-        llvm.store(_test(scratch), events)     # the calling thread's events so far (it clears them as thread 0)
+        llvm.store(arith.constant(i32, 0), events)
     body = par.regions[0].blocks[0]
     with ir.InsertionPoint(body.operations[0]), par.location:
+        # the workers clear their flags (stale ones of earlier work); the calling thread, thread 0 of the team,
+        # keeps its own: they hold this call's events so far. (A snapshot of them before the region lost the events
+        # of a value computed for it, a hoisted sqrt: LLVM may move pure math past the snapshot, as it may move it
+        # anywhere the flags are not read.)
         own = _slot()
-        _clear(own)
+        thread = llvm.call(i32, [], [], [], callee=_thread_num(par))
+        flags = _read(own)
+        cleared = arith.andi(flags, arith.constant(i32, ~_ALL_FLAGS))
+        _write(own, arith.select(arith.cmpi(arith.CmpIPredicate.eq, thread, arith.constant(i32, 0)), flags, cleared))
     with ir.InsertionPoint.at_block_terminator(body), par.location:
         llvm.AtomicRMWOp(llvm.AtomicBinOp._or, events, _test(own), llvm.AtomicOrdering.monotonic)
     with ir.InsertionPoint.after(par), par.location:
         _raise(scratch, llvm.load(ir.IntegerType.get_signless(32), events))
+
+
+def _thread_num(op) -> str:
+    """The name of OpenMP's omp_get_thread_num, declared once in the module."""
+    module = op.operation
+    while module.parent is not None:
+        module = module.parent
+    name = "omp_get_thread_num"
+    body = module.regions[0].blocks[0]
+    if not any(o.name == "llvm.func" and ir.StringAttr(o.attributes["sym_name"]).value == name
+               for o in body.operations):     # (an llvm.func: the OpenMP lowering declares and reuses this one)
+        with ir.InsertionPoint.at_block_begin(body), ir.Location.unknown():
+            llvm.LLVMFuncOp(name, ir.TypeAttr.get(ir.Type.parse("!llvm.func<i32 ()>")))
+    return name
 
 
 def _read(scratch):

@@ -89,7 +89,7 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         result = b.emit1("ipow", [base], out_dts[0], shape, weak=weak, scalar=base.ndim == 0,
                          exponent=int(args[1]))
         if weak:
-            _python_float_checks(b, np.power, [base], result)
+            _python_float_checks(b, np.power, [base], result, int(args[1]))
         return result
     if ufunc in _COMPARISONS and any(isinstance(t, np.dtype) and t.kind in "iu" for t in types):
         beyond = _compared_beyond_int64(b, ufunc, args, weak=python_op and all(is_weak(a) for a in args))
@@ -303,17 +303,42 @@ def _is_numpy_one_half(value) -> bool:
         and value == 0.5
 
 
-def _python_float_checks(b: Builder, ufunc, operands, result) -> None:
-    """Python floats raise where NumPy floats give inf or nan: x / 0.0 (ZeroDivisionError) and an overflowing
-    power (OverflowError). The kernel computes on, and a check flag makes the caller raise."""
+def _python_float_checks(b: Builder, ufunc, operands, result, exponent: int | None = None) -> None:
+    """Python floats raise where NumPy floats give inf or nan: x / 0.0 (ZeroDivisionError), 0.0 ** negative
+    (ZeroDivisionError) and an overflowing power (OverflowError); a negative float to a fractional power, complex in
+    Python, is refused (ValueError). The kernel computes on, and a check flag makes the caller raise. `exponent`:
+    the int exponent of `ipow` (operands then holds only the base)."""
     if ufunc in (np.true_divide, np.floor_divide, np.remainder):
         flag = b.emit1("eq", [operands[1], b.const(np.zeros((), operands[1].dtype))], dtypes.BOOL, ())
         kind = "complex" if operands[1].dtype.kind == "c" else "float"
         b.check(flag, ZeroDivisionError, f"{kind} division by zero")
     elif ufunc is np.power:
+        def op(name, *args):
+            return b.emit1(name, list(args), dtypes.BOOL, ())
+        base = operands[0]
+        if base.dtype.kind == "f":   # (Python's float_pow; its complex power is not checked here)
+            # 0.0 ** negative (finite: 0.0 ** -inf is inf) is ZeroDivisionError, checked before the overflow
+            zero_base = op("eq", base, b.const(np.zeros((), base.dtype)))
+            negative = exponent < 0 if exponent is not None else \
+                op("and", op("lt", operands[1], b.const(np.zeros((), operands[1].dtype))), op("isfinite", operands[1]))
+            if negative is not False:
+                b.check(zero_base if negative is True else op("and", zero_base, negative), ZeroDivisionError,
+                        "0.0 cannot be raised to a negative power")
+            if exponent is None:
+                # a negative finite float to a finite fractional power is a complex number in Python: the compiled
+                # function's float cannot be it (NumPy's float gives nan)
+                e = operands[1]
+                fraction = op("and", op("isfinite", e), op("ne", b.emit1("floor", [e], e.dtype, ()), e))
+                negative_base = op("and", op("lt", base, b.const(np.zeros((), base.dtype))), op("isfinite", base))
+                b.check(op("and", negative_base, fraction), ValueError,
+                        "a negative Python float raised to a fractional power is a complex number in Python; the "
+                        "compiled function computes floats (write complex(x) ** y, or np.float64(x) ** y for NumPy's "
+                        "nan)")
         flag = b.emit1("isinf", [result], dtypes.BOOL, ())
         for o in operands:   # inf from finite operands
             flag = b.emit1("and", [flag, b.emit1("isfinite", [o], dtypes.BOOL, ())], dtypes.BOOL, ())
+        if base.dtype.kind == "f":
+            flag = op("and", flag, op("not", zero_base))
         b.check(flag, OverflowError, "(34, 'Numerical result out of range')")
 
 

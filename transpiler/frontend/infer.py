@@ -24,7 +24,7 @@ from ..types import dtypes
 from . import indexing, loop_exits, numpy_api, numpy_calls, python_math  # noqa: F401  (they register handlers)
 from .memory import Memory, Ref
 from ..types.shapes import derived
-from ..runtime.globals_guard import CELL, DEFAULTS, KWDEFAULTS, LENGTH, MAX_COMPARED_BYTES, snapshot
+from ..runtime.globals_guard import CELL, CODE, DEFAULTS, KWDEFAULTS, LENGTH, MAX_COMPARED_BYTES, snapshot
 from ..runtime.signature import Unavailable, is_structure_object, result_template
 from . import attributes as attributes_module
 from .attributes import Attributes, writable_value
@@ -159,6 +159,7 @@ class Interpreter:
         builder.memory = self.memory
         builder.guard = self.guard_write
         self.top = builder.program   # the compiled function's program (not an outlined callee's)
+        self.compiled_fn = None      # the function compiled (run), whose `__code__` api.Transpiled checks itself
         self.implicit: dict = {}     # id(module-level array) -> its input Var (module_array)
         self.module_level: dict = {}  # id -> module-level object whose attributes are guarded (module_value)
         self.compared_whole: set = set()   # ids of module-level containers guarded by a snapshot of their contents
@@ -173,6 +174,7 @@ class Interpreter:
     # ---- entry points -------------------------------------------------------------------------------------------
     def run(self, fn, args: list, kwargs: dict):
         token = current_interpreter.set(self)
+        self.compiled_fn = fn      # (its own `__code__` is checked by api.Transpiled at each call)
         program = self.b.program
         for v, name in zip(program.inputs, program.input_names):
             if not v.weak and not v.scalar:
@@ -450,12 +452,16 @@ class Interpreter:
         start - k * c. The index keeps bounds [stop + 1, start + 1) where those are dims, so `x[i]` in
         `range(n - 1, -1, -1)` needs no check, as in a forward loop."""
         c = -int(rng.step)
-        trips = self.binop(ast.FloorDiv(), self.binop(ast.Add(), self.binop(ast.Sub(), rng.start, rng.stop), c - 1), c)
+        # Python's range yields Python ints whatever the bounds' type (`range(a[0], b[0], -3)` of int32 elements):
+        # the arithmetic below and the index are Python ints (int64, checked), as a forward loop's index is; in the
+        # bounds' own dtype, `s += i` wrapped at int32 where Python's sum grows
+        start, stop = (self._python_int(v) for v in (rng.start, rng.stop))
+        trips = self.binop(ast.FloorDiv(), self.binop(ast.Add(), self.binop(ast.Sub(), start, stop), c - 1), c)
         lo, hi = as_dim(rng.stop), as_dim(rng.start)
         small = small_int(rng.start) and small_int(rng.stop)
 
         def index(k):
-            i = self.binop(ast.Sub(), rng.start, self.binop(ast.Mult(), k, c))
+            i = self.binop(ast.Sub(), start, self.binop(ast.Mult(), k, c))
             if isinstance(i, Var):
                 if lo is not None and hi is not None:
                     i.bounds = (derived("add", lo, 1), derived("add", hi, 1))
@@ -522,6 +528,16 @@ class Interpreter:
                 return items
             return (self.binop(ast.Add(), it.count_from, i) if not _is_zero(it.count_from) else i,) + items
         return self._run_time_region(self.control.run_for, s, frame, RuntimeRange(0, n, 1), item=item)
+
+    def _python_int(self, value):
+        """A range bound as the Python int range() takes: a run-time NumPy integer as a weak int64 (its size
+        attributes kept: a dim stays one)."""
+        if not isinstance(value, Var) or value.weak and value.dtype == dtypes.INT64:
+            return value
+        v = self.b.emit1("convert" if value.dtype != dtypes.INT64 else "copy", [value], dtypes.INT64, (), weak=True,
+                         dtype=dtypes.INT64)
+        v.size_of, v.small = value.size_of, getattr(value, "small", False)
+        return v
 
     def _for_rows(self, s, frame, x: Var):
         """`for row in x` as a run-time loop: each row a view of x's contents at that iteration."""
@@ -1268,7 +1284,22 @@ class Interpreter:
                 py(kwargs.update, value)
             else:
                 kwargs[kw.arg] = value
+        if fn is super and not args and not kwargs:
+            args = self._zero_argument_super(frame)
         return fn, args, kwargs
+
+    @staticmethod
+    def _zero_argument_super(frame) -> list:
+        """`super()` in a method: Python's implicit arguments, the class cell the method closes over and its first
+        argument (compiled from source, the call has no frame of its own to find them in)."""
+        cell = frame.closure.get("__class__")
+        if cell is None or not frame.locals:
+            raise UserError("super(): no arguments", RuntimeError)
+        try:
+            owner = cell.cell_contents
+        except ValueError:
+            raise UserError("super(): empty __class__ cell", RuntimeError) from None
+        return [owner, next(iter(frame.locals.values()))]
 
     def call(self, fn, args: list, kwargs: dict):
         if isinstance(fn, Closure):
@@ -1364,6 +1395,9 @@ class Interpreter:
 
     def call_python(self, fn, args, kwargs):
         src = function_source(fn)
+        if fn is not self.compiled_fn and not _is_library(fn) \
+                and str(fn.__module__ or "").split(".")[0] not in _LIBRARY_MODULES:
+            self.top.globals_read.append((fn, CODE, fn.__code__))   # a helper's code replaced: compiled again
         try:
             bound = inspect.signature(fn).bind(*args, **kwargs)
         except TypeError as e:

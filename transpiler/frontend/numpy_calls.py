@@ -226,6 +226,14 @@ def _bincount(b, x, weights=None, minlength=0):
     ext = so.concatenate(b, [ew.astype(b, x, dtypes.INT64), b.const(np.array([-1]))])
     top = red.reduce(b, "max", ext, None, None, None, False, None, None)
     length = ew.apply_ufunc(b, np.maximum, [ew.apply_ufunc(b, np.add, [top, 1]), minlength])
+    # a count array whose bytes (8 each, intp or float64) pass intp is NumPy's ValueError before any allocation
+    # (a smaller one that no memory holds is the MemoryError so.as_size raises). The largest value is tested too:
+    # for 2**63 - 1, max + 1 wraps, and NumPy's own bincount returns an empty array and writes past it
+    limit = (2**63 - 1) // 8
+    too_big = ew.apply_ufunc(b, np.logical_or, [ew.apply_ufunc(b, np.greater, [length, limit]),
+                                                ew.apply_ufunc(b, np.greater_equal, [top, limit])])
+    b.check(too_big, ValueError,
+            "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.")
     return call(b, "bincount", (x,), {"weights": w, "minlength": minlength},
                 [(dtype, (so.as_size(length, "bincount length", b),))])[0]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import __future__
 import ast
+import dis
 import inspect
 import linecache
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ def function_source(fn) -> FunctionSource:
         node = _find(tree, code, filename, fn)
         if isinstance(node, ast.FunctionDef):
             node.decorator_list = []  # @transpile must not apply again while compiling
+        _mangle_private_names(node, fn, code)
         if not _same_code(node, code, filename):
             raise UserError(f"the source of {fn.__qualname__} in {filename} was changed after the function was "
                             "loaded: Python runs the old code, which the compiler cannot read (reload the module, "
@@ -63,7 +65,8 @@ def _find(tree: ast.Module, code, filename: str, fn):
     else:
         candidates = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                       and n.name == code.co_name and _first_line(n) == first]
-    candidates = [n for n in candidates if _parameters(n) == _code_parameters(code)]
+    parameters = tuple(map(_unmangled, _code_parameters(code)))     # (`__k` of a method: `_Model__k` there)
+    candidates = [n for n in candidates if tuple(map(_unmangled, _parameters(n))) == parameters]
     if len(candidates) > 1 or code.co_name == "<lambda>" and candidates:
         # several definitions on one line (`f = lambda x: x + 1; g = lambda x: x * 2`, a lambda returning a
         # lambda): the one that owns every source position of the function's instructions. Compiling another
@@ -103,25 +106,61 @@ def _same_code(node, code, filename: str) -> bool:
                          flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     except (SyntaxError, ValueError):      # (not compilable alone, `nonlocal`: refused later anyway)
         return True
-    compiled = next((c for c in module.co_consts if inspect.iscode(c)), None)
+    # (the function's own code: a default value `pred=lambda n: True` is compiled before it, beside it)
+    compiled = next((c for c in reversed(module.co_consts) if inspect.iscode(c) and c.co_name == code.co_name
+                     and c.co_firstlineno == code.co_firstlineno), None)
     running = _fingerprint(code)
     if compiled is None or any(name.startswith("@") for name in running[1]):
         return True      # (code rewritten on import, as pytest rewrites `assert`s: not comparable)
-    return _fingerprint(compiled) == running
+    alone = _fingerprint(compiled)
+    return alone[:2] == running[:2] and (running[3] or alone[2] == running[2])
 
 
 def _fingerprint(code) -> tuple:
-    constants, names = [], set()
+    constants, names, operations = [], set(), []
 
     def walk(c):
         names.update(c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars)
+        operations.extend(_operations(c))
         for k in c.co_consts:
             if inspect.iscode(k):
                 walk(k)
             else:
                 constants.append(repr(k))
     walk(code)
-    return sorted(constants), {_unmangled(n) for n in names} - {"__class__"}
+    # (a method's zero-argument super() or __class__ loads the class cell, which the definition compiled alone has
+    # not: its operations are not comparable)
+    return sorted(constants), {_unmangled(n) for n in names} - {"__class__"}, operations, "__class__" in names
+
+
+# instructions that read or write a variable, whatever its kind: compiled alone, a free variable of the running
+# code is a global (LOAD_DEREF there, LOAD_GLOBAL here), so only the name is compared; an attribute read may be a
+# LOAD_METHOD in one and a LOAD_ATTR in the other
+_VARIABLE_OPS = {"LOAD_ATTR": "attr", "LOAD_METHOD": "attr", "LOAD_FAST": "load", "LOAD_FAST_CHECK": "load", "LOAD_GLOBAL": "load", "LOAD_DEREF": "load",
+                 "LOAD_NAME": "load", "LOAD_CLASSDEREF": "load", "STORE_FAST": "store", "STORE_DEREF": "store",
+                 "STORE_GLOBAL": "store", "STORE_NAME": "store"}
+_OPERATOR_OPS = ("BINARY_", "UNARY_", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "STORE_SUBSCR", "DELETE_SUBSCR",
+                 "BUILD_SLICE", "STORE_ATTR", "LOAD_CONST", "RETURN_")
+
+
+def _operations(code) -> list:
+    """The operators, constants and variables of the code in the order it runs them: an edit that changes only an
+    operator (`+` to `*`, `<` to `<=`, `and` to `or`) or the order of operands (`a - b` to `b - a`) keeps the
+    constants and names of the fingerprint and changes this. Jumps count by kind only (their offsets depend on
+    the size of the loads around them)."""
+    found = []
+    for ins in dis.get_instructions(code):
+        name = ins.opname
+        if name in _VARIABLE_OPS:
+            found.append((_VARIABLE_OPS[name], _unmangled(str(ins.argval))))
+        elif "JUMP" in name and "_IF_" in name:     # (POP_JUMP_FORWARD_IF_FALSE, JUMP_IF_TRUE_OR_POP ...)
+            found.append((name.replace("FORWARD_", "").replace("BACKWARD_", ""),))
+        elif name.startswith(_OPERATOR_OPS):
+            argument = ins.argval if name != "LOAD_CONST" or not inspect.iscode(ins.argval) else None
+            argument = _unmangled(argument) if isinstance(argument, str) and name != "LOAD_CONST" else argument
+            found.append((name, repr(argument) if name == "LOAD_CONST" else ins.argrepr if name.startswith(
+                ("BINARY_OP", "COMPARE_OP")) else argument))
+    return found
 
 
 def _unmangled(name: str) -> str:
@@ -130,6 +169,46 @@ def _unmangled(name: str) -> str:
     if sep and head.startswith("_") and head.strip("_") and tail and not tail.endswith("__"):
         return "__" + tail
     return name
+
+
+def _private(name) -> bool:
+    return name.startswith("__") and not name.endswith("__")
+
+
+def _mangle_private_names(node, fn, code) -> None:
+    """Python renames `self.__w` in a class's methods to `self._Model__w` (name mangling); compiled alone, the
+    definition has no class. Its private names are renamed as Python renamed them, where the running code holds
+    every renamed name (the class is the innermost one of the function's `__qualname__`), so `self.__w` reads the
+    attribute the object has. Nested classes keep their own names (not renamed here: refused as `class` anyway)."""
+    parts = fn.__qualname__.split(".")[:-1]
+    while len(parts) >= 2 and parts[-1] == "<locals>":    # a function nested in a method: the method's class
+        parts = parts[:-2]
+    prefix = "_" + parts[-1].lstrip("_") if parts and parts[-1] != "<locals>" else "_"
+    if prefix == "_":
+        return
+    found = []
+
+    def visit(n):
+        for child in ast.iter_child_nodes(n):
+            if not isinstance(child, ast.ClassDef):
+                visit(child)
+        for field in ("attr", "id", "arg"):
+            name = getattr(n, field, None)
+            if isinstance(name, str) and _private(name) and isinstance(n, (ast.Attribute, ast.Name, ast.arg,
+                                                                           ast.keyword)):
+                found.append((n, field, prefix + name))
+    visit(node)
+    running = set()
+
+    def names(c):
+        running.update(c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars)
+        for k in c.co_consts:
+            if inspect.iscode(k):
+                names(k)
+    names(code)
+    if found and all(mangled in running for _, _, mangled in found):
+        for n, field, mangled in found:
+            setattr(n, field, mangled)
 
 
 def _first_line(node) -> int:

@@ -32,6 +32,7 @@ CELL = object()     # the key of an entry that guards a closure's cell (a free v
 
 DEFAULTS = object()     # the key of an entry that guards a called function's `__defaults__` (its default values)
 KWDEFAULTS = object()   # ... and its `__kwdefaults__`
+CODE = object()         # ... and its `__code__` (replaced in place: `helper.__code__ = other.__code__`)
 
 _SCALARS = (bool, int, float, complex, str, bytes, type(None), np.generic)
 
@@ -96,6 +97,8 @@ def _lookup(container, key):
         return container.__defaults__
     if key is KWDEFAULTS:
         return container.__kwdefaults__
+    if key is CODE:
+        return container.__code__
     if key is CELL:
         try:
             return container.cell_contents
@@ -133,9 +136,12 @@ class GlobalsGuard:
                     continue
                 small = isinstance(array, np.ndarray) and array.nbytes <= MAX_COMPARED_BYTES
                 kept = array.copy() if small else None   # (a length, a container: identity or value only)
+                # an array's shape, strides and dtype, which can change in place (`W.shape = (100, 200)`,
+                # `W.dtype = np.int64`) while the kernel holds the old ones (a big array is an input of fixed type)
+                layout = _layout(array) if isinstance(array, np.ndarray) else None
                 if isinstance(array, Snapshot):          # a value compared, not an object
                     array, kept = None, array
-                self.entries.append((namespace, name, array, kept))
+                self.entries.append((namespace, name, array, kept, layout))
         # a namespace's functions, classes and objects: (namespace, getter of their names, the values they had)
         self.batches = [(namespace, operator.itemgetter(*[n for n, _ in items]),
                          items[0][1] if len(items) == 1 else tuple(v for _, v in items))
@@ -157,7 +163,7 @@ class GlobalsGuard:
                     return False
             except Exception:        # a name deleted (KeyError), a value whose `==` cannot answer: compile again
                 return False
-        for namespace, name, array, kept in self.entries:
+        for namespace, name, array, kept, layout in self.entries:
             now = _lookup(namespace, name)
             if isinstance(kept, Snapshot):
                 if now is not kept.value and not kept.matches(now):
@@ -165,6 +171,12 @@ class GlobalsGuard:
                 continue
             if now != array if name is LENGTH else now is not array:
                 return False
+            if layout is not None and _layout(array) != layout:
+                return False
             if kept is not None and not np.array_equal(array, kept, equal_nan=True):
                 return False
         return True
+
+
+def _layout(array: np.ndarray) -> tuple:
+    return array.shape, array.strides, array.dtype

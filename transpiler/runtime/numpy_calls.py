@@ -35,10 +35,18 @@ def _lstsq_full(a, b, rcond=None):
     return x, full, rank, s, np.int64(residuals.shape[0])
 
 
+def _bincount(x, weights=None, minlength=0):
+    """np.bincount, refusing a value whose count array no intp can size: for 2**63 - 1 NumPy's own length
+    (max + 1) wraps, and it returns an empty array after writing past it (a corrupted heap, the process aborts)."""
+    if x.size and x.max() >= (2**63 - 1) // 8:
+        raise ValueError("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.")
+    return np.bincount(x, weights, minlength)
+
+
 FUNCTIONS = {
     "sort": np.sort, "argsort": np.argsort, "partition": np.partition, "argpartition": np.argpartition,
     "searchsorted": np.searchsorted, "median": np.median, "percentile": np.percentile, "quantile": np.quantile,
-    "histogram": np.histogram, "bincount": np.bincount, "unique": np.unique,
+    "histogram": np.histogram, "bincount": _bincount, "unique": np.unique,
     "linalg.inv": np.linalg.inv, "linalg.pinv": np.linalg.pinv, "linalg.det": np.linalg.det,
     "linalg.slogdet": np.linalg.slogdet, "linalg.solve": np.linalg.solve, "linalg.cholesky": np.linalg.cholesky,
     "linalg.qr": np.linalg.qr, "linalg.eigh": np.linalg.eigh, "linalg.eigvalsh": np.linalg.eigvalsh,
