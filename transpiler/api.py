@@ -190,7 +190,8 @@ class Transpiled:
             raised = events   # (handled below, outside the handler: an error of the NumPy run is not chained to it)
         except call.Replay:
             # a failed check of a call that rebinds attributes: Python raises it, and leaves the objects as it does
-            # (the attributes assigned before the error; runtime/call.py gave the written arrays back their contents)
+            # (the attributes assigned before the error; runtime/call.py gave the written arrays back their contents);
+            # or written arguments that overlap others: NumPy's run computes through the shared memory
             raised = None
         except Exception as error:
             raise user_frames(error) from error.__cause__   # the user's frames only (tracebacks.py)

@@ -96,7 +96,9 @@ def runner(typed, kernel):
 
 
 class Replay(Exception):
-    """A check failed in a call that rebinds attributes: the call runs again as Python (api.py)."""
+    """A call the kernel cannot run as NumPy would, which runs as Python instead (api.py): a check failed in a call
+    that rebinds attributes (the written arguments were given back their contents first), or a written argument
+    overlaps another one (before anything ran)."""
 
 
 # The most bytes of written arguments a call copies before a kernel that can raise a floating-point event, so that
@@ -110,16 +112,17 @@ def contiguous(leaves: list) -> list:
 
 
 def check_writable(typed, leaves) -> None:
-    """Arguments the kernel writes in place: writable, and sharing no memory with another argument (the same
-    object passed twice is one input; partly overlapping views could not be kept apart)."""
+    """Arguments the kernel writes in place: writable (NumPy's ValueError), and sharing no memory with another
+    argument (the same object passed twice is one input). Partly overlapping views, `f(a[1:], a[:-1])`, cannot be
+    kept apart by a kernel compiled for separate arrays: such a call runs as Python, NumPy's own run (Replay),
+    before anything is written."""
     names = typed.program.input_names
     for i in typed.written:
         if not leaves[i].flags.writeable:
             raise ValueError(f"assignment destination is read-only ({names[i]})")
         for j, other in enumerate(leaves):
             if j != i and np.may_share_memory(leaves[i], other) and np.shares_memory(leaves[i], other):
-                raise ValueError(f"{names[i]} is written by the compiled function and shares memory with "
-                                 f"{names[j]}: pass the same array object, or a copy")
+                raise Replay
 
 
 def raise_failed_checks(program, results) -> None:
