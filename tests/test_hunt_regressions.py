@@ -497,3 +497,43 @@ def test_bincount_of_the_largest_int64_raises_instead_of_corrupting_the_heap():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          cwd=pathlib.Path(__file__).parent, env={**os.environ, "MALLOC_CHECK_": "3"})
     assert run.returncode == 0 and "raised array is too big" in run.stdout and "done" in run.stdout, run.stderr
+
+
+# ---- sizes a run-time branch or loop body assumes equal: only if the kernel takes that path ----------------------
+def add_if_same_length(x, y):
+    if x.shape[0] == y.shape[0]:
+        return x + y
+    return x
+
+
+def where_if_mask_fits(x, m):
+    if m.shape != (x.shape[0],):
+        return x * 0.0
+    return np.where(m, x, -x)
+
+
+def add_in_a_loop(x, y, n):
+    for _ in range(n):
+        x = x + y
+    return x
+
+
+def test_sizes_a_branch_not_taken_needs_do_not_raise():
+    """`x + y` in a branch the kernel does not take needs no equal sizes: the call runs as NumPy when they differ
+    (it was a ValueError before the call, 'at run time x.shape[0] is 7 but y.shape[0] is 6')."""
+    for fn, args in [(add_if_same_length, (np.arange(7.0), np.arange(6.0))),
+                     (add_if_same_length, (np.arange(7.0), np.arange(7.0))),
+                     (where_if_mask_fits, (np.arange(7.0), np.arange(6) % 2 == 0)),
+                     (where_if_mask_fits, (np.arange(7.0), np.arange(7) % 2 == 0)),
+                     (add_in_a_loop, (np.arange(3.0), np.arange(4.0), 0))]:
+        check(fn, *args)
+    compiled = transpile(add_if_same_length)
+    compiled(np.arange(7.0), np.arange(7.0))
+    assert compiled.replays == 0                # (equal sizes: the kernel)
+    compiled(np.arange(7.0), np.arange(6.0))
+    assert compiled.replays == 1
+
+
+def test_sizes_a_taken_path_needs_are_numpys_error():
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        transpile(add_in_a_loop)(np.arange(3.0), np.arange(4.0), 2)

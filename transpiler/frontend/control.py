@@ -120,7 +120,18 @@ def contains_return(stmts) -> bool:
 class Control:
     def __init__(self, interp):
         self.interp = interp
-        self.conditional = 0     # > 0 inside a run-time branch or loop body: a `raise` there is a run-time check
+        self._conditional = 0
+
+    @property
+    def conditional(self) -> int:
+        """> 0 inside a run-time branch or loop body: a `raise` there is a run-time check, a size guard one that the
+        kernel needs only on that path (types/shapes.ShapeEnv.conditional)."""
+        return self._conditional
+
+    @conditional.setter
+    def conditional(self, depth: int) -> None:
+        self._conditional = depth
+        self.b.env.conditional = depth
 
     @property
     def b(self):

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import allocation, errstate, numpy_calls
 from .signature import build_result
+from ..types.shapes import ConditionalGuardFailed
 
 
 def runner(typed, kernel):
@@ -45,7 +46,10 @@ def runner(typed, kernel):
         if implicit:
             leaves, originals, arrays = [*leaves, *implicit], [*originals, *implicit], [*arrays, *contiguous(implicit)]
         if check_sizes is not None:     # run-time sizes the kernel was compiled to assume equal (or non-zero)
-            check_sizes(arrays)
+            try:
+                check_sizes(arrays)
+            except ConditionalGuardFailed:   # assumed on a path the kernel may not take: NumPy's run decides
+                raise Replay from None
         if allocations:   # an array the kernel could not allocate is NumPy's error here, not a crash
             allocation.check(allocations, arrays)
         if written:

@@ -185,6 +185,9 @@ class ShapeEnv:
     guards: list = field(default_factory=list)   # (Dim, Dim, message): checked before each call
     nonzero: list = field(default_factory=list)  # (Sym, message): sizes that must not be 0 (max of an empty axis)
     loc: object = None                           # the source position being compiled (frontend/builder.py)
+    # > 0 while a run-time branch or loop body is compiled (frontend/control.py): a guard made there is needed only if
+    # the kernel takes that path, so its failure runs the call as NumPy, which raises only if it gets there
+    conditional: int = 0
 
     def find(self, d: Dim) -> Dim:
         while isinstance(d, Sym) and d in self.parent:
@@ -214,7 +217,8 @@ class ShapeEnv:
             a, b = b, a   # keep the simplest representative: a static size, else an argument's dim
         self.parent[a] = b
         what = required_by(what, self.loc)
-        self.guards.append((a, b, what if kind is ValueError else GuardMessage(what, kind)))
+        self.guards.append((a, b, what if kind is ValueError and not self.conditional
+                            else GuardMessage(what, kind, conditional=bool(self.conditional))))
         return b
 
     def needs_kernel_check(self, a: Dim, b: Dim) -> bool:
@@ -290,6 +294,8 @@ class ShapeEnv:
             except ZeroDivisionError:   # e.g. reshape(-1) of an empty array: NumPy cannot infer the size either
                 raise ValueError(what) from None
             if va != vb:
+                if getattr(what, "conditional", False):
+                    raise ConditionalGuardFailed
                 head, line, where = what.partition("\n")
                 raise getattr(what, "kind", ValueError)(f"{head} (at run time {a} is {va} but {b} is {vb}){line}{where}")
         for d, message in self.nonzero:
@@ -308,15 +314,22 @@ def _source(d: Dim) -> str:
 
 
 class GuardMessage(str):
-    """A guard's message whose mismatch is not NumPy's ValueError (index arrays that do not broadcast: IndexError)."""
+    """A guard's message whose mismatch is not NumPy's ValueError (index arrays that do not broadcast: IndexError),
+    or that a run-time branch or loop body needed (`conditional`: its failure is NumPy's to decide)."""
 
-    def __new__(cls, text: str, kind: type):
+    def __new__(cls, text: str, kind: type, conditional: bool = False):
         self = super().__new__(cls, text)
         self.kind = kind
+        self.conditional = conditional
         return self
 
     def __reduce__(self):
-        return GuardMessage, (str(self), self.kind)
+        return GuardMessage, (str(self), self.kind, self.conditional)
+
+
+class ConditionalGuardFailed(Exception):
+    """Sizes a run-time branch or loop body was compiled to assume equal differ: whether NumPy raises depends on
+    whether it takes that path, so the call runs as NumPy (runtime/call.py)."""
 
 
 def required_by(message: str, loc) -> str:
