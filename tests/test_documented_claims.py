@@ -1,5 +1,5 @@
 """Claims of docs/guarantees.md and docs/semantics.md that no other test checked (#20 item 8): a run-time size of 1
-does not broadcast; results that would alias an input are copies; NumPy products in other threads run
+broadcasts through NumPy's run; results that would alias an input are copies; NumPy products in other threads run
 single-threaded while a kernel that calls OpenBLAS runs; floor/ceil/trunc/rint bit for bit with signed zeros;
 `x ** k` as products; the disk cache for float16. And docs/guarantees.md itself: every claim (table row, bullet)
 names the test that checks it, as `file.py::test_name`, and every test it names exists (issue #14)."""
@@ -20,19 +20,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FLOATS = ["float16", "float32", "float64"]
 
 
-# ---- semantics.md, Shapes: a size that is 1 at run time does not broadcast ----------------------------------------
+# ---- semantics.md, Shapes: a size that is 1 at run time broadcasts as NumPy's -------------------------------------
 def tail_plus(x, y):
     return x[1:] + y
 
 
-def test_a_run_time_size_of_one_raises_where_numpy_broadcasts():
-    """x[1:] has a run-time length (x.shape[0] - 1): with x of shape (2,) it is 1, and NumPy broadcasts it against y;
-    the compiled kernel's equality guard raises ValueError instead (documented)."""
+def test_a_run_time_size_of_one_broadcasts_as_numpys():
+    """x[1:] has a run-time length (x.shape[0] - 1): with x of shape (2,) it is 1, and NumPy broadcasts it against y.
+    The kernel was compiled for equal sizes: the call runs as NumPy (it raised ValueError before)."""
     x, y = np.arange(2.0), np.arange(3.0)
-    assert tail_plus(x, y).shape == (3,)                          # NumPy broadcasts
     compiled = transpile(tail_plus)
+    np.testing.assert_array_equal(compiled(x, y), tail_plus(x, y), strict=True)      # NumPy broadcasts
+    assert compiled.replays == 1
     with pytest.raises(ValueError, match="broadcast"):
-        compiled(x, y)
+        compiled(np.arange(3.0), y)                                                  # 2 against 3: NumPy's error
     np.testing.assert_array_equal(compiled(np.arange(4.0), y), tail_plus(np.arange(4.0), y), strict=True)
     # a dim that is 1 in the arguments is part of the specialization, and broadcasts as in NumPy
     np.testing.assert_array_equal(transpile(lambda a, b: a + b)(np.ones(1), y), np.ones(1) + y, strict=True)

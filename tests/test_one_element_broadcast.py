@@ -70,12 +70,19 @@ def _general_size_of_one(x, s):
     x[2:5] = x[a:a + n]
 
 
-def test_other_run_time_sizes_of_one_do_not_broadcast():
-    """The documented limit: a size only the kernel knows that may be anything (n) does not broadcast when it is 1
-    (NumPy's does): ValueError, nothing written. The same statement with n == 3 is NumPy's."""
+def test_other_run_time_sizes_of_one_broadcast_through_numpys_run():
+    """A size only the kernel knows that may be anything (n) is compiled as equal to the other side; when it is 1
+    the kernel's check fails and the call runs again as NumPy from the caller's contents, which broadcasts it (it
+    was a ValueError). A size that differs otherwise is NumPy's ValueError, nothing written."""
+    compiled = transpile(_general_size_of_one)
+    x, expected = np.arange(10.0), np.arange(10.0)
+    _general_size_of_one(expected, np.array([2, 1]))
+    compiled(x, np.array([2, 1]))
+    np.testing.assert_array_equal(x, expected)
+    assert compiled.replays == 1
     x = np.arange(10.0)
     with pytest.raises(ValueError):
-        transpile(_general_size_of_one)(x, np.array([2, 1]))
+        compiled(x, np.array([2, 2]))
     np.testing.assert_array_equal(x, np.arange(10.0))
-    transpile(_general_size_of_one)(x, np.array([6, 3]))
+    compiled(x, np.array([6, 3]))
     np.testing.assert_array_equal(x[2:5], [6.0, 7.0, 8.0])

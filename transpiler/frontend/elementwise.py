@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym, broadcast, derived
+from ..types.shapes import SizesDiffer, Sym, broadcast, derived
 from .builder import Builder, as_operand, coerce, is_weak, operand_type
 
 # ufunc -> primitive name. Both operands already have the loop dtype when the primitive is emitted.
@@ -156,7 +156,7 @@ def checked_in_kernel(b: Builder, operands: list) -> list:
                 common = derived("bcast" if at_most_one(env, common) or at_most_one(env, d) else "same", common, d)
             else:
                 env.unify(common, d, "operands could not be broadcast together")
-        b.check(differ, ValueError, "operands could not be broadcast together (sizes computed from the data, "
+        b.check(differ, SizesDiffer, "operands could not be broadcast together (sizes computed from the data, "
                                     "known only when the kernel runs, differ)")
         for k, ax in at:
             o = operands[k]
@@ -268,7 +268,7 @@ def equal_in_kernel(b: Builder, at: list, message: str) -> list | None:
         ne = b.emit1("ne", sizes, dtypes.BOOL, ())
         differ = ne if differ is None else b.emit1("or", [differ, ne], dtypes.BOOL, ())
         common = derived("same", common, d)
-    b.check(differ, ValueError, message)
+    b.check(differ, ValueError, message)     # (contractions and stacks: NumPy never broadcasts a 1 there)
     cut = []
     for v, ax in at:
         specs = tuple(("range", 0, common, 1) if a == ax else ("all",) for a in range(v.ndim))

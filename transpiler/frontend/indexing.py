@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
-from ..types.shapes import Sym, broadcast, derived, fmt_shape, nonnegative, readable_shape
+from ..types.shapes import SizesDiffer, Sym, broadcast, derived, fmt_shape, nonnegative, readable_shape
 from .builder import Builder
 from .elementwise import as_dim, at_most_one, broadcast_in_kernel, sizes_differ, warn_at
 from .shape_ops import as_var, expand_dims, same_view, squeeze, transpose
@@ -270,7 +270,7 @@ def _cut_to_checked_sizes(b: Builder, v: Var, shape: list, in_kernel: list, mess
         specs[axis - (len(shape) - v.ndim)] = ("range", 0, common, 1)
         cut[axis - (len(shape) - v.ndim)] = common
         shape[axis] = common
-    b.check(differ, ValueError, message)
+    b.check(differ, SizesDiffer, message)
     return b.emit1("slice", [v], v.dtype, tuple(cut), specs=tuple(specs))
 
 

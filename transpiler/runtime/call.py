@@ -13,7 +13,7 @@ import numpy as np
 
 from . import allocation, errstate, numpy_calls
 from .signature import build_result
-from ..types.shapes import ConditionalGuardFailed
+from ..types.shapes import ConditionalGuardFailed, SizesDiffer
 
 
 def runner(typed, kernel):
@@ -36,7 +36,10 @@ def runner(typed, kernel):
     # then end as Python leaves them (the attributes assigned before the error, and only those): the arguments it
     # writes are kept to be given back their contents first, up to KEEP_LIMIT_BYTES (beyond, the check's error is
     # raised and no attribute is set)
-    replay = bool(attributes) and bool(checks)
+    # a size only the kernel compared that differs (SizesDiffer) may be a 1 that NumPy broadcasts: NumPy's run
+    # decides, from the caller's contents (kept as for attributes)
+    resized = any(kind is SizesDiffer for _, kind, _ in checks)
+    replay = bool(attributes) and bool(checks) or resized
     keep_written = written if kernel.may_raise or replay else []
     # the common return: one array the kernel made, no check flags
     out = template[1] if template[0] == "out" and template[2] == "array" and not checks and not attributes else None
@@ -73,8 +76,11 @@ def runner(typed, kernel):
         return finish(results, leaves, originals, arrays, objects, kept)
 
     def failed(results, kept) -> None:
-        """Raise the error of the first failed check (or, for a call that rebinds attributes, Replay)."""
-        if replay and kept is not False and any(flag[()] for flag in results[len(results) - len(checks):]):
+        """Raise the error of the first failed check (or, for a call that rebinds attributes or whose first failed
+        check is sizes that differ, Replay)."""
+        flags = results[len(results) - len(checks):]
+        first = next((k for k, flag in enumerate(flags) if flag[()]), None)
+        if replay and kept is not False and first is not None and (attributes or checks[first][1] is SizesDiffer):
             for leaf, old in kept or ():     # Python writes them again, from the start
                 np.copyto(leaf, old)
             raise Replay
@@ -136,4 +142,4 @@ def raise_failed_checks(program, results) -> None:
         if value[()]:
             if kind is numpy_calls.CallFailed:     # NumPy raised in a call from the kernel: that exception
                 raise numpy_calls.take_error()
-            raise kind(message)
+            raise (ValueError if kind is SizesDiffer else kind)(message)

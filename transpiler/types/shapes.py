@@ -294,7 +294,9 @@ class ShapeEnv:
             except ZeroDivisionError:   # e.g. reshape(-1) of an empty array: NumPy cannot infer the size either
                 raise ValueError(what) from None
             if va != vb:
-                if getattr(what, "conditional", False):
+                # (on a path the kernel may not take, or a size of 1 that NumPy may broadcast where the kernel was
+                # compiled for equal sizes: NumPy's run decides)
+                if getattr(what, "conditional", False) or (va == 1 or vb == 1) and what_kind(what) is ValueError:
                     raise ConditionalGuardFailed
                 head, line, where = what.partition("\n")
                 raise getattr(what, "kind", ValueError)(f"{head} (at run time {a} is {va} but {b} is {vb}){line}{where}")
@@ -328,8 +330,18 @@ class GuardMessage(str):
 
 
 class ConditionalGuardFailed(Exception):
-    """Sizes a run-time branch or loop body was compiled to assume equal differ: whether NumPy raises depends on
-    whether it takes that path, so the call runs as NumPy (runtime/call.py)."""
+    """Sizes the kernel was compiled to assume equal differ where NumPy may not raise: on a run-time branch or loop
+    body it may not take, or with one of them 1, which NumPy may broadcast. The call runs as NumPy (runtime/call.py)."""
+
+
+class SizesDiffer(ValueError):
+    """A check the kernel makes: sizes only it knows, compiled as equal, differ. NumPy's ValueError, unless one of
+    them is 1 and NumPy broadcasts it: the call runs again as NumPy where the written arguments can be given back
+    their contents (runtime/call.py), and raises ValueError otherwise."""
+
+
+def what_kind(what) -> type:
+    return getattr(what, "kind", ValueError)
 
 
 def required_by(message: str, loc) -> str:
