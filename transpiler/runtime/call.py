@@ -45,7 +45,12 @@ def runner(typed, kernel):
         if implicit:
             leaves, originals, arrays = [*leaves, *implicit], [*originals, *implicit], [*arrays, *contiguous(implicit)]
         if check_sizes is not None:     # run-time sizes the kernel was compiled to assume equal (or non-zero)
-            check_sizes(arrays)
+            try:
+                check_sizes(arrays)
+            except (ValueError, IndexError):
+                if attributes:   # nothing written yet: Python raises it after the attributes assigned before it
+                    raise Replay from None
+                raise
         if allocations:   # an array the kernel could not allocate is NumPy's error here, not a crash
             allocation.check(allocations, arrays)
         if written:
