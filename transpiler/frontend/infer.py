@@ -473,6 +473,13 @@ class Interpreter:
         # bounds' own dtype, `s += i` wrapped at int32 where Python's sum grows
         start, stop = (self._python_int(v) for v in (rng.start, rng.stop))
         trips = self.binop(ast.FloorDiv(), self.binop(ast.Add(), self.binop(ast.Sub(), start, stop), c - 1), c)
+        past = [self.numpy_call(np.greater, [v, np.uint64(np.iinfo(np.int64).max)], {}) for v in (rng.start, rng.stop)
+                if isinstance(v, Var) and v.dtype.kind == "u" and v.dtype.itemsize == 8]
+        if past:   # a uint64 bound past int64 wrapped negative (range(2**64 - 1, 0, -2**62) ran zero times)
+            past = past[0] if len(past) == 1 else self.numpy_call(np.logical_or, past, {})
+            self.b.check(past, OverflowError, "range() with a uint64 bound past 2**63 - 1: the loop's index is an "
+                                              "int64")
+            trips = self.numpy_call(np.where, [past, 0, trips], {})
         lo, hi = as_dim(rng.stop), as_dim(rng.start)
         small = small_int(rng.start) and small_int(rng.stop)
 
