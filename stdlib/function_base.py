@@ -4,7 +4,7 @@ dtypes (NEP 50), shapes, values and the order of float operations are NumPy's. U
 NumPy's own functions compute."""
 import numpy as np
 
-from .functions import _axis, raise_if
+from .functions import _axis, _known, raise_if
 
 
 # ---- choosing and cleaning values ----------------------------------------------------------------------------
@@ -279,7 +279,7 @@ def unravel_index(indices, shape, order="C"):
     for d in shape:
         size = size * d
     raise_if((indices < 0) | (indices >= size), ValueError, "index is out of bounds for array with size " +
-             (str(size) if isinstance(size, int) else "of the shape"))
+             (str(size) if _known(size) else "of the shape"))
     rest = indices.astype(np.intp)
     out = []
     for d in (shape[::-1] if order == "C" else shape):

@@ -621,6 +621,39 @@ def test_a_call_that_raises_leaves_the_objects_as_python_does():
         np.testing.assert_array_equal(x_got, x_want)
 
 
+class Steps:
+    def __init__(self):
+        self.t = 0
+        self.w = None
+
+
+def rebind_then_misshape(p, x, y):
+    p.t = p.t + 1
+    p.w = x * 2
+    x[0] = 5.0
+    return p.w.reshape(3, -1) + y
+
+
+@pytest.mark.parametrize("sizes", [(6, 2), (4, 2), (6, 3)], ids=["fits", "reshape", "broadcast"])
+def test_a_failed_size_check_leaves_the_objects_as_python_does(sizes):
+    """A size check that fails before the kernel runs (a reshape, a broadcast) in a call that rebinds attributes
+    runs the call as Python too: the attributes and writes before the error stand (were: none of them)."""
+    f = transpile(rebind_then_misshape)
+    want, got = Steps(), Steps()
+    x_want, x_got = np.arange(float(sizes[0])), np.arange(float(sizes[0]))
+    y = np.ones(sizes[1])
+    try:
+        expected = rebind_then_misshape(want, x_want, y)
+    except ValueError as error:
+        with pytest.raises(ValueError):
+            f(got, x_got, y)
+        assert "reshape" in str(error) or "broadcast" in str(error)
+    else:
+        np.testing.assert_array_equal(f(got, x_got, y), expected)
+    _same_state(got, want)
+    np.testing.assert_array_equal(x_got, x_want)
+
+
 class Toggle:
     def __init__(self):
         self.i = 0.0

@@ -5,6 +5,7 @@ import pytest
 
 import programs_classic as P
 from helpers import check
+from transpiler import transpile
 
 
 def rng(seed=0):
@@ -189,6 +190,44 @@ def test_a_reversed_range_of_numpy_ints_yields_python_ints(dtype, start, stop):
     is 6442450932) and `s` came back an np.int32 where it is a Python int. Also the trip count, (start - stop) in
     int32, wrapped for bounds 2**32 apart."""
     check(_reversed_sum_of_array_bounds, np.array([start], dtype), np.array([stop], dtype))
+
+def _count_a_stepped_range(a, b):
+    count = 0
+    last = -1
+    for i in range(a[0], b[0], 2**60):
+        count += 1
+        last = i % 1000
+    return count, last
+
+
+@pytest.mark.parametrize("dtype, start, stop", [(np.int64, 2**62, 2**63 - 2**60), (np.int64, -2**63, 2**62),
+                                               (np.uint64, 5, 2**62), (np.int32, -5, 2**31 - 1)])
+def test_a_stepped_range_up_to_near_int64s_largest_ends(dtype, start, stop):
+    check(_count_a_stepped_range, np.array([start], dtype), np.array([stop], dtype))
+
+
+@pytest.mark.parametrize("dtype, start, stop", [(np.int64, 2**62, 2**63 - 1), (np.uint64, 5, 2**64 - 1),
+                                               (np.uint64, 2**64 - 2**61, 2**64 - 1)])
+def test_a_range_whose_index_would_pass_int64s_largest_is_an_overflow_error(dtype, start, stop):
+    """The loop's int64 index passes the last one by a step: past 2**63 - 1 it wrapped negative and the loop never
+    ended (range(2**62, 2**63 - 1, 2**60)); uint64 bounds past int64 wrapped. An OverflowError after the call now."""
+    with pytest.raises(OverflowError, match="would pass 2\\*\\*63 - 1"):
+        transpile(_count_a_stepped_range)(np.array([start], dtype), np.array([stop], dtype))
+
+
+def _count_a_reversed_range(a, b):
+    count = 0
+    for i in range(a[0], b[0], -2**61):
+        count += 1
+    return count
+
+
+def test_a_reversed_range_of_uint64_bounds_past_int64_is_an_overflow_error():
+    """range(2**64 - 1, 0, -2**61) ran zero times (the bound wrapped negative; Python's runs 8)."""
+    check(_count_a_reversed_range, np.array([2**62 + 5], np.uint64), np.array([0], np.uint64))
+    with pytest.raises(OverflowError, match="uint64 bound past"):
+        transpile(_count_a_reversed_range)(np.array([2**64 - 1], np.uint64), np.array([0], np.uint64))
+
 
 @pytest.mark.parametrize("n", [1, 2, 5])
 def test_gauss_seidel(n):

@@ -175,6 +175,15 @@ def test_unravel_and_ravel_multi_index(order):
     check(lambda: np.ravel_multi_index((1, 3), (3, 4)))
 
 
+@pytest.mark.parametrize("shape", [(3, 4), (5,), (2, 3, 4)])
+def test_unravel_index_of_an_argmax_in_a_run_time_shape(shape):
+    # the size the out-of-bounds message names is a run-time int here (was a CompileError: str() of it)
+    x = rng().standard_normal(shape)
+    check(lambda x: np.unravel_index(np.argmax(x), x.shape), x)
+    check(lambda x: np.unravel_index(np.argsort(x, axis=None), x.shape, order="F"), x)
+    raises_like_numpy(lambda x: np.unravel_index(x.size, x.shape), x)
+
+
 def test_index_errors_are_numpys():
     raises_like_numpy(lambda i: np.unravel_index(i, (2, 2)), np.array([1, 4]))
     raises_like_numpy(lambda i: np.unravel_index(i, (2, 2)), np.array([-1]))

@@ -138,3 +138,43 @@ def test_an_array_made_of_a_scalar_is_an_array(convert):
     np.float64); of a Python float argument too."""
     check(lambda x, s: (convert(x[0]), convert(s), convert(x[0]) + 1, type(convert(x[1])).__name__),
           np.array([1.5, 2.0]), 2.5)
+
+
+def _and_or_values(x):
+    n = x.shape[0]
+    return (n > 1 and n < 5, n > 5 or n < 0, n > 1 and True, n > 5 or False, (x[0] > 0) and (x[1] > 0),
+            (x[0] > 0) or (x[1] > 0), n > 1 and n < 9 and n != 4)
+
+
+@pytest.mark.parametrize("size", [1, 2, 4, 7])
+def test_and_or_of_bools_of_one_type_is_their_truth_as_python_gives_it(size):
+    x = np.linspace(-1.0, 1.0, size + 1)[::-1].copy()
+    got = transpile(_and_or_values)(x)
+    want = _and_or_values(x)
+    assert got == want and [type(v) for v in got] == [type(v) for v in want], (got, want)
+
+
+def _and_or_tests(x, k):
+    n = x.shape[0]
+    t = 0
+    if n > 1 and x[0] >= 0 or not (x[-1] > 0 and n):
+        t += 1
+    while t < n and x[t % n] < k:
+        t += 1
+    return t, (1.0 if n > 2 and x[0] else 2.0)
+
+
+@pytest.mark.parametrize("size", [1, 3, 6])
+def test_and_or_in_conditions_mix_any_operands(size):
+    check(_and_or_tests, np.linspace(-2.0, 3.0, size), np.float64(0.5))
+
+
+@pytest.mark.parametrize("fn", [lambda x: x.shape[0] > 1 and x.shape[0], lambda x: x[0] or x.shape[0],
+                                lambda x: x[1] or x.shape[0], lambda x: x.shape[0] > 5 and x[1] > 0,
+                                lambda x: x[0] > 0 and False],
+                         ids=["int", "float_or_int", "float", "python_and_numpy_bool", "numpy_and_python_bool"])
+def test_the_value_of_and_or_that_is_an_operand_is_refused(fn):
+    """Python's `and`/`or` gives back an operand (`n > 1 and n` is n): was the operands' truth (True for 3, a
+    silent wrong answer), or a NumPy bool where Python gives a Python one."""
+    with pytest.raises(CompileError, match="one of its operands"):
+        transpile(fn)(np.array([0.0, 1.0, 2.0]))

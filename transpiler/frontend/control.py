@@ -948,8 +948,9 @@ class Control:
             self.interp.assign(stmt.target, index if item is None else item(index), frame)
             self._loop_body(stmt.body, frame)
             return index
+        stop = self._stop_in_int64(rng.start, rng.stop, int(step))
         outs, induction, blk = self._fixpoint(carried, frame, body, "loop", views=view_bound(stmt.body))
-        self.b.eqns.append(Eqn("for", [self._int_var(rng.start), self._int_var(rng.stop)] + blk.pop("inits"),
+        self.b.eqns.append(Eqn("for", [self._int_var(rng.start), stop] + blk.pop("inits"),
                                outs, {"step": int(step), "body": blk["body"]}, self.b.loc))
         self._finish_loop(blk, outs, frame, targets, stmt)
 
@@ -1437,6 +1438,28 @@ class Control:
     def _const_type(self, value):
         arr = np.asarray(value)
         return Var(arr.dtype, arr.shape, weak=is_weak(value), scalar=arr.ndim == 0)
+
+    def _stop_in_int64(self, start, stop, step: int) -> Var:
+        """The loop's int64 upper bound. The index passes the last one by a step, which must not wrap past int64's
+        largest value (range(2**62, 2**63 - 1, 2**60) never ended): a larger stop, known only at run time, is an
+        OverflowError after the call, and the loop runs zero times instead."""
+        top = np.iinfo(np.int64).max
+        if not isinstance(stop, Var):
+            if int(stop) > top - step + 1:
+                raise UserError(f"range() with a stop of {int(stop)} and a step of {step}: the loop's int64 index "
+                                "would pass 2**63 - 1", OverflowError)
+            return self._int_var(stop)
+        unsigned_start = isinstance(start, Var) and start.dtype.kind == "u" and start.dtype.itemsize == 8
+        if (small_int(stop) or (step == 1 and stop.dtype.kind == "i")) and not unsigned_start:
+            return self._int_var(stop)
+        limit = (np.uint64 if stop.dtype.kind == "u" else np.int64)(top - step + 1)
+        past = self.interp.numpy_call(np.greater, [stop, limit], {})
+        if unsigned_start:    # (a uint64 start past int64 would wrap to a negative index: no zero-trip loop)
+            past = self.interp.numpy_call(np.logical_or, [past, self.interp.numpy_call(
+                np.greater, [start, np.uint64(top)], {})], {})
+        self.b.check(past, OverflowError, f"range() with a step of {step}: the loop's int64 index would pass "
+                                          "2**63 - 1 before reaching the stop")
+        return self._int_var(self.interp.numpy_call(np.where, [past, self._int_var(start), self._int_var(stop)], {}))
 
     def _int_var(self, value) -> Var:
         if isinstance(value, Var):

@@ -79,6 +79,22 @@ def writes_arrays(stmts) -> bool:
     return False
 
 
+TRUTH_ONLY = "_transpiler_truth_only"
+
+
+def truth_only(node):
+    """Mark an `and`/`or` whose truth alone is used (an `if`'s or `while`'s test, `not`'s operand, bool()'s), and
+    those nested in it as its operands: there it is the operands' combined truth, whatever their types. Returns
+    node."""
+    if isinstance(node, ast.BoolOp):
+        setattr(node, TRUTH_ONLY, True)
+        for operand in node.values:
+            truth_only(operand)
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        truth_only(node.operand)
+    return node
+
+
 class _Speculation:
     """What a tried run-time loop may change, saved so that a failed try leaves no trace."""
 
@@ -267,7 +283,7 @@ class Interpreter:
     def run_if(self, stmt: ast.If, frame: Frame, rest: list, top: bool) -> bool:
         """True when the statements after the `if` were run as part of it (a return in a run-time branch, or in a
         compile-time branch whose run-time `if`s need the rest of the function as their continuation)."""
-        test = self.eval(stmt.test, frame)
+        test = self.eval(truth_only(stmt.test), frame)
         if not isinstance(test, Var):
             branch = stmt.body if self.truth(test, stmt.test, frame) else stmt.orelse
             if top and contains_return(branch):
@@ -457,6 +473,13 @@ class Interpreter:
         # bounds' own dtype, `s += i` wrapped at int32 where Python's sum grows
         start, stop = (self._python_int(v) for v in (rng.start, rng.stop))
         trips = self.binop(ast.FloorDiv(), self.binop(ast.Add(), self.binop(ast.Sub(), start, stop), c - 1), c)
+        past = [self.numpy_call(np.greater, [v, np.uint64(np.iinfo(np.int64).max)], {}) for v in (rng.start, rng.stop)
+                if isinstance(v, Var) and v.dtype.kind == "u" and v.dtype.itemsize == 8]
+        if past:   # a uint64 bound past int64 wrapped negative (range(2**64 - 1, 0, -2**62) ran zero times)
+            past = past[0] if len(past) == 1 else self.numpy_call(np.logical_or, past, {})
+            self.b.check(past, OverflowError, "range() with a uint64 bound past 2**63 - 1: the loop's index is an "
+                                              "int64")
+            trips = self.numpy_call(np.where, [past, 0, trips], {})
         lo, hi = as_dim(rng.stop), as_dim(rng.start)
         small = small_int(rng.start) and small_int(rng.stop)
 
@@ -575,7 +598,7 @@ class Interpreter:
         unrolled = _Unrolled(self, s, frame, None, ("its condition is known while compiling",
                                                     "Write it as a `for` loop over a range"))
         while True:
-            test = self.eval(s.test, frame)
+            test = self.eval(truth_only(s.test), frame)
             if isinstance(test, Var):   # from here on the condition is known only at run time
                 return self._run_time_region(self.control.run_while, s, frame)
             if not self.truth(test, s.test, frame):
@@ -597,7 +620,7 @@ class Interpreter:
     def stmt_Assert(self, s, frame):
         """On a run-time value, a check (`if not test: raise AssertionError(msg)`): the call raises it, and
         nothing after it runs."""
-        test = self.eval(s.test, frame)
+        test = self.eval(truth_only(s.test), frame)
         if isinstance(test, Var):
             formatted = self.formatted_runtime
             msg = self._message(s.msg, frame) if s.msg is not None else ""
@@ -959,7 +982,7 @@ class Interpreter:
         return py(PY_OPERATORS[type(op)], left, right)
 
     def expr_UnaryOp(self, e, frame):
-        operand = self.eval(e.operand, frame)
+        operand = self.eval(truth_only(e.operand) if isinstance(e.op, ast.Not) else e.operand, frame)
         if isinstance(operand, Var):
             if isinstance(e.op, ast.Not):   # Python's truth of an array: only defined for one element; a bool
                 return self.call(bool, [self.numpy_call(np.logical_not, [self.control.condition(operand)], {},
@@ -975,14 +998,20 @@ class Interpreter:
         for i, operand in enumerate(e.values):
             value = self.eval(operand, frame)
             if isinstance(value, Var):
-                return self._runtime_boolop(value, e.values[i + 1:], is_and, frame)
+                return self._runtime_boolop(value, e.values[i + 1:], is_and, frame, e)
             if self.truth(value, operand, frame) != is_and:
                 return value
         return value
 
-    def _runtime_boolop(self, first: Var, rest, is_and: bool, frame):
+    def _runtime_boolop(self, first: Var, rest, is_and: bool, frame, node):
         combine = np.logical_and if is_and else np.logical_or
-        result = self.control.condition(first)
+        # Python's `a and b` is one of its operands, not their truth (`n > 1 and n` is n): the combined truth is
+        # that value only where every operand is a bool of one type; a test (`if a and b:`) needs only the truth
+        value_needed = not getattr(node, TRUTH_ONLY, False)
+        python_bool = first.weak
+        result = self.control.condition(first)   # (an array's ambiguous truth: NumPy's ValueError first)
+        if value_needed:
+            self._boolop_operand_is_its_truth(first, python_bool)
         for operand in rest:
             # Python evaluates the operand only where the ones before did not decide: its checks fail only there
             # (its reads are clamped, as every checked read is)
@@ -993,12 +1022,29 @@ class Interpreter:
                 value = self.eval(operand, frame)
             finally:
                 self.b.check_mask = outer
+            truth = self.control.condition(value) if isinstance(value, Var) else self.truth(value, operand, frame)
+            if value_needed:
+                self._boolop_operand_is_its_truth(value, python_bool)
             if not isinstance(value, Var):
-                if self.truth(value, operand, frame) != is_and:   # `c and False`, `c or True`: decided
-                    return value if not is_and else self.b.const(np.asarray(False))
+                if truth != is_and:   # `c and False`, `c or True`: decided
+                    return value if not is_and or value_needed else self.b.const(np.asarray(False))
                 continue
-            result = self.numpy_call(combine, [result, self.control.condition(value)], {})
-        return result
+            result = self.numpy_call(combine, [result, truth], {})
+        return self.call(bool, [result], {}) if value_needed and python_bool else result
+
+    def _boolop_operand_is_its_truth(self, value, python_bool: bool):
+        """Refuse an `and`/`or` whose value (not only its truth) is used where an operand is not a bool of the
+        first run-time operand's type (a Python bool, or a NumPy bool scalar): Python gives back that operand."""
+        if isinstance(value, Var):
+            ok = value.dtype == dtypes.BOOL and value.ndim == 0 and value.weak == python_bool and \
+                (value.weak or value.scalar)
+        else:
+            ok = type(value) is (bool if python_bool else np.bool_)
+        if not ok:
+            raise UserError("the value of `and`/`or` over run-time values is one of its operands (Python's `n > 1 and "
+                            "n` is n), which compiled code gives only where every operand is a bool of one type (all "
+                            "Python bools or all NumPy bools): use it as a condition, or write `b if a else a`, or "
+                            "bool(a) and bool(b)", TypeError)
 
     def expr_Compare(self, e, frame):
         left = self.eval(e.left, frame)
@@ -1093,7 +1139,7 @@ class Interpreter:
         return (not a) if isinstance(a, bool) else self.numpy_call(np.logical_not, [a], {})    # (made a bool above)
 
     def expr_IfExp(self, e, frame):
-        test = self.eval(e.test, frame)
+        test = self.eval(truth_only(e.test), frame)
         if isinstance(test, Var):
             writes = self.attributes.writes
             value = self._run_time_region(self.control.run_ifexp, e, frame, test)
@@ -1276,6 +1322,8 @@ class Interpreter:
         """The function, positional and keyword arguments of a call, evaluated in Python's order."""
         self.frame_of_call = frame   # whose globals a method call could mutate
         fn = self.eval(e.func, frame)
+        if fn is bool and len(e.args) == 1 and not isinstance(e.args[0], ast.Starred):
+            truth_only(e.args[0])   # bool(a or b): its truth alone
         args = self.eval_items(e.args, frame)
         kwargs = {}
         for kw in e.keywords:

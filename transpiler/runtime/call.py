@@ -51,8 +51,12 @@ def runner(typed, kernel):
         if check_sizes is not None:     # run-time sizes the kernel was compiled to assume equal (or non-zero)
             try:
                 check_sizes(arrays)
-            except ConditionalGuardFailed:   # assumed on a path the kernel may not take: NumPy's run decides
+            except ConditionalGuardFailed:   # assumed on a path the kernel may not take, or a 1: NumPy's run decides
                 raise Replay from None
+            except (ValueError, IndexError):
+                if attributes:   # nothing written yet: Python raises it after the attributes assigned before it
+                    raise Replay from None
+                raise
         if allocations:   # an array the kernel could not allocate is NumPy's error here, not a crash
             allocation.check(allocations, arrays)
         if written:
