@@ -13,6 +13,12 @@ from tests.test_vector_math import ulps
 from transpiler import transpile
 
 
+@pytest.fixture(autouse=True)
+def _vector_loops_on(monkeypatch):
+    """The pass is off by default (vector_loops.available): these tests turn it on (children inherit it)."""
+    monkeypatch.setenv("TRANSPILER_VECTOR_LOOPS", "1")
+
+
 def correctly_rounded(x):
     return np.tanh(x.astype(np.float64)).astype(np.float32)
 

@@ -115,10 +115,11 @@ _AVX512_CPUS = ("x86-64-v4", "skylake-avx512", "cascadelake", "cooperlake", "can
 
 
 def available() -> bool:
-    """Whether the kernels are compiled for a CPU with AVX-512 (F, VL, DQ, BW): the host's unless
-    TRANSPILER_TARGET_CPU names another (backend/target.py). TRANSPILER_VECTOR_LOOPS=0 turns the pass off, to compare
-    (a measurement switch, not in the disk cache's key: with TRANSPILER_CACHE_DIR="")."""
-    if os.environ.get("TRANSPILER_VECTOR_LOOPS") == "0":
+    """Whether the pass runs: TRANSPILER_VECTOR_LOOPS=1 turns it on (off by default since a process abort in the test
+    suite, stop 32: see docs/performance.md; not in the disk cache's key, so compare with TRANSPILER_CACHE_DIR=""),
+    for kernels compiled for a CPU with AVX-512 (F, VL, DQ, BW): the host's unless TRANSPILER_TARGET_CPU names
+    another (backend/target.py)."""
+    if os.environ.get("TRANSPILER_VECTOR_LOOPS") != "1":
         return False
     cpu = target.target_cpu()
     if cpu is not None:
@@ -234,6 +235,11 @@ def _vectorize(loop) -> None:
                 for old, new in zip(op.results, clone.results):
                     mapping[old] = new
             scf.YieldOp([])
+    # the body's ops erased one by one through their Python objects first: erasing the loop alone freed them while
+    # the bindings still held them (`ops`, the caller's `marked`), and a later op allocated at a freed address was
+    # taken for the stale one (a process abort in the default test suite, test_fuzz, not reproduced alone)
+    for op in reversed(list(body.operations)):
+        op.erase()
     loop.erase()
 
 
