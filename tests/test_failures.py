@@ -44,8 +44,9 @@ def test_ctrl_c_in_a_numpy_callback_finishes_then_raises(monkeypatch):
             interrupts.pop()
             out[...] = np.nan                 # half-done work left behind
             raise KeyboardInterrupt
-        retried.append(out)
-        return real_matmul(x, y, out=out)
+        result = real_matmul(x, y, out=out)
+        retried.append(out.copy())   # (a copy: `out` is the kernel's buffer, freed when the interrupted call ends)
+        return result
     monkeypatch.setattr(blas.np, "matmul", interrupted)
     with pytest.raises(KeyboardInterrupt):
         f(a, b)
