@@ -247,7 +247,7 @@ def default_pairs(op: str) -> list:
     # the same-dtype and float16 array pairs always, a fixed sample of the others (every pair: the slow suite's
     # test_promotion_table_exhaustive; the default suite has to stay under ten minutes on two cores)
     kept = [p for p in arrays if p[0][1] == p[1][1] or "float16" in (p[0][1], p[1][1])]
-    return kept + rng.sample([p for p in arrays if p not in kept], 50) + rng.sample(weak, 40) + rng.sample(rest, 40)
+    return kept + rng.sample([p for p in arrays if p not in kept], 30) + rng.sample(weak, 30) + rng.sample(rest, 30)
 
 
 # ---- comparison -------------------------------------------------------------------------------------------------
