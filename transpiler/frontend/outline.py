@@ -18,7 +18,7 @@ import numpy as np
 from ..program import Program, Var, kernel_symbol
 from ..runtime.signature import build_result, is_structure_object, result_template
 from ..errors import in_library
-from ..types.shapes import DIM_OPS, GuardMessage, Sym, derived, required_by
+from ..types.shapes import DIM_OPS, GuardMessage, Sym, derived, required_by, what_kind
 from .builder import Builder
 from .memory import var_leaves
 from .shape_ops import require_nonzero
@@ -186,7 +186,7 @@ class Outliner:
             return subst[d]
 
         for a, c, what in env.guards:
-            kind = getattr(what, "kind", ValueError)
+            kind = what_kind(what)
             what = _at_users_line(b, what)
             b.env.unify(dim(a), dim(c), GuardMessage(what, kind) if kind is not ValueError else what, kind)
         for d, message in env.nonzero:

@@ -299,7 +299,7 @@ class ShapeEnv:
                 if getattr(what, "conditional", False) or (va == 1 or vb == 1) and what_kind(what) is ValueError:
                     raise ConditionalGuardFailed
                 head, line, where = what.partition("\n")
-                raise getattr(what, "kind", ValueError)(f"{head} (at run time {a} is {va} but {b} is {vb}){line}{where}")
+                raise what_kind(what)(f"{head} (at run time {a} is {va} but {b} is {vb}){line}{where}")
         for d, message in self.nonzero:
             if evaluate(d, arrays) == 0:
                 raise ValueError(message)
