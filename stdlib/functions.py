@@ -444,7 +444,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     rest = tuple(k for k in range(a.ndim) if k != axis1 and k != axis2)
     x = a.transpose(rest + (axis1, axis2))
     n1, n2 = a.shape[axis1], a.shape[axis2]
-    row, col = max(-offset, 0), max(offset, 0)
+    row, col = max(-offset, offset * 0), max(offset, offset * 0)    # (0 of offset's type: a NumPy int or int)
     flat = x.reshape(tuple(a.shape[k] for k in rest) + (n1 * n2,))
     # the rows and columns of the diagonal's elements, by slicing (so the compiler knows their common length)
     rows, cols = np.arange(n1)[row:], np.arange(n2)[col:]

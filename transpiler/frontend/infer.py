@@ -83,10 +83,12 @@ TRUTH_ONLY = "_transpiler_truth_only"
 
 
 def truth_only(node):
-    """Mark an `and`/`or` whose truth alone is used (an `if`'s or `while`'s test, `not`'s operand, bool()'s), and
+    """Mark an `and`/`or` (or a chained comparison) whose truth alone is used (an `if`'s or `while`'s test, `not`'s operand, bool()'s), and
     those nested in it as its operands: there it is the operands' combined truth, whatever their types. Returns
     node."""
-    if isinstance(node, ast.BoolOp):
+    if isinstance(node, ast.Compare) and len(node.ops) > 1:
+        setattr(node, TRUTH_ONLY, True)    # a chained comparison: `a < b and b < c`
+    elif isinstance(node, ast.BoolOp):
         setattr(node, TRUTH_ONLY, True)
         for operand in node.values:
             truth_only(operand)
@@ -1032,7 +1034,7 @@ class Interpreter:
             result = self.numpy_call(combine, [result, truth], {})
         return self.call(bool, [result], {}) if value_needed and python_bool else result
 
-    def _boolop_operand_is_its_truth(self, value, python_bool: bool):
+    def _boolop_operand_is_its_truth(self, value, python_bool: bool, chain: bool = False):
         """Refuse an `and`/`or` whose value (not only its truth) is used where an operand is not a bool of the
         first run-time operand's type (a Python bool, or a NumPy bool scalar): Python gives back that operand."""
         if isinstance(value, Var):
@@ -1040,6 +1042,11 @@ class Interpreter:
                 (value.weak or value.scalar)
         else:
             ok = type(value) is (bool if python_bool else np.bool_)
+        if not ok and chain:
+            raise UserError("the value of a chained comparison is one of its comparisons (Python's `a < b < c` is `a < "
+                            "b and b < c`), which compiled code gives only where each is a bool of one type (all Python "
+                            "bools or all NumPy bools): use it as a condition, or compare one pair at a time",
+                            TypeError)
         if not ok:
             raise UserError("the value of `and`/`or` over run-time values is one of its operands (Python's `n > 1 and "
                             "n` is n), which compiled code gives only where every operand is a bool of one type (all "
@@ -1049,28 +1056,58 @@ class Interpreter:
     def expr_Compare(self, e, frame):
         left = self.eval(e.left, frame)
         result = True
-        for op, right_node in zip(e.ops, e.comparators):
+        for i, (op, right_node) in enumerate(zip(e.ops, e.comparators)):
             right = self.eval(right_node, frame)
-            if (isinstance(left, Var) or isinstance(right, Var)) and type(op) in OPERATOR_UFUNCS:
-                if len(e.ops) > 1:
-                    raise UserError("chained comparisons of run-time arrays are ambiguous; use np.logical_and",
-                                    ValueError)
-                return self.numpy_call(OPERATOR_UFUNCS[type(op)], [left, right], {}, python_op=True)
-            if type(op) not in (ast.Is, ast.IsNot) and (contains_var(left) or contains_var(right)):
-                result = self._compare_holding_vars(op, left, right)
-                if isinstance(result, Var):
-                    if len(e.ops) > 1:
-                        raise UserError("chained comparisons of containers holding run-time values are not "
-                                        "supported; compare them one at a time", TypeError)
-                    return result
-            else:
-                result = py(PY_OPERATORS[type(op)], left, right)
+            result = self._compare(op, left, right)
             if right_node is e.comparators[-1]:
                 return result        # (the last comparison's value itself: an array of compile-time arrays)
+            if isinstance(result, Var):
+                return self._runtime_chain(result, right, e.ops[i + 1:], e.comparators[i + 1:], frame, e)
             if not self.truth(result, right_node, frame):
                 return result
             left = right
         return result
+
+    def _compare(self, op, left, right):
+        if (isinstance(left, Var) or isinstance(right, Var)) and type(op) in OPERATOR_UFUNCS:
+            return self.numpy_call(OPERATOR_UFUNCS[type(op)], [left, right], {}, python_op=True)
+        if type(op) not in (ast.Is, ast.IsNot) and (contains_var(left) or contains_var(right)):
+            return self._compare_holding_vars(op, left, right)
+        return py(PY_OPERATORS[type(op)], left, right)
+
+    def _runtime_chain(self, first: Var, left, ops, comparators, frame, node):
+        """The rest of a chained comparison (`0 <= i < n`) once a comparison is a run-time value: Python's
+        `a < b and b < c` with b evaluated once, as `_runtime_boolop` does it (the chain's value is the first false
+        comparison or the last one, so its truth is that value where all are bools of one type)."""
+        if first.ndim:
+            raise UserError("chained comparisons of run-time arrays are ambiguous (Python takes the truth of the "
+                            "first comparison's array); use np.logical_and", ValueError)
+        value_needed = not getattr(node, TRUTH_ONLY, False)
+        python_bool = first.weak
+        result = self.control.condition(first)
+        if value_needed:
+            self._boolop_operand_is_its_truth(first, python_bool, chain=True)
+        for op, right_node in zip(ops, comparators):
+            # evaluated only where the comparisons before were true: its checks fail only there
+            outer = self.b.check_mask
+            self.b.check_mask = result if outer is None else self.numpy_call(np.logical_and, [outer, result], {})
+            try:
+                right = self.eval(right_node, frame)
+                value = self._compare(op, left, right)
+            finally:
+                self.b.check_mask = outer
+            if isinstance(value, Var) and value.ndim:
+                raise UserError("chained comparisons of run-time arrays are ambiguous (Python takes the truth of "
+                                "each comparison's array); use np.logical_and", ValueError)
+            if value_needed:
+                self._boolop_operand_is_its_truth(value, python_bool, chain=True)
+            if not isinstance(value, Var):
+                if not self.truth(value, right_node, frame):   # false whatever the run-time comparisons gave
+                    return value if value_needed else self.b.const(np.asarray(False))
+            else:
+                result = self.numpy_call(np.logical_and, [result, self.control.condition(value)], {})
+            left = right
+        return self.call(bool, [result], {}) if value_needed and python_bool else result
 
     def _compare_holding_vars(self, op, left, right):
         """`==`, `!=`, `in`, `not in` where a list or tuple holds run-time values (`m.shape != (n,)` with a run-time
