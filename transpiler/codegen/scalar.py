@@ -390,6 +390,60 @@ def _rint(dts, x):
     return math.roundeven(x)
 
 
+def _sign_bits(dt: np.dtype):
+    """The integer type of a float's bits and its sign bit's mask."""
+    int_type = ir.IntegerType.get_signless(dt.itemsize * 8)
+    return int_type, arith.constant(int_type, -(1 << (dt.itemsize * 8 - 1)))
+
+
+def _signbit(dts, x):
+    int_type, _ = _sign_bits(dts[0])     # the bit itself: -0.0 and a negative NaN too, as NumPy's signbit
+    return arith.cmpi(I.slt, arith.bitcast(int_type, x), arith.constant(int_type, 0))
+
+
+def _copysign(dts, a, b):
+    int_type, sign = _sign_bits(dts[0])
+    magnitude = arith.andi(arith.bitcast(int_type, a), arith.xori(sign, arith.constant(int_type, -1)))
+    return arith.bitcast(a.type, arith.ori(magnitude, arith.andi(arith.bitcast(int_type, b), sign)))
+
+
+def _heaviside(dts, x, h0):
+    """npy_heaviside: NPY_NAN (a positive NaN) for a NaN x, h0 at 0 (also -0.0), 0 below, 1 above."""
+    dt = dts[0]
+    step = arith.select(arith.cmpf(F.OLT, x, const(dt, 0.0)), const(dt, 0.0), const(dt, 1.0))
+    step = arith.select(arith.cmpf(F.OEQ, x, const(dt, 0.0)), h0, step)
+    return arith.select(arith.cmpf(F.UNO, x, x), const(dt, np.nan), step)
+
+
+def _logaddexp(base2: bool):
+    """npy_logaddexp(2): x + log(2) (x + 1) where x == y (equal infinities without an invalid event), NaN where
+    either is, else the larger plus log1p(exp(-|x - y|)) (base 2: log2(1 + 2**-|x - y|))."""
+    def emit(dts, x, y):
+        dt = dts[0]
+        equal = arith.cmpf(F.OEQ, x, y)
+        zero = const(dt, 0.0)
+        diff = arith.subf(arith.select(equal, zero, x), arith.select(equal, zero, y))
+        larger = arith.select(arith.cmpf(F.OGT, diff, zero), x, y)
+        if base2:
+            tail = arith.mulf(math.log1p(math.exp2(arith.negf(math.absf(diff)))), const(dt, 1.4426950408889634))
+            at_equal = arith.addf(x, const(dt, 1.0))
+        else:
+            tail = math.log1p(math.exp(arith.negf(math.absf(diff))))
+            at_equal = arith.addf(x, const(dt, 0.6931471805599453))
+        r = arith.select(arith.cmpf(F.UNO, diff, diff), diff, arith.addf(larger, tail))
+        return arith.select(equal, at_equal, r)
+    return _f32_detour(emit)
+
+
+def _angle_scale(numerator: float, denominator: float):
+    """npy_deg2rad / npy_rad2deg: x times one constant rounded in the loop's dtype (pi as that dtype's NPY_PI)."""
+    def emit(dts, x):
+        dt = dts[0]
+        scale = dt.type(dt.type(numerator) / dt.type(denominator))
+        return arith.mulf(x, const(dt, scale))
+    return _f32_detour(emit)
+
+
 UNARY = {
     "neg": _neg, "copy": lambda dts, x: x, "conj": lambda dts, x: x,
     "abs": _by_kind(f=lambda d, x: math.absf(x), i=_int_abs, b=lambda d, x: x),
@@ -405,7 +459,8 @@ UNARY = {
     "trunc": _by_kind(f=lambda d, x: math.trunc(x), i=lambda d, x: x, b=lambda d, x: x),
     "rint": _by_kind(f=_rint, i=lambda d, x: x, b=lambda d, x: x),
     "sign": _by_kind(f=_float_sign, i=_int_sign), "square": _square, "reciprocal": _reciprocal,
-    "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite,
+    "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite, "signbit": _by_kind(f=_signbit),
+    "deg2rad": _angle_scale(np.pi, 180.0), "rad2deg": _angle_scale(180.0, np.pi),
     "invert": lambda dts, x: arith.xori(x, const(dts[0], -1 if dts[0].kind != "b" else 1)),
     "not": lambda dts, x: arith.xori(x, const(np.dtype(bool), 1)),
 }
@@ -423,7 +478,8 @@ BINARY = {
     "array_pow": _f32_detour(lambda d, a, b: arith.select(arith.cmpf(F.OEQ, b, const(d[0], 0.5)), math.sqrt(a),
                                                           math.powf(a, b))),
     "atan2": _f32_detour(lambda d, a, b: math.atan2(a, b)),
-    "hypot": _libm("hypotf", "hypot"),
+    "hypot": _libm("hypotf", "hypot"), "copysign": _by_kind(f=_copysign), "heaviside": _by_kind(f=_heaviside),
+    "logaddexp": _by_kind(f=_logaddexp(False)), "logaddexp2": _by_kind(f=_logaddexp(True)),
     "max": _minmax(arith.maximumf, arith.maxsi, arith.maxui, arith.ori),
     "min": _minmax(arith.minimumf, arith.minsi, arith.minui, arith.andi),
     "fmax": _fminmax("max"), "fmin": _fminmax("min"),
