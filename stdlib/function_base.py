@@ -4,7 +4,7 @@ dtypes (NEP 50), shapes, values and the order of float operations are NumPy's. U
 NumPy's own functions compute."""
 import numpy as np
 
-from .functions import _axis, _known, raise_if
+from .functions import _axis, _axis_tuple, _known, raise_if
 
 
 # ---- choosing and cleaning values ----------------------------------------------------------------------------
@@ -316,6 +316,151 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
             raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got '{m}')")
         total = total + index * s
     return total
+
+
+# ---- comparing, crossing, convolving, differentiating (numpy/_core/numeric, numpy/lib/_function_base_impl) ------
+def array_equal(a1, a2, equal_nan=False):
+    a1, a2 = np.asarray(a1), np.asarray(a2)
+    if a1.ndim != a2.ndim or a1.shape != a2.shape:     # (a run-time answer where the dims are run-time)
+        return False
+    if not equal_nan:
+        return bool((a1 == a2).all())
+    if a1.dtype.kind not in "fc" and a2.dtype.kind not in "fc":     # NumPy's _dtype_cannot_hold_nan
+        return bool((a1 == a2).all())
+    a1nan, a2nan = np.isnan(a1), np.isnan(a2)
+    if not (a1nan == a2nan).all():
+        return False
+    return bool((a1[~a1nan] == a2[~a1nan]).all())
+
+
+_CROSS_DIMS = "incompatible dimensions for cross product\n(dimension must be 2 or 3)"
+
+
+def _three_vectors(v):
+    """NumPy's check of the vectors' length; 2-vectors (deprecated since NumPy 2.0) are not compiled."""
+    n = v.shape[-1]
+    if _known(n):
+        if n not in (2, 3):
+            raise ValueError(_CROSS_DIMS)
+        if n == 2:
+            raise TypeError("np.cross of 2-vectors (deprecated since NumPy 2.0) is not supported in compiled code")
+    else:
+        raise_if(n != 3, ValueError, _CROSS_DIMS + "; compiled np.cross takes 3-vectors only")
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    if axis is not None:
+        axisa, axisb, axisc = (axis,) * 3
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim < 1 or b.ndim < 1:
+        raise ValueError("At least one array has zero dimension")
+    a = np.moveaxis(a, _axis_tuple(axisa, a.ndim, "axisa")[0], -1)
+    b = np.moveaxis(b, _axis_tuple(axisb, b.ndim, "axisb")[0], -1)
+    _three_vectors(a)
+    _three_vectors(b)
+    dtype = np.promote_types(a.dtype, b.dtype)
+    a, b = a.astype(dtype), b.astype(dtype)
+    a0, a1, a2 = (a[..., k] if a.ndim > 1 else a[k] for k in range(3))    # (a 1-D vector's parts: scalars)
+    b0, b1, b2 = (b[..., k] if b.ndim > 1 else b[k] for k in range(3))
+    # NumPy: multiply(a1, b2, out=cp0); tmp = a2 * b1; cp0 -= tmp ... (each part one product minus another)
+    cp = np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1).astype(dtype)
+    return np.moveaxis(cp, -1, _axis_tuple(axisc, cp.ndim, "axisc")[0])
+
+
+_MODES = ("valid", "same", "full")
+
+
+def _vector(x):
+    x = np.atleast_1d(np.asarray(x))
+    if x.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    return x
+
+
+def _convolution(a, v, mode, names):
+    """Full convolution of a and v (the longer one's products with each element of the shorter, added in the
+    shorter's order: NumPy sums each output with one dot product, so the two agree to rounding), cut to `mode`."""
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    n, m = a.shape[0], v.shape[0]
+    raise_if(n == 0, ValueError, names[0])
+    raise_if(m == 0, ValueError, names[1])
+    out = np.zeros(max(n + m - 1, 0), np.result_type(a, v))     # (its size checked before the call: -1 there)
+    if m <= n:
+        for j in range(m):
+            out[j:j + n] += a * v[j]
+    else:
+        for j in range(n):
+            out[j:j + m] += a[j] * v
+    return out, n, m
+
+
+def convolve(a, v, mode="full"):
+    a, v = _vector(a), _vector(v)
+    out, n, m = _convolution(a, v, mode, ("a cannot be empty", "v cannot be empty"))
+    short, long = min(n, m), max(n, m)
+    if mode == "same":
+        return out[(short - 1) // 2:(short - 1) // 2 + long]
+    if mode == "valid":
+        return out[short - 1:long]
+    return out
+
+
+def correlate(a, v, mode="valid"):
+    a, v = _vector(a), _vector(v)
+    v = np.conjugate(v) if v.dtype.kind == "c" else v
+    out, n, m = _convolution(a, v[::-1], mode, ("first array argument cannot be empty",
+                                                "second array argument cannot be empty"))
+    short, long = min(n, m), max(n, m)
+    if mode == "same":     # NumPy centres the longer second argument's case one element later
+        start = (short - 1) // 2 if m <= n else short // 2
+        return out[start:start + long]
+    if mode == "valid":
+        return out[short - 1:long]
+    return out
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    f = np.asarray(f)
+    N = f.ndim
+    axes = tuple(range(N)) if axis is None else _axis_tuple(axis, N, "axis")
+    if len(varargs) == 0:
+        dx = [1.0] * len(axes)
+    elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        dx = list(varargs) * len(axes)
+    elif len(varargs) == len(axes):
+        dx = list(varargs)
+        if any(np.ndim(d) != 0 for d in dx):
+            raise TypeError("np.gradient with coordinate arrays (non-uniform spacing) is not supported in compiled "
+                            "code; give one spacing per axis")
+    else:
+        raise TypeError("invalid number of arguments")
+    if edge_order > 2:
+        raise ValueError("'edge_order' greater than 2 not supported")
+    otype = f.dtype
+    if otype.kind not in "fc":
+        if otype.kind in "iu":
+            f = f.astype(np.float64)
+        otype = np.dtype(np.float64)
+    outvals = []
+    for ax, ax_dx in zip(axes, dx):
+        raise_if(f.shape[ax] < edge_order + 1, ValueError, "Shape of array too small to calculate a numerical "
+                 "gradient, at least (edge_order + 1) elements are required.")
+
+        def at(index):
+            return tuple(index if k == ax else slice(None) for k in range(N))
+        out = np.empty_like(f, dtype=otype)
+        out[at(slice(1, -1))] = (f[at(slice(2, None))] - f[at(slice(None, -2))]) / (2. * ax_dx)
+        if edge_order == 1:
+            out[at(0)] = (f[at(1)] - f[at(0)]) / ax_dx
+            out[at(-1)] = (f[at(-1)] - f[at(-2)]) / ax_dx
+        else:
+            a, b, c = -1.5 / ax_dx, 2. / ax_dx, -0.5 / ax_dx
+            out[at(0)] = a * f[at(0)] + b * f[at(1)] + c * f[at(2)]
+            a, b, c = 0.5 / ax_dx, -2. / ax_dx, 1.5 / ax_dx
+            out[at(-1)] = a * f[at(-3)] + b * f[at(-2)] + c * f[at(-1)]
+        outvals.append(out)
+    return outvals[0] if len(axes) == 1 else tuple(outvals)
 
 
 # ---- polynomials and cumulative functions ---------------------------------------------------------------------

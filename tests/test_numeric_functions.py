@@ -1,0 +1,110 @@
+"""np.array_equal, np.cross, np.convolve, np.correlate and np.gradient (stdlib/function_base.py, written as NumPy
+writes them) against NumPy: shapes, dtypes, modes, axes, empty and too-short inputs, NaNs."""
+import numpy as np
+import pytest
+
+from helpers import assert_same, check
+from transpiler import transpile
+
+RNG = np.random.default_rng(11)
+
+
+def equalities(x, y):
+    return np.array_equal(x, y), np.array_equal(x, y, equal_nan=True), np.array_equal(x, x), np.array_equal(x, 2 * x)
+
+
+@pytest.mark.parametrize("x, y", [
+    (np.ones(3), np.ones(3)), (np.ones(3), np.ones(4)), (np.arange(4), np.arange(4.0)),
+    (np.array([1.0, np.nan]), np.array([1.0, np.nan])), (np.array([1.0, np.nan]), np.array([np.nan, 1.0])),
+    (np.ones((2, 3)), np.ones(3)), (np.zeros((0, 2)), np.zeros((0, 2))), (np.array([1 + 1j, np.nan]),) * 2,
+    (np.array([True, False]), np.array([True, True])),
+], ids=lambda v: f"{v.dtype}{v.shape}")
+def test_array_equal(x, y):
+    check(equalities, x, y)
+
+
+def crosses(a, b):
+    return np.cross(a, b), np.cross(a, b[0]), np.cross(b[-1], a), np.cross(a.T, b.T, axisa=0, axisb=0, axisc=0), \
+        np.cross(a[None], b[:, None], axis=-1)
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float64"), ("float32", "int64"), ("int32", "int32"),
+                                    ("complex128", "float64")])
+@pytest.mark.parametrize("rows", [1, 4])
+def test_cross_is_numpys_bit_for_bit(dtypes, rows):
+    a = (RNG.normal(size=(rows, 3)) * 10).astype(dtypes[0])
+    b = (RNG.normal(size=(rows, 3)) * 10).astype(dtypes[1])
+    check(crosses, a, b, rtol=0)
+
+
+def test_cross_of_2_vectors_or_other_lengths_is_refused():
+    """2-vectors are deprecated since NumPy 2.0 (NumPy still computes them, with a DeprecationWarning): a
+    ValueError that says the compiled np.cross takes 3-vectors; other lengths are NumPy's ValueError."""
+    f = transpile(lambda a, b: np.cross(a, b))
+    with pytest.raises(ValueError, match="3-vectors only"):
+        f(np.ones((3, 2)), np.ones((3, 2)))
+    with pytest.raises(ValueError, match="incompatible dimensions"):
+        f(np.ones((3, 4)), np.ones((3, 3)))
+    with pytest.raises(ValueError, match="zero dimension"):
+        transpile(lambda a: np.cross(a, a[0, 0]))(np.ones((2, 3)))
+
+
+def convolutions(a, v):
+    return tuple(np.convolve(a, v, mode) for mode in ("full", "same", "valid")) + \
+        tuple(np.correlate(a, v, mode) for mode in ("full", "same", "valid"))
+
+
+COMPILED_CONVOLUTIONS = transpile(convolutions)
+
+
+@pytest.mark.parametrize("n, m", [(5, 3), (5, 2), (3, 5), (2, 5), (4, 4), (1, 3), (6, 1), (1, 1), (40, 7)])
+def test_convolve_and_correlate(n, m):
+    a, v = RNG.normal(size=n), RNG.normal(size=m)
+    f = COMPILED_CONVOLUTIONS     # one compilation per kind of signature (which lengths are 1)
+    assert_same(f(a, v), convolutions(a, v), rtol=1e-13)
+    assert_same(f(a.astype(np.float32), v), convolutions(a.astype(np.float32), v), rtol=1e-6)
+
+
+def test_convolve_dtypes():
+    check(convolutions, np.int8([100, 100, 3]), np.int8([2, 2]))      # wraps in int8, as NumPy's
+    check(convolutions, np.array([True, False, True]), np.array([True, True]))
+    check(convolutions, np.array([1 + 2j, 3j, -1]), np.array([1 - 1j, 2, 1j]), rtol=1e-13)    # correlate conjugates
+    check(lambda a: np.convolve(a, 0.5), np.arange(4.0))                  # a scalar is a 1-vector
+
+
+@pytest.mark.parametrize("n, m", [(0, 3), (3, 0), (0, 0)])
+def test_empty_convolutions_are_numpys_value_error(n, m):
+    for fn in (lambda a, v: np.convolve(a, v), lambda a, v: np.correlate(a, v)):
+        with pytest.raises(ValueError) as expected:
+            fn(np.ones(n), np.ones(m))
+        with pytest.raises(ValueError) as actual:
+            transpile(fn)(np.ones(n), np.ones(m))
+        assert str(actual.value).startswith(str(expected.value))
+
+
+def test_moving_average():
+    def moving_average(x, k):
+        return np.convolve(x, np.ones(k) / k, mode="valid")
+    check(moving_average, RNG.normal(size=100), 5, rtol=1e-13)
+
+
+def gradients(f):
+    return np.gradient(f), np.gradient(f, 0.5), np.gradient(f, edge_order=2), np.gradient(f, np.float64(2.0), axis=-1)
+
+
+@pytest.mark.parametrize("f", [RNG.normal(size=7), RNG.normal(size=(4, 5)), np.arange(6), np.arange(3.0),
+                               RNG.normal(size=(3, 4)).astype(np.float32), RNG.normal(size=(3, 3, 4)),
+                               np.array([1.0, np.inf, -np.inf, np.nan, 2.0])], ids=lambda f: f"{f.dtype}{f.shape}")
+def test_gradient_is_numpys_bit_for_bit(f):
+    check(gradients, f, rtol=0)
+
+
+def test_gradient_spacing_per_axis_and_too_short_axes():
+    f = RNG.normal(size=(3, 4))
+    check(lambda f: np.gradient(f, 0.5, 2.0), f, rtol=0)
+    check(lambda f: np.gradient(f, axis=(1, 0)), f, rtol=0)
+    g = transpile(lambda f: np.gradient(f, edge_order=2))
+    with pytest.raises(ValueError, match="too small"):
+        g(np.ones(2))
+    with pytest.raises(TypeError, match="non-uniform"):
+        transpile(lambda f, x: np.gradient(f, x))(np.ones(4), np.arange(4.0))
