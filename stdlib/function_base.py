@@ -463,6 +463,43 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     return outvals[0] if len(axes) == 1 else tuple(outvals)
 
 
+def _sample_points(v):
+    v = np.asarray(v, dtype=np.float64)
+    if v.ndim != 1:
+        raise ValueError("object too deep for desired array" if v.ndim > 1 else
+                         "object of too small depth for desired array")
+    return v
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """NumPy's C loop (compiled_base.c's arr_interp) element by element: the interval by a binary search (NumPy's
+    guess-first search finds the same one for increasing xp), its slope, the value from its left end (from its right
+    end where that is NaN, the left end's value where both are and the ends are equal)."""
+    if period is not None:
+        raise TypeError("np.interp(period=) is not supported in compiled code")
+    if np.iscomplexobj(fp):
+        raise TypeError("np.interp of complex fp is not supported in compiled code")
+    x = np.asarray(x, dtype=np.float64)
+    xp, fp = _sample_points(xp), _sample_points(fp)
+    n = xp.shape[0]
+    raise_if(n == 0, ValueError, "array of sample points is empty")
+    raise_if(fp.shape[0] != n, ValueError, "fp and xp are not of the same length.")
+    j = np.searchsorted(xp, x, side="right") - 1        # xp[j] <= x < xp[j + 1]; -1 below; n - 1 at or above
+    lo = np.minimum(np.maximum(j, 0), np.maximum(n - 2, 0))
+    hi = np.minimum(lo + 1, n - 1)
+    x0, x1, y0, y1 = xp[lo], xp[hi], fp[lo], fp[hi]
+    slope = (y1 - y0) / (x1 - x0)
+    from_left = slope * (x - x0) + y0
+    from_right = slope * (x - x1) + y1
+    r = np.where(np.isnan(from_left), np.where(np.isnan(from_right) & (y0 == y1), y0, from_right), from_left)
+    r = np.where(x == x0, y0, r)
+    r = np.where(j == n - 1, fp[n - 1], r)
+    r = np.where(j < 0, fp[0] if left is None else np.float64(left), r)
+    r = np.where(x > xp[n - 1], fp[n - 1] if right is None else np.float64(right), r)
+    r = np.where(np.isnan(x) & (n > 1), x, r)    # (one sample point: NumPy's comparisons give fp[0] for a NaN)
+    return r[()] if r.ndim == 0 else r
+
+
 # ---- polynomials and cumulative functions ---------------------------------------------------------------------
 def polyval(p, x):
     p = np.asarray(p)

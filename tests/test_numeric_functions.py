@@ -108,3 +108,33 @@ def test_gradient_spacing_per_axis_and_too_short_axes():
         g(np.ones(2))
     with pytest.raises(TypeError, match="non-uniform"):
         transpile(lambda f, x: np.gradient(f, x))(np.ones(4), np.arange(4.0))
+
+
+def interpolations(x, xp, fp):
+    return np.interp(x, xp, fp), np.interp(x, xp, fp, left=-1.0, right=np.float32(7.5))
+
+
+SAMPLES = np.sort(RNG.uniform(-5, 5, 20))
+POINTS = np.concatenate([RNG.uniform(-7, 7, 198), SAMPLES, [np.nan, np.inf, -np.inf]])     # (221 = 13 * 17)
+
+
+@pytest.mark.parametrize("x, xp, fp", [
+    (POINTS, SAMPLES, RNG.normal(size=20)),
+    (POINTS, np.array([0.0, 1, 1, 2]), np.array([0.0, 1, 5, 2])),                    # a repeated sample point
+    (POINTS, np.array([0.0, 1, 2, np.inf]), np.array([0.0, np.inf, -np.inf, 3])),    # NaN one way, not the other
+    (POINTS, np.array([1.5]), np.array([3.0])),        # one point: NumPy's comparisons give fp[0] for a NaN x
+    (np.float64(0.3), SAMPLES, RNG.normal(size=20)),   # a scalar x: an np.float64
+    (POINTS.astype(np.float32).reshape(-1, 13), SAMPLES.astype(np.float32), np.arange(20, dtype=np.int32)),
+], ids=["random", "repeated", "infinite", "one-point", "scalar", "float32-2d"])
+def test_interp_is_numpys_bit_for_bit(x, xp, fp):
+    check(interpolations, x, xp, fp, rtol=0)
+
+
+def test_interp_errors():
+    f = transpile(lambda x, xp, fp: np.interp(x, xp, fp))
+    with pytest.raises(ValueError, match="sample points is empty"):
+        f(1.0, np.zeros(0), np.zeros(0))
+    with pytest.raises(ValueError, match="not of the same length"):
+        f(1.0, np.ones(2), np.ones(3))
+    with pytest.raises(TypeError, match="complex"):
+        f(1.0, np.ones(2), np.ones(2) * 1j)
