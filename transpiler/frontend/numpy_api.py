@@ -648,6 +648,8 @@ def _register_shape_ops():
     function(np.vstack)(so.vstack)
     function(np.atleast_1d)(so.atleast_1d)
     function(np.atleast_2d)(so.atleast_2d)
+    function(np.broadcast_to)(so.broadcast_to)
+    function(np.broadcast_shapes)(so.broadcast_shapes)
     for fn, handler in [(np.zeros, so.zeros), (np.ones, so.ones), (np.empty, so.zeros), (np.full, so.full),
                         (np.arange, so.arange), (np.tri, so.tri), (np.eye, so.eye)]:
         function(fn)(handler)

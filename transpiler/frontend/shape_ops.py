@@ -690,3 +690,59 @@ def triangle(mode):
         k, extra = _diagonal(b, k, f"np.{mode}", dim_value(b, x, x.ndim - 1), shift=int(mode == "triu"))
         return b.emit1("triangle", [x] + extra, x.dtype, x.shape, k=k, mode=mode)
     return handler
+
+
+def broadcast_to(b: Builder, array, shape, subok=False) -> Var:
+    """np.broadcast_to: NumPy's read-only view of `array` with `shape`, its broadcast dims of stride 0 (as memory's
+    strided views: a write through it is NumPy's ValueError, a write into `array` is seen through it, returned it is
+    a view of the caller's array)."""
+    from ..types.shapes import fmt_shape
+    x = as_var(b, array)
+    shape = shape if isinstance(shape, (tuple, list)) else (shape,)
+    for s in shape:
+        if isinstance(s, Var) and s.dtype.kind == "i":
+            b.check(b.emit1("lt", [s, b.const(np.zeros((), s.dtype))], dtypes.BOOL, ()), ValueError,
+                    "all elements of broadcast shape must be non-negative")
+    if any(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s < 0 for s in shape):
+        raise UserError("all elements of broadcast shape must be non-negative", ValueError)
+    dims = shape_of(b, shape)
+    if len(dims) < x.ndim:
+        raise UserError("input operand has more dimensions than allowed by the axis remapping", ValueError)
+    lead = len(dims) - x.ndim
+    message = (f"operands could not be broadcast together with remapped shapes [original->remapped]: "
+               f"{fmt_shape(x.shape)}  and requested shape {fmt_shape(dims)}")
+    kept = []       # whether each of x's dims is read along (else broadcast: a size of 1)
+    for k, d in enumerate(x.shape):
+        if b.env.find(d) == 1:
+            kept.append(False)
+        else:
+            b.env.unify(d, dims[lead + k], message)
+            kept.append(True)
+    value = b.emit1("copy", [x], x.dtype, dims)
+    int64 = dtypes.INT64
+
+    def const(v):
+        return b.emit1("const", [], int64, (), value=np.asarray(v, np.int64))
+    starts = [const(0) for _ in range(x.ndim)]
+    sizes = [const(d) if isinstance(d := b.env.find(dim), int) else b.emit1("size_value", [], int64, (), dim=d)
+             for dim in dims]
+    steps = [const(int(i >= lead and j == i - lead and kept[j])) for i in range(len(dims)) for j in range(x.ndim)]
+    why = ("np.broadcast_to gives a read-only view in NumPy: write into a copy of it "
+           "(`np.broadcast_to(...).copy()`)")
+    if not b.memory.readonly_view(x, value, starts + sizes + steps, why):
+        value = b.memory.readonly_alias(x, value, None, "np.broadcast_to of an array, which NumPy makes a read-only "
+                                                        "view")
+    return value
+
+
+def broadcast_shapes(b: Builder, *shapes) -> tuple:
+    """np.broadcast_shapes: NumPy's broadcasting of the shapes (sizes known only at run time are run-time ints)."""
+    out = []
+    for d in broadcast([shape_of(b, s) for s in shapes], b.env):
+        d = b.env.find(d)
+        if not isinstance(d, int):
+            value = b.emit1("size_value", [], dtypes.INT64, (), dim=d, weak=True)    # (a Python int, as x.shape's)
+            value.size_of = d
+            d = value
+        out.append(d)
+    return tuple(out)
