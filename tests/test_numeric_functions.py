@@ -1,5 +1,6 @@
-"""np.array_equal, np.cross, np.convolve, np.correlate and np.gradient (stdlib/function_base.py, written as NumPy
-writes them) against NumPy: shapes, dtypes, modes, axes, empty and too-short inputs, NaNs."""
+"""np.array_equal, np.cross, np.convolve, np.correlate, np.gradient, np.interp (stdlib/function_base.py, written as
+NumPy writes them), np.lexsort (NumPy's own, called from the kernel) and np.divmod / divmod() against NumPy: shapes,
+dtypes, modes, axes, empty and too-short inputs, NaNs."""
 import numpy as np
 import pytest
 
@@ -138,3 +139,34 @@ def test_interp_errors():
         f(1.0, np.ones(2), np.ones(3))
     with pytest.raises(TypeError, match="complex"):
         f(1.0, np.ones(2), np.ones(2) * 1j)
+
+
+def lexsorts(a, b):
+    return np.lexsort((a, b)), np.lexsort([b, a, a]), np.lexsort(np.stack([a, a])), np.lexsort((a[:, None], b[:, None]),
+                                                                                               axis=0)
+
+
+def test_lexsort_keeps_each_keys_dtype():
+    """A sequence of keys is passed as it is: stacked, an int64 key would become float64 beside a float key, and
+    2**62 + 1 would sort with 2**62."""
+    check(lexsorts, RNG.integers(0, 3, 12), RNG.normal(size=12).round(0))
+    check(lexsorts, np.array([2**62 + 1, 2**62, 2**62 + 3]), np.zeros(3))
+    with pytest.raises(ValueError, match="same shape"):
+        transpile(lexsorts)(np.arange(3), np.arange(4.0))
+
+
+def divmods(x, y, n, k):
+    return np.divmod(x, y), divmod(x, y), divmod(n, k), divmod(n, 3), np.divmod(x, 2.5)
+
+
+@pytest.mark.parametrize("x, y, n, k", [
+    (np.array([5.0, -5.0, 7.5, -0.0, np.inf, 3.0]), np.array([2.0, 2.0, -2.0, 3.0, 2.0, 0.0]), 7, -2),
+    (np.arange(-4, 5), np.array([3, -3, 0, 3, 3, 3, -3, 2, 3]), -7, 3),
+], ids=["float", "int"])
+def test_divmod_is_floor_divide_and_remainder(x, y, n, k):
+    check(divmods, x, y, n, k)
+
+
+def test_python_divmod_by_zero_is_zero_division_error():
+    with pytest.raises(ZeroDivisionError, match="integer division or modulo by zero"):
+        transpile(divmods)(np.ones(2), np.ones(2), 1, 0)

@@ -158,6 +158,22 @@ function(np.angle)(complex_parts.angle)
 method("conj", "conjugate")(complex_parts.conj_method)
 
 
+@function(np.divmod)
+def _divmod(b, x1, x2, /, out=None, dtype=None):
+    """np.divmod: NumPy's loop computes both with npy_divmod, the same results as floor_divide and remainder."""
+    if out is not None:
+        raise UserError("np.divmod(out=) is not supported in compiled code: assign its two results", TypeError)
+    return (ew.apply_ufunc(b, np.floor_divide, [x1, x2], dtype=dtype),
+            ew.apply_ufunc(b, np.remainder, [x1, x2], dtype=dtype))
+
+
+@function(divmod)
+def _builtin_divmod(b, a, c):
+    """Python's divmod: `a // c, a % c` as the operators compute them (Python ints: ZeroDivisionError)."""
+    return (ew.apply_ufunc(b, np.floor_divide, [a, c], python_op=True),
+            ew.apply_ufunc(b, np.remainder, [a, c], python_op=True))
+
+
 @function(abs)
 def _builtin_abs(b, x):
     return ew.apply_ufunc(b, np.absolute, [x], python_op=True)

@@ -155,6 +155,31 @@ def _searchsorted(b, a, v, side="left", sorter=None):
     return call(b, "searchsorted", args, {}, [(dtypes.INT64, values.shape)])[0]
 
 
+def _lexsort(b, keys, axis=-1):
+    """np.lexsort: NumPy's own, on the keys as they are (a sequence of arrays stays one: stacking them would promote
+    their dtypes, and an int64 key converted to float64 could sort differently)."""
+    axis = _static(axis, "axis")
+    if isinstance(keys, (list, tuple)):
+        if not keys:
+            raise UserError("need sequence of keys with len > 0 in lexsort", TypeError)
+        arrays = tuple(so.as_var(b, k) for k in keys)
+        shape = arrays[0].shape
+        for k in arrays[1:]:
+            if k.ndim != len(shape):
+                raise UserError("all keys need to be the same shape", ValueError)
+            for d, e in zip(shape, k.shape):
+                b.env.unify(d, e, "all keys need to be the same shape")
+        args = (arrays,)
+    else:
+        x = so.as_var(b, keys)
+        if x.ndim == 0:
+            raise UserError("need sequence of keys with len > 0 in lexsort", TypeError)
+        shape, args = x.shape[1:], (x,)
+    if shape:
+        so.normalize_axis(axis, len(shape))
+    return call(b, "lexsort", args, {"axis": axis}, [(dtypes.INT64, tuple(shape))])[0]
+
+
 # ---- order statistics and histograms -------------------------------------------------------------------------------
 def _order_statistic(name):
     """np.percentile / np.quantile (q first) and np.median (no q), arguments bound as NumPy's signature binds them."""
@@ -380,6 +405,7 @@ def _register():
     FUNCTIONS[np.partition] = _partition_like("partition", False)
     FUNCTIONS[np.argpartition] = METHODS["argpartition"] = _partition_like("argpartition", True)
     FUNCTIONS[np.searchsorted] = _searchsorted
+    FUNCTIONS[np.lexsort] = _lexsort
     METHODS["searchsorted"] = _searchsorted
     for name in ("median", "percentile", "quantile"):
         FUNCTIONS[getattr(np, name)] = _order_statistic(name)

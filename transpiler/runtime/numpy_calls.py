@@ -46,7 +46,7 @@ def _bincount(x, weights=None, minlength=0):
 FUNCTIONS = {
     "sort": np.sort, "argsort": np.argsort, "partition": np.partition, "argpartition": np.argpartition,
     "searchsorted": np.searchsorted, "median": np.median, "percentile": np.percentile, "quantile": np.quantile,
-    "histogram": np.histogram, "bincount": _bincount, "unique": np.unique,
+    "histogram": np.histogram, "bincount": _bincount, "unique": np.unique, "lexsort": np.lexsort,
     "linalg.inv": np.linalg.inv, "linalg.pinv": np.linalg.pinv, "linalg.det": np.linalg.det,
     "linalg.slogdet": np.linalg.slogdet, "linalg.solve": np.linalg.solve, "linalg.cholesky": np.linalg.cholesky,
     "linalg.qr": np.linalg.qr, "linalg.eigh": np.linalg.eigh, "linalg.eigvalsh": np.linalg.eigvalsh,
