@@ -500,6 +500,41 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     return r[()] if r.ndim == 0 else r
 
 
+def piecewise(x, condlist, funclist, *args, **kw):
+    x = np.asarray(x)
+    n2 = len(funclist)
+    # NumPy's (undocumented) rule: one condition rather than a list of them is wrapped in a list; an array whose
+    # first item is an array is read as a list of conditions, its rows
+    if np.isscalar(condlist) or (not isinstance(condlist[0], (list, tuple)) and np.ndim(condlist[0]) == 0
+                                 and x.ndim != 0):
+        condlist = [condlist]
+    if isinstance(condlist, (list, tuple)):
+        conds = [np.asarray(c, dtype=bool) for c in condlist]
+    else:
+        rows = np.asarray(condlist, dtype=bool)
+        if not _known(rows.shape[0]):
+            raise TypeError("np.piecewise of a condition array read as a list of its rows (NumPy's reading of a "
+                            "condition array whose items are arrays) is not supported in compiled code: pass a list "
+                            "of conditions")
+        conds = [rows[k] for k in range(rows.shape[0])]
+    n = len(conds)
+    if n == n2 - 1:      # the last function is the default: where no condition holds
+        otherwise = ~conds[0] if n == 1 else ~np.any(np.stack(conds), axis=0)
+        conds.append(otherwise)
+        n += 1
+    elif n != n2:
+        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are expected")
+    y = np.zeros_like(x)
+    for cond, func in zip(conds, funclist):
+        if not callable(func):
+            y[cond] = func
+        else:
+            vals = x[cond]
+            if vals.size > 0:
+                y[cond] = func(vals, *args, **kw)
+    return y
+
+
 # ---- polynomials and cumulative functions ---------------------------------------------------------------------
 def polyval(p, x):
     p = np.asarray(p)

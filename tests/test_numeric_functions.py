@@ -170,3 +170,37 @@ def test_divmod_is_floor_divide_and_remainder(x, y, n, k):
 def test_python_divmod_by_zero_is_zero_division_error():
     with pytest.raises(ZeroDivisionError, match="integer division or modulo by zero"):
         transpile(divmods)(np.ones(2), np.ones(2), 1, 0)
+
+
+def pieces(x):
+    return (np.piecewise(x, [x < 0, x >= 0], [-1, 1]),
+            np.piecewise(x, [x < 0, x > 1], [lambda v: -v, lambda v: v * 2, 0.5]),
+            np.piecewise(x, x > 0, [np.sin]),
+            np.piecewise(x, [x < -10], [lambda v: v, lambda v: v + 1]))
+
+
+def scaled_pieces(x, a):
+    return np.piecewise(x, [x < 0], [lambda v, a: v * a, lambda v, a: v - a], a)
+
+
+@pytest.mark.parametrize("x", [np.linspace(-2, 3, 11), np.arange(-3, 4), np.zeros(1)], ids=["float", "int", "one"])
+def test_piecewise(x):
+    check(pieces, x)
+    check(scaled_pieces, x, 3.0)
+
+
+def test_piecewise_of_2d_arrays_and_numpys_quirks():
+    x = np.linspace(-2, 3, 12).reshape(3, 4)
+    check(lambda x: np.piecewise(x, [x < 0, x > 1], [lambda v: -v, lambda v: v * 2, 0.5]), x)
+    check(scaled_pieces, x, 3.0)
+    with pytest.raises(TypeError, match="list of conditions"):     # NumPy reads x > 0's rows as 3 conditions
+        transpile(lambda x: np.piecewise(x, x > 0, [np.sin]))(x)
+    with pytest.raises(IndexError):                                 # NumPy reads condlist[0] of an empty condition
+        np.piecewise(np.zeros(0), np.zeros(0) > 0, [np.sin])
+    with pytest.raises(IndexError):
+        transpile(lambda x: np.piecewise(x, x > 0, [np.sin]))(np.zeros(0))
+
+
+def test_piecewise_with_too_many_conditions_is_numpys_value_error():
+    with pytest.raises(ValueError, match="either 3 or 4 functions"):
+        transpile(lambda x: np.piecewise(x, [x < 0, x > 0, x > 1], [1, 2]))(np.ones(3))
