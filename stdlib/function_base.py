@@ -535,6 +535,20 @@ def piecewise(x, condlist, funclist, *args, **kw):
     return y
 
 
+def resize(a, new_shape):
+    if not isinstance(new_shape, (tuple, list)):
+        new_shape = (new_shape,)
+    a = np.ravel(a)
+    new_size = 1
+    for dim_length in new_shape:
+        new_size *= dim_length
+        raise_if(dim_length < 0, ValueError, "all elements of `new_shape` must be non-negative")
+    if a.size == 0 or new_size == 0:
+        return np.zeros_like(a, shape=new_shape)
+    # NumPy: concatenate((a,) * ceil(new_size / a.size))[:new_size], the same elements as this gather
+    return np.reshape(a[np.arange(new_size) % a.size], new_shape)
+
+
 # ---- polynomials and cumulative functions ---------------------------------------------------------------------
 def polyval(p, x):
     p = np.asarray(p)

@@ -204,3 +204,19 @@ def test_piecewise_of_2d_arrays_and_numpys_quirks():
 def test_piecewise_with_too_many_conditions_is_numpys_value_error():
     with pytest.raises(ValueError, match="either 3 or 4 functions"):
         transpile(lambda x: np.piecewise(x, [x < 0, x > 0, x > 1], [1, 2]))(np.ones(3))
+
+
+def resizes(a, n):
+    return np.resize(a, (n, 3)), np.resize(a, 7), np.resize(a, (2, n))
+
+
+@pytest.mark.parametrize("a, n", [(np.arange(5.0), 2), (np.arange(6).reshape(2, 3), 4), (np.zeros(0), 3),
+                                  (np.arange(4.0), 0), (np.array([True, False]), 3)],
+                         ids=["repeat", "2d", "empty", "zero", "bool"])
+def test_resize(a, n):
+    check(resizes, a, n)
+
+
+def test_resize_to_a_negative_size_is_numpys_value_error():
+    with pytest.raises(ValueError, match="non-negative"):
+        transpile(resizes)(np.arange(3.0), -1)
