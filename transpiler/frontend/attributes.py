@@ -10,12 +10,14 @@ object to the value the kernel computed (runtime/call.py), an argument or a view
 """
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import types
 
 import numpy as np
 
 from ..errors import UserError
-from ..runtime.signature import is_structure_object, object_attributes
+from ..runtime.signature import MadeObject, is_structure_object, object_attributes
 from .scope import Frame
 
 _MISSING = object()
@@ -33,6 +35,7 @@ class Attributes:
         self.root = Frame({}, "<attributes>", "<attributes>")   # holds the keys between the top-level call's frames
         self.home = self.root      # the frame whose locals hold the keys now: the innermost function's
         self.writes = 0            # assignments so far (a region that assigned some can be told)
+        self.made: dict = {}       # id -> object made in compiled code (kept alive: keys are by identity)
 
     # ---- the argument objects -------------------------------------------------------------------------------------
     def register(self, objects: dict, arguments: dict) -> None:
@@ -57,6 +60,98 @@ class Attributes:
         for name, value in arguments.items():
             visit(value, name, 0)
 
+    # ---- objects made in compiled code ------------------------------------------------------------------------
+    def construct(self, cls: type, args: list, kwargs: dict, where: tuple):
+        """`cls(...)` with run-time values: an object of the user's class whose attributes are state of this
+        compilation (set by its `__init__`, compiled like any method; a dataclass's generated one by its fields),
+        read and rebound like an argument object's, never written back. Returned, it is made anew at each call
+        (signature.MadeObject)."""
+        if type(cls) is not type or cls.__new__ is not object.__new__:
+            raise UserError(f"{cls.__qualname__}(): a class with its own __new__ or metaclass is not supported on "
+                            "run-time values", TypeError)
+        if self.interp.control.conditional:
+            raise UserError(f"{cls.__qualname__}(...) inside a run-time loop or branch is not supported in compiled "
+                            "code: make the object before the loop or `if` (or use its values directly)", TypeError)
+        obj = object.__new__(cls)
+        self.made[id(obj)] = obj
+        init = cls.__init__
+        if dataclasses.is_dataclass(cls) and getattr(getattr(init, "__code__", None), "co_filename", "") == "<string>":
+            # (the __init__ dataclasses generates, from a string: its source cannot be read, its meaning can)
+            self._dataclass_init(obj, cls, args, kwargs, where)
+        elif init is object.__init__:
+            if args or kwargs:
+                raise UserError(f"{cls.__name__}() takes no arguments", TypeError)
+        elif self.interp.call(init, [obj, *args], kwargs) is not None:
+            raise UserError("__init__() should return None", TypeError)
+        return obj
+
+    def _dataclass_init(self, obj, cls, args, kwargs, where) -> None:
+        """What a dataclass's generated __init__ does: each field from its argument or default, then
+        __post_init__ with the InitVar arguments."""
+        try:
+            bound = inspect.signature(cls.__init__).bind(obj, *args, **kwargs)
+        except TypeError as e:
+            raise UserError(f"{cls.__name__}(): {e}", TypeError) from None
+        bound.apply_defaults()
+        for f in dataclasses.fields(cls):
+            if f.init:
+                value = bound.arguments[f.name]
+                if f.default_factory is not dataclasses.MISSING and value is getattr(dataclasses,
+                                                                                     "_HAS_DEFAULT_FACTORY", None):
+                    value = self.interp.call(f.default_factory, [], {})
+            elif f.default is not dataclasses.MISSING:
+                value = f.default
+            elif f.default_factory is not dataclasses.MISSING:
+                value = self.interp.call(f.default_factory, [], {})
+            else:
+                continue
+            self._set(obj, f.name, value, where)
+        post = getattr(cls, "__post_init__", None)
+        if post is not None:
+            init_vars = [bound.arguments[name] for name, f in getattr(cls, "__dataclass_fields__", {}).items()
+                         if f._field_type is dataclasses._FIELD_INITVAR]
+            self.interp.call(post, [obj, *init_vars], {})
+
+    def is_made(self, obj) -> bool:
+        return self.made.get(id(obj)) is obj
+
+    def holds_made(self, value, depth: int = 0) -> bool:
+        """Whether a value is or holds (in lists, tuples, dicts) an object made in compiled code."""
+        if not self.made or depth > 16:
+            return False
+        if isinstance(value, (list, tuple)):
+            return any(self.holds_made(v, depth + 1) for v in value)
+        if isinstance(value, dict):
+            return any(self.holds_made(v, depth + 1) for v in value.values())
+        return self.is_made(value)
+
+    def returned(self, value, depth: int = 0):
+        """A returned value with each object made in compiled code as a MadeObject: its class and its attributes as
+        they are now (the call makes the object anew from them)."""
+        if depth > 32:
+            raise UserError("a returned object holds itself (a cycle), which compiled code cannot return", TypeError)
+        if self.is_made(value):
+            names, values = [], []
+            for key, (o, name) in self.keys.items():
+                if o is value:
+                    item = self.home.locals.get(key, _MISSING)
+                    if item is _MISSING:
+                        continue
+                    from .control import Undefined
+                    if isinstance(item, Undefined):
+                        raise UserError(item.why, AttributeError)
+                    names.append(name)
+                    values.append(self.returned(item, depth + 1))
+            return MadeObject((type(value), tuple(names), *values))
+        if isinstance(value, list):
+            return [self.returned(v, depth + 1) for v in value]
+        if isinstance(value, tuple):
+            items = [self.returned(v, depth + 1) for v in value]
+            return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
+        if isinstance(value, dict):
+            return {k: self.returned(v, depth + 1) for k, v in value.items()}
+        return value
+
     def is_key(self, name) -> bool:
         return name in self.keys
 
@@ -75,13 +170,19 @@ class Attributes:
     def write(self, obj, name: str, value, where: tuple) -> None:
         """obj.name = value in compiled code (refused where the caller's object could not follow it)."""
         self._check_assignable(obj, name)
+        self._set(obj, name, value, where)
+
+    def _set(self, obj, name: str, value, where: tuple) -> None:
         interp = self.interp
         if interp.b.program is not interp.top:      # (inside a function being outlined: the caller's state)
             from .outline import MustInline
             raise MustInline
         key = self.key_of.get((id(obj), name))
         if key is None:
-            key = f"{self.labels.get(id(obj)) or f'<{type(obj).__name__} object>'}.{name}"
+            label = self.labels.get(id(obj))
+            if label is None:     # an object made in compiled code: one label per object (`<Linear object 2>`)
+                label = self.labels[id(obj)] = f"<{type(obj).__name__} object {len(self.labels) + 1}>"
+            key = f"{label}.{name}"
             self.keys[key] = (obj, name)
             self.key_of[(id(obj), name)] = key
             self.where[key] = where
@@ -96,7 +197,7 @@ class Attributes:
         if isinstance(obj, types.ModuleType) or isinstance(obj, type):
             raise UserError(f"{what} of a module or a class is not supported in compiled code: it is shared by every "
                             "caller (pass an object, or return the value)", TypeError)
-        if not is_structure_object(obj) or id(obj) not in self.indexes:
+        if not self.is_made(obj) and (not is_structure_object(obj) or id(obj) not in self.indexes):
             if self.interp.module_level.get(id(obj)) is obj:
                 raise UserError(f"{what} of a module-level object is not supported: mutating a module-level object "
                                 "from compiled code is not supported", TypeError)
@@ -200,6 +301,10 @@ class Attributes:
                 if attrs is None:
                     attrs = object_attributes(obj)
                 old = attrs.get(name, _MISSING)
+                if old is _MISSING and self.is_made(obj):
+                    raise UserError(f"the attribute '{key}' of an object made in compiled code is first assigned "
+                                    "inside a run-time loop: assign it before the loop (a loop that runs zero times "
+                                    "would leave it undefined)", AttributeError)
                 if old is _MISSING:
                     raise UserError(f"the attribute '{key}' is first assigned inside a run-time loop: assign it before "
                                     "the loop (a loop that runs zero times would leave it undefined)", AttributeError)
@@ -213,6 +318,8 @@ class Attributes:
         from .control import Undefined
         out = []
         for key, (obj, name) in self.keys.items():
+            if self.is_made(obj):        # (an object of this call's own: nothing to write back)
+                continue
             value = self.root.locals.get(key, _MISSING)
             if value is _MISSING:
                 continue
@@ -236,3 +343,4 @@ def writable_value(value, indexes: dict, key: str):
     elif isinstance(value, dict):
         for v in value.values():
             writable_value(v, indexes, key)
+

@@ -27,6 +27,7 @@ from ..types.shapes import derived
 from ..runtime.globals_guard import CELL, CODE, DEFAULTS, KWDEFAULTS, LENGTH, MAX_COMPARED_BYTES, snapshot
 from ..runtime.signature import Unavailable, is_structure_object, result_template
 from . import attributes as attributes_module
+from . import user_operators
 from .attributes import Attributes, writable_value
 from .builder import Builder
 from .elementwise import apply_ufunc, as_dim, small_int
@@ -317,6 +318,7 @@ class Interpreter:
         value = self.eval(s.value, frame) if s.value is not None else None
         if len(self.active) == 1:    # the compiled function itself: what it returns must cross the boundary
             self.last_return = s
+            value = self.attributes.returned(value)
             result_template(value, [], [])
         raise _Return(value)
 
@@ -968,6 +970,8 @@ class Interpreter:
         return self.binop(e.op, self.eval(e.left, frame), self.eval(e.right, frame))
 
     def binop(self, op, left, right, inplace: bool = False):
+        if user_operators.handles_binary(op, left, right):
+            return user_operators.binary(self, op, left, right, inplace)
         if self.speculating and isinstance(op, (ast.Pow, ast.LShift)) and any(
                 isinstance(v, Var) and v.weak and v.dtype.kind in "iu" for v in (left, right)):
             # a loop index that is a Python int when unrolled grows without bound; as an int64 it would wrap
@@ -985,6 +989,8 @@ class Interpreter:
 
     def expr_UnaryOp(self, e, frame):
         operand = self.eval(truth_only(e.operand) if isinstance(e.op, ast.Not) else e.operand, frame)
+        if user_operators.handles_unary(e.op, operand):
+            return user_operators.unary(self, e.op, operand)
         if isinstance(operand, Var):
             if isinstance(e.op, ast.Not):   # Python's truth of an array: only defined for one element; a bool
                 return self.call(bool, [self.numpy_call(np.logical_not, [self.control.condition(operand)], {},
@@ -1069,6 +1075,8 @@ class Interpreter:
         return result
 
     def _compare(self, op, left, right):
+        if user_operators.handles_compare(op, left, right):
+            return user_operators.compare(self, op, left, right)
         if (isinstance(left, Var) or isinstance(right, Var)) and type(op) in OPERATOR_UFUNCS:
             return self.numpy_call(OPERATOR_UFUNCS[type(op)], [left, right], {}, python_op=True)
         if type(op) not in (ast.Is, ast.IsNot) and (contains_var(left) or contains_var(right)):
@@ -1429,6 +1437,11 @@ class Interpreter:
             # str(n), repr(n), "{}".format(n) ...: text only inside an exception's message
             return py(fn, *[self.formatted(a) if isinstance(a, Var) else a for a in args],
                       **{k: self.formatted(a) if isinstance(a, Var) else a for k, a in kwargs.items()})
+        if _user_class(fn) and not issubclass(fn, BaseException) \
+                and (has_var or self.attributes.holds_made(args) or self.attributes.holds_made(kwargs)):
+            loc = self.b.loc      # an object of the user's class made from run-time values (attributes.py)
+            where = (loc.filename, loc.lineno, loc.col) if loc is not None else ("<compiled code>", 0, 0)
+            return self.attributes.construct(fn, args, kwargs, where)
         if has_var:
             _no_identity_semantics(fn, args, kwargs)
         if has_var and not _is_builtin(fn):   # builtins (zip, map, sum ...) run for real on containers of Vars
@@ -1439,6 +1452,11 @@ class Interpreter:
         _check_foldable(fn)
         if fn is getattr and not kwargs and len(args) in (2, 3) and isinstance(args[1], str):
             return self._getattr(*args)
+        if fn is hasattr and not kwargs and len(args) == 2 and isinstance(args[1], str) \
+                and self.attributes.read(args[0], args[1]) is not _NOT_REBOUND:
+            return True          # (assigned in compiled code: the object itself does not have it yet)
+        if fn is vars and args and any(obj is args[0] for obj, _ in self.attributes.keys.values()):
+            raise UserError("vars() of an object whose attributes compiled code assigns is not supported", TypeError)
         owner = getattr(fn, "__self__", None)
         if isinstance(owner, dict) and getattr(fn, "__name__", "") == "get" and not kwargs and len(args) in (1, 2) \
                 and self.module_level.get(id(owner)) is owner:   # TABLE.get("w"): guarded as TABLE["w"]
@@ -1495,7 +1513,7 @@ class Interpreter:
         def interpret(arguments):
             frame = Frame(fn.__globals__, src.filename, fn.__name__, locals=dict(arguments), closure=closure)
             return self.run_body(fn.__code__, src.node, frame)
-        key = signature_key(fn, bound.arguments)
+        key = signature_key(fn, bound.arguments, self.attributes.is_made)
         if key is not None and self.attributes.reached(bound.arguments.values()):
             key = None     # (an object whose attributes were rebound: an outlined callee would read the object)
         if self.active and self.outliner.wants(key, src.node, fn):   # the compiled function itself: never outlined
@@ -1786,7 +1804,7 @@ def _hashable(obj) -> bool:
     try:
         hash(obj)
         return True
-    except TypeError:
+    except Exception:    # (also a user's __hash__ that reads fields: a frozen dataclass made in compiled code has none)
         return False
 
 

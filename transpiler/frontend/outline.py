@@ -32,9 +32,10 @@ class Outlined:
     n_results: int       # results before the check flags
 
 
-def signature_key(fn, arguments: dict):
+def signature_key(fn, arguments: dict, made=lambda v: False):
     """A hashable description of the call's arguments, or None when the call should be inlined: no run-time
-    argument, an int that is a dim (the callee may size arrays with it), or an unhashable compile-time value."""
+    argument, an int that is a dim (the callee may size arrays with it), an unhashable compile-time value, or an
+    object compiled code made (`made`: its attributes are the caller's values)."""
     has_var = [False]
 
     def key(v):
@@ -47,7 +48,7 @@ def signature_key(fn, arguments: dict):
             return (type(v).__name__, tuple(key(x) for x in v))
         if isinstance(v, dict):
             return ("dict", tuple((k, key(x)) for k, x in v.items()))
-        if isinstance(v, np.ndarray) or is_structure_object(v) and contains_var(v, objects=True):
+        if isinstance(v, np.ndarray) or made(v) or is_structure_object(v) and contains_var(v, objects=True):
             raise _Inline   # (an object whose arrays are run-time: the callee would read the caller's Vars)
         try:
             hash(v)

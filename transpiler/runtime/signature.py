@@ -343,6 +343,14 @@ class Choice:
         self.flag, self.then, self.other = flag, then, other
 
 
+class MadeObject(tuple):
+    """A returned object of the user's class that compiled code made (frontend/attributes.py): (its class, its
+    attributes' names, their values). The call makes it anew as `object.__new__(cls)` and sets each attribute with
+    object.__setattr__, as its __init__ (or a dataclass's, frozen too) left them."""
+    def __new__(cls, items):
+        return super().__new__(cls, tuple(items))
+
+
 def result_template(value, inputs: list, outputs: list):
     """Describe a returned Python value: Vars become ("out", i) or ("in", i), views of arguments ("view", i, steps),
     the rest is kept as is."""
@@ -366,6 +374,8 @@ def result_template(value, inputs: list, outputs: list):
                 return ("out", i, _kind(value))
         outputs.append(value)
         return ("out", len(outputs) - 1, _kind(value))
+    if isinstance(value, MadeObject):
+        return ("object", value[0], value[1], [result_template(v, inputs, outputs) for v in value[2:]])
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):     # a NamedTuple (np.linalg's EighResult ...)
         return ("namedtuple", type(value), [result_template(v, inputs, outputs) for v in value])
     if isinstance(value, (list, tuple)):
@@ -416,6 +426,11 @@ def build_result(template, results: list, originals: list, leaf=None, made=None)
     if tag in ("list", "tuple"):
         items = [build_result(t, results, originals, leaf, made) for t in template[1]]
         return items if tag == "list" else tuple(items)
+    if tag == "object":
+        obj = object.__new__(template[1])
+        for name, t in zip(template[2], template[3]):
+            object.__setattr__(obj, name, build_result(t, results, originals, leaf, made))
+        return obj
     if tag == "namedtuple":
         return template[1](*(build_result(t, results, originals, leaf, made) for t in template[2]))
     if tag == "dict":

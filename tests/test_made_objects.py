@@ -1,0 +1,190 @@
+"""Objects of the user's classes made in compiled code from run-time values (`Linear(w, b)(x)`, a dataclass of
+statistics), and operators their classes define in Python (`a + b`, `v @ x`, `a == b`, `-a`): the __init__ and the
+operator methods are compiled, attributes are this compilation's state (attributes.py), a returned object is made
+anew at each call. They were refused ("Linear() is not supported on run-time arrays"); operators ran the user's
+Python method while compiling, on the compiler's placeholders."""
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from helpers import assert_same, check
+from transpiler import CompileError, transpile
+
+RNG = np.random.default_rng(5)
+
+
+class Linear:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    def __call__(self, x):
+        return x @ self.w + self.b
+
+
+class MLP:
+    def __init__(self, w1, b1, w2, b2):
+        self.layers = [Linear(w1, b1), Linear(w2, b2)]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = np.maximum(layer(x), 0)
+        return x
+
+
+@dataclass
+class Stats:
+    mean: np.ndarray
+    var: np.ndarray
+    eps: float = 1e-5
+    count: int = field(default=0)
+
+
+@dataclass(frozen=True)
+class Frozen:
+    a: np.ndarray
+
+    def double(self):
+        return self.a * 2
+
+
+class Counter:
+    def __init__(self, start):
+        self.n = start
+
+    def bump(self, k):
+        self.n = self.n + k
+        return self
+
+
+class Box:
+    def __init__(self, a):
+        self.a = a
+
+
+def one_layer(x, w, b):
+    return Linear(w, b)(x)
+
+
+def two_layers(x, w1, b1, w2, b2):
+    return MLP(w1, b1, w2, b2)(x)
+
+
+def normalize(x):
+    s = Stats(x.mean(axis=0), x.var(axis=0))
+    return (x - s.mean) / np.sqrt(s.var + s.eps)
+
+
+def statistics(x):
+    return Stats(x.mean(axis=0), x.var(axis=0), count=x.shape[0])
+
+
+def frozen(x):
+    o = Frozen(x)
+    return o.double(), o
+
+
+def counted(k):
+    c = Counter(k)
+    c.bump(2).bump(3)
+    return c.n, c
+
+
+def nested(x):
+    return Box(Box(x * 2))
+
+
+def attribute_queries(x):
+    b = Box(x)
+    return hasattr(b, "a"), hasattr(b, "c"), getattr(b, "c", 3)
+
+
+def test_a_layer_made_in_compiled_code():
+    x, w, b = RNG.normal(size=(4, 3)), RNG.normal(size=(3, 2)), RNG.normal(size=2)
+    check(one_layer, x, w, b)
+    check(two_layers, x, w, b, RNG.normal(size=(2, 5)), RNG.normal(size=5))   # two objects of one class
+
+
+def test_a_dataclass_made_in_compiled_code():
+    x = RNG.normal(size=(5, 3))
+    check(normalize, x)
+    got, expected = transpile(statistics)(x), statistics(x)
+    assert type(got) is Stats
+    assert_same((got.mean, got.var, got.eps, got.count), (expected.mean, expected.var, expected.eps, expected.count))
+
+
+def test_returned_objects_are_made_at_each_call():
+    f = transpile(counted)
+    first, second = f(5), f(7)
+    assert (first[0], second[0]) == (10, 12) and first[1] is not second[1]
+    assert type(first[1]) is Counter and first[1].n == 10 and f.compilations == 1
+    got = transpile(nested)(np.arange(3.0))
+    assert type(got) is Box and type(got.a) is Box
+    assert_same(got.a.a, np.arange(3.0) * 2)
+    doubled, obj = transpile(frozen)(np.ones(2))
+    assert type(obj) is Frozen
+    assert_same((doubled, obj.a), (np.ones(2) * 2, np.ones(2)))
+
+
+def test_hasattr_and_getattr_see_attributes_assigned_in_compiled_code():
+    check(attribute_queries, np.ones(2))
+
+
+def test_objects_made_in_a_run_time_loop_are_refused():
+    def in_loop(x):
+        for i in range(x.shape[0]):
+            s = Stats(x[i], x[i])
+        return s.mean
+    with pytest.raises(CompileError, match="make the object before the loop"):
+        transpile(in_loop)(np.ones((3, 2)))
+
+
+class Vec:
+    def __init__(self, a):
+        self.a = a
+
+    def __add__(self, other):
+        if isinstance(other, Vec):
+            return Vec(self.a + other.a)
+        return Vec(self.a + other)
+
+    def __radd__(self, other):
+        return Vec(other + self.a)
+
+    def __mul__(self, k):
+        return Vec(self.a * k)
+
+    def __matmul__(self, m):
+        return self.a @ m
+
+    def __neg__(self):
+        return Vec(-self.a)
+
+    def __eq__(self, other):
+        return bool(np.all(self.a == other.a))
+
+    def __lt__(self, other):
+        return bool(np.sum(self.a) < np.sum(other.a))
+
+
+class Scaled(Vec):
+    def __radd__(self, other):         # a subclass's reflected method goes first, as in Python
+        return Scaled(other.a * 10 + self.a)
+
+
+def vector_ops(x, m):
+    v, w = Vec(x), Vec(x * 2)
+    r = (v + w) * 3
+    v += w
+    return r.a, (1.0 + w).a, (-w).a, w @ m, v == w, w == Vec(x * 2), w > Vec(x), v.a
+
+
+def test_operators_of_the_users_classes_are_compiled():
+    check(vector_ops, np.arange(3.0), np.ones((3, 2)))
+    check(lambda x: (Vec(x) + Scaled(x)).a, np.arange(3.0))
+
+
+def test_a_generated_operator_is_refused_by_name():
+    with pytest.raises(CompileError, match="generated"):
+        transpile(lambda x: Stats(x, x) == Stats(x, x))(np.ones(2))
