@@ -128,6 +128,8 @@ class Attributes:
     def returned(self, value, depth: int = 0):
         """A returned value with each object made in compiled code as a MadeObject: its class and its attributes as
         they are now (the call makes the object anew from them)."""
+        if depth == 0 and not self.holds_made(value):
+            return value
         if depth > 32:
             raise UserError("a returned object holds itself (a cycle), which compiled code cannot return", TypeError)
         if self.is_made(value):
