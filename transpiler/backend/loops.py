@@ -401,6 +401,38 @@ def thread_only_large_loops(module: ir.Module, min_work: int) -> None:
                 "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0, 1, 0, 0, 0])})
         par.regions[0].blocks[0].append_to(guarded.regions[0])
         par.erase()
+        _schedule_in_chunks(guarded, nest)
+
+
+# A threaded loop is handed out in this many chunks (OpenMP's dynamic schedule), not in one static block per thread:
+# a worker that sleeps (after KMP_BLOCKTIME, e.g. while NumPy ran) takes 0.1-0.3 ms to wake on a virtual machine,
+# and with static blocks the calling thread waited that long at the end for the worker's half; with chunks it takes
+# the chunks the worker has not started. Which thread runs a chunk never changes a result: parallel dims never split
+# a reduction.
+THREAD_CHUNKS = 16
+
+
+def _schedule_in_chunks(par, nest) -> None:
+    """The `omp.wsloop` of `par` with schedule(dynamic, max(1, iterations / THREAD_CHUNKS))."""
+    if THREAD_CHUNKS < 2:
+        return   # OpenMP's default: one static block per thread
+    wsloops = []
+    par.walk(lambda op: (op.name == "omp.wsloop" and wsloops.append(op)) or ir.WalkResult.ADVANCE)
+    if len(wsloops) != 1 or len(wsloops[0].operands) or "schedule_kind" in wsloops[0].attributes:
+        return
+    ws = wsloops[0]
+    index = ir.IndexType.get()
+    n = len(nest.operands) // 3
+    with ir.InsertionPoint(ws), ws.location:
+        iterations = arith.constant(index, 1)
+        for lb, ub in zip(nest.operands[:n], nest.operands[n:2 * n]):
+            iterations = arith.muli(iterations, arith.subi(ub, lb))
+        chunk = arith.maxui(arith.divui(iterations, arith.constant(index, THREAD_CHUNKS)), arith.constant(index, 1))
+        chunked = ir.Operation.create("omp.wsloop", results=[], operands=[chunk], regions=1, attributes={
+            "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0, 0, 0, 0, 0, 1]),   # the last: schedule_chunk
+            "schedule_kind": ir.Attribute.parse("#omp<schedulekind dynamic>")})
+    ws.regions[0].blocks[0].append_to(chunked.regions[0])
+    ws.erase()
 
 
 def _lanes(op) -> int:
