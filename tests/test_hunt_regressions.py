@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from helpers import check, raises_like_numpy
+from helpers import assert_same, check, raises_like_numpy
 from transpiler import CompileError, transpile
 
 
@@ -532,6 +532,22 @@ def test_sizes_a_branch_not_taken_needs_do_not_raise():
     assert compiled.replays == 0                # (equal sizes: the kernel)
     compiled(np.arange(7.0), np.arange(6.0))
     assert compiled.replays == 1
+
+
+def add_on_one_side(x, y, c):
+    return x + y if c > 0 else x * 2
+
+
+def test_sizes_one_side_of_a_conditional_expression_needs_do_not_raise():
+    """The same for a conditional expression: its sides' guards were unconditional (a ValueError for `x + y if c
+    > 0 else x * 2` with c <= 0 and sizes that differ); where the side is taken, NumPy's ValueError."""
+    compiled = transpile(add_on_one_side)
+    check(add_on_one_side, np.arange(7.0), np.arange(6.0), -1)
+    assert_same(compiled(np.arange(7.0), np.arange(6.0), -1), np.arange(7.0) * 2)
+    assert_same(compiled(np.arange(7.0), np.arange(7.0), 1), np.arange(7.0) * 2)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        compiled(np.arange(7.0), np.arange(6.0), 1)
+    assert compiled.compilations == 1
 
 
 def test_sizes_a_taken_path_needs_are_numpys_error():

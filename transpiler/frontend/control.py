@@ -163,6 +163,20 @@ class Control:
         finally:
             self.conditional = depth
 
+    def expression_side(self, run):
+        """run() for one side of a conditional expression with a run-time test: a `raise` there is a compile-time
+        error (as `unconditional`), but a size guard it makes is needed only when the kernel takes that side
+        (ShapeEnv.conditional: its failure runs the call as NumPy, which raises only if it gets there). A run-time
+        `if` inside (in a function it calls) leaves its guards unconditional after it: the old ValueError, never a
+        wrong answer."""
+        depth = self.conditional
+        self.conditional = 0
+        self.b.env.conditional = depth + 1
+        try:
+            return run()
+        finally:
+            self.conditional = depth
+
     def condition(self, value) -> Var:
         """A run-time truth value as a 0-d bool (NumPy: only size-1 arrays have one)."""
         if value.ndim and not all(self.b.env.find(d) == 1 for d in value.shape):
@@ -441,9 +455,9 @@ class Control:
         """`a if c else b` with a run-time c: both sides in their own region, joined like an `if`."""
         cond = self.condition(test)
         memory = self.memory.snapshot()
-        t_eqns, t_val, t_checks = self.record(lambda: self.unconditional(lambda: self.interp.eval(e.body, frame)))
+        t_eqns, t_val, t_checks = self.record(lambda: self.expression_side(lambda: self.interp.eval(e.body, frame)))
         t_mem = self.memory.snapshot()
-        e_eqns, e_val, e_checks = self.record(lambda: self._restored(memory, lambda: self.unconditional(
+        e_eqns, e_val, e_checks = self.record(lambda: self._restored(memory, lambda: self.expression_side(
             lambda: self.interp.eval(e.orelse, frame))))
         e_mem = self.memory.snapshot()
         self.memory.restore(self.b, memory)
