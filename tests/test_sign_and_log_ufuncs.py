@@ -117,3 +117,24 @@ def test_radians_of_a_python_int_argument():
     f = transpile(lambda k: (np.radians(k), np.degrees(k)))
     for k in (0, 90, -720):
         assert_same(f(k), (np.radians(k), np.degrees(k)))
+
+
+def divisors(a, b):
+    return np.gcd(a, b), np.lcm(a, b), np.gcd(a, 18), np.lcm(a, 7), np.gcd.reduce(a)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int64", "uint64"])
+def test_gcd_and_lcm_are_numpys_bit_for_bit(dtype):
+    """Euclid's algorithm on the magnitudes as unsigned values (the smallest signed value is its own magnitude:
+    np.gcd(int8(-128), 0) is -128), lcm wrapping in the loop's type (np.lcm(int8(100), 3) is 44), as NumPy's."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(4)
+    a = np.concatenate([rng.integers(info.min, info.max, 100, dtype=dtype, endpoint=True),
+                        np.array([info.min, info.max, 0, 0, 1], dtype)])
+    b = np.concatenate([rng.integers(info.min, info.max, 100, dtype=dtype, endpoint=True),
+                        np.array([0, info.min, 0, info.max, 1], dtype)])
+    with np.errstate(all="ignore"):
+        for x, y in ((a, b), ((a % 100).astype(dtype), (b % 50).astype(dtype))):
+            check(divisors, x, y)
+    with pytest.raises(CompileError, match="gcd"):
+        transpile(lambda a, b: np.gcd(a, b))(np.ones(2), np.ones(2))

@@ -286,6 +286,44 @@ def _int_pow(dts, a, b):
     return op.results[0]
 
 
+def _magnitude(dt: np.dtype, x):
+    """|x| as the bits of an unsigned value (NumPy's gcd and lcm take `a < 0 ? -a : a` into the unsigned type: the
+    smallest signed value is its own magnitude there)."""
+    if dt.kind == "u":
+        return x
+    return arith.select(arith.cmpi(I.slt, x, const(dt, 0)), arith.subi(const(dt, 0), x), x)
+
+
+def _unsigned_gcd(a, b):
+    """npy_gcdu: Euclid's algorithm on unsigned values."""
+    t = a.type
+    zero = arith.constant(t, 0)
+    op = scf.WhileOp([t, t], [a, b])
+    before = op.regions[0].blocks.append(t, t)
+    after = op.regions[1].blocks.append(t, t)
+    with ir.InsertionPoint(before):
+        x, y = before.arguments
+        scf.ConditionOp(arith.cmpi(I.ne, x, zero), [x, y])
+    with ir.InsertionPoint(after):
+        x, y = after.arguments
+        scf.YieldOp([arith.remui(y, x), x])
+    return op.results[1]
+
+
+def _gcd(dts, a, b):
+    return _unsigned_gcd(_magnitude(dts[0], a), _magnitude(dts[1], b))
+
+
+def _lcm(dts, a, b):
+    """npy_lcmu of the magnitudes: a / gcd * b, wrapping in the loop's type as NumPy's does; 0 where gcd is 0."""
+    a, b = _magnitude(dts[0], a), _magnitude(dts[1], b)
+    g = _unsigned_gcd(a, b)
+    zero = arith.constant(a.type, 0)
+    none = arith.cmpi(I.eq, g, zero)
+    quotient = arith.divui(a, arith.select(none, arith.constant(a.type, 1), g))
+    return arith.select(none, zero, arith.muli(quotient, b))
+
+
 def _float_pow(dts, a, b):
     return math.powf(a, b)
 
@@ -480,6 +518,7 @@ BINARY = {
     "atan2": _f32_detour(lambda d, a, b: math.atan2(a, b)),
     "hypot": _libm("hypotf", "hypot"), "copysign": _by_kind(f=_copysign), "heaviside": _by_kind(f=_heaviside),
     "logaddexp": _by_kind(f=_logaddexp(False)), "logaddexp2": _by_kind(f=_logaddexp(True)),
+    "gcd": _by_kind(i=_gcd), "lcm": _by_kind(i=_lcm),
     "max": _minmax(arith.maximumf, arith.maxsi, arith.maxui, arith.ori),
     "min": _minmax(arith.minimumf, arith.minsi, arith.minui, arith.andi),
     "fmax": _fminmax("max"), "fmin": _fminmax("min"),
