@@ -10,7 +10,7 @@ from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
 from . import check_versioning, destinations, huge_pages, loops, matmul_lowering, vector_reductions, written_arguments
-from . import fp_status, target, uniform_math, vector_loops, vector_math
+from . import fp_status, linkage, target, uniform_math, vector_loops, vector_math
 from ..runtime import blas
 
 # Still on tensors. Named ops become linalg.generic (GENERALIZE, below) so that elementwise producers fuse into
@@ -207,6 +207,7 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
     with module.context, ir.Location.unknown():
         huge_pages.use_huge_pages(module)   # on the LLVM dialect: malloc of large buffers asks for huge pages
         target.apply(module)                # TRANSPILER_TARGET_CPU: code for another x86-64 CPU than this one
+        linkage.internalize(module)         # only the C interface stays external (compile time)
     return module
 
 
