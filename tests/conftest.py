@@ -22,6 +22,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 # explicitly inside the test, by a first call (or process) that it asserts was "compiled", in that fresh directory.
 _CACHE_DIR = tempfile.mkdtemp(prefix="transpiler-test-cache-")
 os.environ["TRANSPILER_CACHE_DIR"] = _CACHE_DIR
+# MLIR's verifier after every pass (off by default for compile time, backend/pipeline.py): a broken rewrite is then
+# reported at the pass that follows it.
+os.environ.setdefault("TRANSPILER_VERIFY_PASSES", "1")
 
 
 def pytest_unconfigure(config):

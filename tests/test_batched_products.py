@@ -217,7 +217,7 @@ def test_mixed_stacks_call_openblas_from_the_kernel():
 
 
 def llvm_function(text, name):
-    body = text[text.index(f"llvm.func @{name}("):]
+    body = text[re.search(rf"llvm\.func (internal )?@{name}\(", text).start():]   # (only C interfaces are external)
     return body[:body.index("\n  }\n")]
 
 

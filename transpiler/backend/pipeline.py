@@ -10,7 +10,7 @@ from mlir.dialects import arith
 from mlir.passmanager import PassManager
 
 from . import check_versioning, destinations, huge_pages, loops, matmul_lowering, vector_reductions, written_arguments
-from . import fp_status, target, uniform_math, vector_loops, vector_math
+from . import fp_status, linkage, target, uniform_math, vector_loops, vector_math
 from ..runtime import blas
 
 # Still on tensors. Named ops become linalg.generic (GENERALIZE, below) so that elementwise producers fuse into
@@ -67,9 +67,27 @@ def pipeline_text(passes: list) -> str:
     return "builtin.module(" + ", ".join(steps) + ")"
 
 
+# MLIR's pass manager verifies the whole module after every pass: for GPT-2, ~45 verifications, 0.25-0.3 s of the
+# ~0.9 s its passes take. The module is verified once instead, at the end of each stage (`optimize`,
+# `lower_to_llvm`), where a broken rewrite still becomes a CompileError (driver._internal_errors) before LLVM sees
+# it. TRANSPILER_VERIFY_PASSES=1 verifies after every pass again, to find which pass broke it (the test suite sets it).
+VERIFY_PASSES_ENV = "TRANSPILER_VERIFY_PASSES"
+
+
+def verify_each_pass() -> bool:
+    return os.environ.get(VERIFY_PASSES_ENV, "0") == "1"
+
+
 def run(module: ir.Module, pipeline: str) -> ir.Module:
-    PassManager.parse(pipeline, context=module.context).run(module.operation)
+    manager = PassManager.parse(pipeline, context=module.context)
+    manager.enable_verifier(verify_each_pass())
+    manager.run(module.operation)
     return module
+
+
+def verify(module: ir.Module) -> None:
+    """Raises MLIRError (with the diagnostics) when the module is invalid."""
+    module.operation.verify()
 
 
 # Every named linalg op but the matrix products becomes a linalg.generic (so elementwise producers fuse into
@@ -108,6 +126,12 @@ def _script_hash() -> str:
 
 
 def optimize(module: ir.Module) -> ir.Module:
+    _optimize(module)
+    verify(module)
+    return module
+
+
+def _optimize(module: ir.Module) -> ir.Module:
     run(module, pipeline_text(OPTIMIZE))
     # Fusion folds reshapes into the ops that consume them by giving those ops more loops, matrix products
     # included: a product whose operand comes from a keepdims result it cannot fold ([n, 1], returned by a call)
@@ -207,6 +231,8 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
     with module.context, ir.Location.unknown():
         huge_pages.use_huge_pages(module)   # on the LLVM dialect: malloc of large buffers asks for huge pages
         target.apply(module)                # TRANSPILER_TARGET_CPU: code for another x86-64 CPU than this one
+        linkage.internalize(module)         # only the C interface stays external (compile time)
+    verify(module)
     return module
 
 

@@ -8,6 +8,7 @@ import tempfile
 import threading
 
 import mlir
+from mlir import ir
 from mlir.execution_engine import ExecutionEngine
 
 from . import blas, blas_pool, errstate, numpy_calls, objects, openmp
@@ -79,6 +80,13 @@ def llvm_options() -> list:
     return LLVM_OPTIONS if configured is None else configured.split()
 
 
+def _function_names(llvm_module) -> str:
+    """`@name(` for each function of the module, declared or defined: what blas.library_functions looks for, without
+    printing the whole module (~0.1 s for GPT-2)."""
+    return "\n".join(f"@{ir.StringAttr(op.operation.attributes['sym_name']).value}("
+                     for op in llvm_module.body.operations if op.operation.name == "llvm.func")
+
+
 class Kernel:
     """One compiled specialization: arrays in (C-contiguous), arrays out (owned by NumPy).
 
@@ -105,7 +113,7 @@ class Kernel:
     def compile(cls, llvm_module, name: str, out_dtypes: list, out_ranks: list, opt_level: int = 3) -> "Kernel":
         load_runtime_libraries()
         engine = ExecutionEngine(llvm_module, opt_level=opt_level)
-        names = blas.library_functions(str(llvm_module))
+        names = blas.library_functions(_function_names(llvm_module))
         symbols, callbacks = blas.bind(names)
         for symbol, address in symbols.items():
             engine.raw_register_runtime(symbol, ctypes.c_void_p(address))
