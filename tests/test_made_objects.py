@@ -188,3 +188,33 @@ def test_operators_of_the_users_classes_are_compiled():
 def test_a_generated_operator_is_refused_by_name():
     with pytest.raises(CompileError, match="generated"):
         transpile(lambda x: Stats(x, x) == Stats(x, x))(np.ones(2))
+
+
+@dataclass
+class Cache:
+    k: np.ndarray
+    n: int
+
+
+class CachingModel:
+    def __init__(self, w):
+        self.w = w
+        self.cache = None
+
+    def step(self, x):
+        h = x @ self.w
+        self.cache = Cache(h, x.shape[0])
+        return h.sum()
+
+
+def test_an_attribute_rebound_to_a_made_object_is_made_after_each_call():
+    """`self.cache = Cache(h, n)` on an argument object: after the call the caller's object holds a new Cache with
+    the kernel's values, as after NumPy's run (it was refused: 'rebinding the attribute to an object')."""
+    ours, numpys = CachingModel(np.ones((3, 2))), CachingModel(np.ones((3, 2)))
+    f = transpile(CachingModel.step)
+    for scale in (1.0, 2.0, 3.0):
+        x = np.arange(6.0).reshape(2, 3) * scale
+        assert_same(f(ours, x), CachingModel.step(numpys, x))
+        assert type(ours.cache) is Cache
+        assert_same((ours.cache.k, ours.cache.n), (numpys.cache.k, numpys.cache.n))
+    assert f.compilations == 2       # (the first call saw cache None, the later ones a Cache)

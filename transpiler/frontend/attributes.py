@@ -335,7 +335,12 @@ class Attributes:
 
 def writable_value(value, indexes: dict, key: str):
     """Refuse a value an attribute cannot be given back to the caller as (an object the compiler made from an
-    argument: the caller's own object would have to be found)."""
+    argument: the caller's own object would have to be found). An object made in compiled code (a MadeObject) is
+    made anew after the call."""
+    if isinstance(value, MadeObject):
+        for v in value[2:]:
+            writable_value(v, indexes, key)
+        return
     if is_structure_object(value) and not isinstance(value, np.generic):
         raise UserError(f"rebinding the attribute '{key}' to an object is not supported in compiled code (only "
                         "arrays, numbers, strings and containers of them are written back)", TypeError)

@@ -221,6 +221,8 @@ class Interpreter:
         final = self.attributes.final()
         if not final:
             return returned
+        # (an attribute rebound to an object made in compiled code: made anew after each call, as a returned one)
+        final = [(index, name, self.attributes.returned(v), key) for index, name, v, key in final]
         for index, name, v, key in final:
             try:
                 writable_value(v, self.attributes.indexes, key)
