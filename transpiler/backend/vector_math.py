@@ -12,13 +12,13 @@ division; sinh an odd polynomial below 1.5), float64 sinh combines exp(r) and ex
 an odd polynomial (float64: Cephes' rational function) near 0 and 1 - 2 / (exp(2|x|) + 1) beyond. log
 splits x into 2**k (1 + f) by its bits; log1p is log of 1 + x plus the rounding error of that sum over it. sin and
 cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial, tan by multiples of pi/2
-to its polynomial or minus its reciprocal. arctan and arctan2 divide the smaller magnitude by the bigger one (t in
-[0, 1]) and add t's polynomial to a multiple of pi/2 by the octant; arcsin and arccos (fdlibm's reduction) take
-one polynomial on [0, 1/2], of x or of sqrt((1 - |x|) / 2). power is exp(y log|x|) in float64 (float64: log in
-double-double; float32: 2**(y log2|x|) with short polynomials). The polynomials' coefficients were fitted for
-this module (weighted least squares refined toward minimax, in 50-digit arithmetic with mpmath; arctan's, tan's,
-arcsin's, float32 power's and float32 tanh's by tools/fit_polynomials.py, which reruns the fit); the arrangements
-are the textbook ones (fdlibm's for float64 log).
+to its odd polynomial (float64: a rational function) or minus its reciprocal. arctan and arctan2 divide the smaller
+magnitude by the bigger one (t in [0, 1]) and add t's polynomial to a multiple of pi/2 by the octant; arcsin and
+arccos (fdlibm's reduction) take one polynomial on [0, 1/2], of x or of sqrt((1 - |x|) / 2). power is exp(y log|x|)
+in float64 (float64: log in double-double; float32: 2**(y log2|x|) with short polynomials). The polynomials'
+coefficients were fitted for this module (weighted least squares refined toward minimax, in 50-digit arithmetic with
+mpmath; arctan's, tan's, arcsin's, float32 power's and float32 tanh's by tools/fit_polynomials.py, which reruns the
+fit); the arrangements are the textbook ones (fdlibm's for float64 log).
 
 Accuracy (tests/test_vector_math.py, against a long-double reference): float64 exp within 1 ulp and tanh within 2
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own
@@ -519,31 +519,42 @@ def sin_cos(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
 
 
 # tan(r) = r + r**3 T(r**2) for |r| <= pi/4 (and a little beyond: the rounded quotient), T fitted by
-# tools/fit_polynomials.py (TAN_P64, TAN_P32): at most 2**-56.7 (float64), 2**-28.5 (float32) of the result.
-_TAN_T = {F64: (0.3333333333333333, 0.13333333333334033, 0.05396825396779219, 0.021869488551617376,
-                0.00886323522119527, 0.0035921320584218204, 0.0014557982430995376, 0.000590259582247857,
-                0.00023803998089703463, 0.00010069109468908458, 2.9586571763241337e-05, 3.4190629530648066e-05,
-                -1.83134051217165e-05, 2.5734814909034974e-05, -1.2576163913497734e-05, 4.534505777704194e-06),
-          np.dtype(np.float32): (0.33333349227905273, 0.13332659006118774, 0.05406050384044647,
-                                 0.021279053762555122, 0.010844176635146141, 7.863486825954169e-05,
-                                 0.004381794948130846)}
+# tools/fit_polynomials.py: float32 a polynomial (TAN_P32), at most 2**-28.5 of the result; float64 a rational
+# function P(z) / (1 + z Q(z)) (TAN_R64), at most 2**-56.5, 6 multiply-adds and a division where a polynomial took 15
+# multiply-adds (float64 tan's loop 45 -> 34 instructions per vector, 0.8x -> 1.2x NumPy's AVX-512 loop)
+_TAN_T32 = (0.33333349227905273, 0.13332659006118774, 0.05406050384044647, 0.021279053762555122, 0.010844176635146141,
+            7.863486825954169e-05, 0.004381794948130846)
+_TAN_P64 = (0.3333333333333333, -0.02144281492790631, 0.00024489158479846287, -1.7896740870258023e-08)
+_TAN_Q64 = (-0.46432844478371865, 0.024561290763117, -0.00025604930559417047)
+# pi as a sum of float64 (float32) parts, each rounded down (159 and 96 bits): every part positive, so that each
+# step of tan's reduction, r + n (-part / 2) with n = +0, keeps r = -0.0 (a rounded-to-nearest part can be negative,
+# and (+0) (+c) + (-0.0) is +0.0), and tan(-0.0) = -0.0 needs no compare and select
+_PI_PARTS_DOWN = {F64: (3.141592653589793, 1.224646799147353e-16, 2.1657133478438278e-32),
+                  np.dtype(np.float32): (3.141592502593994, 1.5099578831723193e-07, 1.078060505991553e-14,
+                                         6.564006831615826e-22)}
 
 
 def tan(x: ir.Value, dt: np.dtype) -> ir.Value:
-    """tan(x) = tan(r) for even n, -1 / tan(r) for odd n, with r = x - n pi/2 and n = rint(x / (pi/2)): sin_cos's
-    reduction by halves of pi's parts (exact halvings), one polynomial, one division. Accurate, like sin and cos,
-    while |x| <= _TRIG_LIMIT; beyond, the loop's libm copy runs. NaN and +-inf give NaN through the arithmetic."""
+    """tan(x) = tan(r) for even n, -1 / tan(r) for odd n, with r = x - n pi/2 and n = rint(x / (pi/2)) (one
+    multiply-add with the shifter, LLVM may fuse it: n is an integer either way, and the reduction exact for it):
+    sin_cos's reduction by halves of pi's parts (exact halvings; the parts rounded down, see _PI_PARTS_DOWN), one
+    tail (float32 a polynomial, float64 a rational function), one division for the odd n. Accurate, like sin and
+    cos, while |x| <= _TRIG_LIMIT; beyond, the loop's libm copy runs. NaN and +-inf give NaN through the arithmetic;
+    tan(-0.0) = -0.0 (r keeps the sign, n = 0 is even)."""
     t, it = x.type, _int_type(dt)
-    shifter = _float(t, 1.5 * 2.0 ** (52 if dt == F64 else 23))
-    shifted = arith.addf(arith.mulf(x, _float(t, 2 / pymath.pi)), shifter)
+    shifter = _coefficient(t, 1.5 * 2.0 ** (52 if dt == F64 else 23))
+    shifted = _multiply_add(x, _coefficient(t, 2 / pymath.pi), shifter)
     n = arith.subf(shifted, shifter)
     odd = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(arith.bitcast(it, shifted), _int(it, 1)), _int(it, 0))
-    neg_n = arith.negf(n)
     r = x
-    for part in _PI_PARTS[dt]:
-        r = _fma(neg_n, _float(t, part / 2), r)
+    for part in _PI_PARTS_DOWN[dt]:
+        r = _fma(n, _coefficient(t, -part / 2), r)
     z = arith.mulf(r, r)
-    tail = arith.mulf(arith.mulf(r, z), _horner(t, z, _TAN_T[dt]))
+    if dt == F64:
+        ratio = arith.divf(_horner(t, z, _TAN_P64), _multiply_add(z, _horner(t, z, _TAN_Q64), _coefficient(t, 1.0)))
+    else:
+        ratio = _horner(t, z, _TAN_T32)
+    tail = arith.mulf(arith.mulf(r, z), ratio)
     y = arith.addf(r, tail)
     # odd n: q = -1/y, refined by the division's residual and y's own rounding error (y + dy = r + tail exactly,
     # Fast2Sum): -1/(y + dy) = q + q (e + q dy) with e = q y + 1 (fused: exact). Unrefined, -1/y was within 3 ulp.
@@ -551,8 +562,7 @@ def tan(x: ir.Value, dt: np.dtype) -> ir.Value:
     q = arith.divf(_float(t, -1.0), arith.select(odd, y, _float(t, 1.0)))
     e = _fma(q, y, _float(t, 1.0))
     refined = _fma(q, _fma(q, dy, e), q)
-    result = arith.select(odd, refined, y)
-    return arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), x, result)     # tan(-0.0) = -0.0
+    return arith.select(odd, refined, y)
 
 
 def _version_big_arguments(module: ir.Module) -> None:
