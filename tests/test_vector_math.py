@@ -482,11 +482,12 @@ def test_ulp_error_expm1_log1p_sinh_cosh(fn, name, dtype):
 
 @pytest.mark.parametrize("fn, name", [(sinh_of, "sinh"), (cosh_of, "cosh")])
 def test_float32_sinh_cosh_pieces_and_their_boundaries(fn, name):
-    """float32 sinh and cosh are 2 (exp(a)/4 -+ exp(-a)/4) from one float32 exp and a division
-    (vector_math._sinh_cosh_f32); sinh is an odd polynomial below 1.5. Every float32 within 2**17 units of 1.5, of
-    the overflow (89.4159) and of the clamp (89.5), tiny, subnormal and special arguments, and a log-uniform
-    sample: within the documented 2 ulp (cosh within 1), inf from the overflow on, the sign of -0.0 kept (sinh),
-    NaN for NaN."""
+    """float32 cosh is 2 (exp(a)/4 + exp(-a)/4) from one float32 exp and a division (vector_math._cosh_by_exp),
+    float32 sinh 2 (w + w / (4w + 1)) with w = expm1(a)/4 (vector_math._sinh_f32; it was an odd polynomial below 1.5).
+    Every float32 within 2**17 units of 1.5, of 2**-12 (below, sinh is a), of ln(4 * 2**64) (where 4w + 1 takes w
+    clamped to 2**64), of the overflow (89.4159) and of the clamp (89.5), tiny, subnormal and special arguments, and
+    a log-uniform sample: within the documented 2 ulp (cosh within 1), inf from the overflow on, the sign of -0.0
+    kept (sinh), NaN for NaN."""
     def around(v, units=2 ** 17):
         bits = np.array(v, np.float32).view(np.int32)
         return np.arange(bits - units, bits + units, dtype=np.int32).view(np.float32)
@@ -494,7 +495,8 @@ def test_float32_sinh_cosh_pieces_and_their_boundaries(fn, name):
     spread = np.exp(rng.uniform(np.log(1e-45), np.log(95.0), 400_000)).astype(np.float32)
     special = np.array([0.0, 1e-45, 1e-38, 1.1754942e-38, 2.0 ** -12, 1.5, 89.41, 89.4159, 89.42, 89.5, 100.0,
                         3.4028235e38, np.inf, np.nan], np.float32)
-    x = np.concatenate([around(1.5), around(89.4159), around(89.5, 2 ** 10), spread, special])
+    x = np.concatenate([around(1.5), around(2.0 ** -12), around(np.log(2.0 ** 66)), around(89.4159),
+                        around(89.5, 2 ** 10), spread, special])
     x = np.concatenate([x, -x])
     with np.errstate(all="ignore"):
         expected = reference(name, x)

@@ -1,5 +1,5 @@
 """Fits the polynomial coefficients of transpiler/backend/vector_math.py that were added with this script (arctan's,
-tan's (float64: a rational function, RATIONAL_TARGETS), arcsin's, float32 power's, float32 tanh's and sinh's, float64
+tan's (float64: a rational function, RATIONAL_TARGETS), arcsin's, float32 power's, float32 tanh's, float64
 exp's so far): near-minimax in the relative error of the result, in 80-digit arithmetic, then rounded to the target
 type; and the interval table of backend/vector_loops.py's float32 tanh (TANH_TABLE32, by name only).
 
@@ -71,19 +71,6 @@ def _tanh_weight(z):
     return z * s / mp.tanh(s) if z > 0 else mp.mpf("1e-30")
 
 
-def _sinh_s(z):
-    """S with sinh(a) = a + a**3 S(a**2) (float32 sinh below 1.5)."""
-    if z < mp.mpf("1e-30"):
-        return mp.mpf(1) / 6 + z / 120
-    s = mp.sqrt(z)
-    return (mp.sinh(s) / s - 1) / z
-
-
-def _sinh_weight(z):
-    s = mp.sqrt(z)
-    return z * s / mp.sinh(s) if z > 0 else mp.mpf("1e-30")
-
-
 _TAN_END = (mp.pi / 4 * mp.mpf("1.0005")) ** 2      # |r| <= pi/4, and a little beyond: the rounded quotient
 
 
@@ -136,7 +123,6 @@ TARGETS = {
     "ASIN_P64": (_asin_p, (0, 0.25), 12, np.float64, _asin_weight),
     "ASIN_P32": (_asin_p, (0, 0.25), 5, np.float32, _asin_weight),
     "TANH_P32": (_tanh_p, (0, 0.36), 4, np.float32, _tanh_weight),
-    "SINH_S32": (_sinh_s, (0, 2.25), 3, np.float32, _sinh_weight),
     "EXP_Q32": (_exp_q, (-_EXP_END, _EXP_END), 4, np.float32, _exp_weight),
     "EXP_Q64": (_exp_q, (-_EXP_END, _EXP_END), 9, np.float64, _exp_weight),
     "POWER_LOG2_R": (_log2_r, (0, _LOG_S2_END), 4, np.float64, lambda z: mp.mpf(1)),
