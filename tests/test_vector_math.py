@@ -217,6 +217,27 @@ def test_ulp_error_log_sin_cos(fn, name, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_tan_nearest_multiples_of_half_pi(dtype):
+    """tan where its reduction cancels most: the floats nearest n pi/2 and two on either side, for every n up to the
+    fast range's limit (float32: 2**17; its reduction takes three parts of pi, 72 bits, vector_math._PI_PARTS_DOWN)
+    or 10^5 random n up to it (float64, 2**28), both signs: within 2 ulp, NumPy's signs."""
+    limit = TRIG_LIMIT[dtype]
+    count = int(limit * 2 / np.pi) + 1
+    n = np.arange(1, count + 1) if dtype == "float32" else np.random.default_rng(17).integers(1, count, 100_000)
+    centers = (n * (np.pi / 2)).astype(dtype)
+    bits = centers.view(np.int32 if dtype == "float32" else np.int64)
+    x = np.concatenate([(bits + d).view(dtype) for d in (-2, -1, 0, 1, 2)])
+    x = x[np.abs(x) <= limit]
+    x = np.concatenate([x, -x])
+    with np.errstate(all="ignore"):
+        expected = reference("tan", x)
+        actual = transpile(tan_of)(x)
+    error = ulps(actual, expected)
+    assert error.max() <= LIMIT["tan", dtype], x[int(np.argmax(error))]
+    assert np.array_equal(np.signbit(actual), np.signbit(expected))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_trig_big_arguments(dtype):
     """One argument past the fast range sends the whole loop to libm's sin, cos and tan: still NumPy's answer, in
     fused loops and reductions alike; an infinite argument alone does not (the polynomials give its NaN)."""
