@@ -960,8 +960,8 @@ def _sinh_f32(x: ir.Value) -> ir.Value:
     overflow to inf. Within 2 ulp: every fifth float32 in [-90, 90] checked, 68,002 of 448 million at 2 (below 1,
     most near 0, where the rounding of 4w + 1 ~ 1 reaches w / (4w + 1) ~ w, a third of an ulp of the result), 95.5%
     correctly rounded. It replaced two pieces (an odd polynomial below 1.5, 2 (exp(a) / 4 - exp(-a) / 4) above: 3 of
-    224 million at 2): 39 -> 33 instructions per vector, about 0.75x -> 0.8-1.0x NumPy's AVX-512 loop at 10^6. Tiny a (below 2**-12, where
-    sinh(a) rounds to a) and NaN give a; the sign is or'ed back (sinh(-0.0) = -0.0)."""
+    224 million at 2): 39 -> 33 instructions per vector, about 0.75x -> 0.8-1.0x NumPy's AVX-512 loop at 10^6.
+    Tiny a (below 2**-12, where sinh(a) rounds to a) and NaN give a; the sign is or'ed back (sinh(-0.0) = -0.0)."""
     f32 = np.dtype(np.float32)
     t, it = x.type, _int_type(f32)
     a, sign = _magnitude_and_sign(x, f32)
