@@ -556,11 +556,12 @@ def tan(x: ir.Value, dt: np.dtype) -> ir.Value:
         ratio = arith.divf(_horner(t, z, _TAN_P64), _multiply_add(z, _horner(t, z, _TAN_Q64), _coefficient(t, 1.0)))
     else:
         ratio = _horner(t, z, _TAN_T32)
-    tail = arith.mulf(arith.mulf(r, z), ratio)
-    y = arith.addf(r, tail)
-    # odd n: q = -1/y, refined by the division's residual and y's own rounding error (y + dy = r + tail exactly,
-    # Fast2Sum): -1/(y + dy) = q + q (e + q dy) with e = q y + 1 (fused: exact). Unrefined, -1/y was within 3 ulp.
-    dy = arith.addf(arith.subf(r, y), tail)
+    rz = arith.mulf(r, z)
+    y = _multiply_add(rz, ratio, r)
+    # odd n: q = -1/y, refined by the division's residual and y's own rounding error dy = r + rz ratio - y (r - y is
+    # exact, y / r in [1, 1.3]; one fused multiply-add, where a rounded tail and Fast2Sum took three operations):
+    # -1/(y + dy) = q + q (e + q dy) with e = q y + 1 (fused: exact). Unrefined, -1/y was within 3 ulp.
+    dy = _fma(rz, ratio, arith.subf(r, y))
     q = arith.divf(_float(t, -1.0), arith.select(odd, y, _float(t, 1.0)))
     e = _fma(q, y, _float(t, 1.0))
     refined = _fma(q, _fma(q, dy, e), q)
