@@ -217,6 +217,27 @@ def test_ulp_error_log_sin_cos(fn, name, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_tan_nearest_multiples_of_half_pi(dtype):
+    """tan where its reduction cancels most: the floats nearest n pi/2 and two on either side, for every n up to the
+    fast range's limit (float32: 2**17; its reduction takes three parts of pi, 72 bits, vector_math._PI_PARTS_DOWN)
+    or 10^5 random n up to it (float64, 2**28), both signs: within 2 ulp, NumPy's signs."""
+    limit = TRIG_LIMIT[dtype]
+    count = int(limit * 2 / np.pi) + 1
+    n = np.arange(1, count + 1) if dtype == "float32" else np.random.default_rng(17).integers(1, count, 100_000)
+    centers = (n * (np.pi / 2)).astype(dtype)
+    bits = centers.view(np.int32 if dtype == "float32" else np.int64)
+    x = np.concatenate([(bits + d).view(dtype) for d in (-2, -1, 0, 1, 2)])
+    x = x[np.abs(x) <= limit]
+    x = np.concatenate([x, -x])
+    with np.errstate(all="ignore"):
+        expected = reference("tan", x)
+        actual = transpile(tan_of)(x)
+    error = ulps(actual, expected)
+    assert error.max() <= LIMIT["tan", dtype], x[int(np.argmax(error))]
+    assert np.array_equal(np.signbit(actual), np.signbit(expected))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_trig_big_arguments(dtype):
     """One argument past the fast range sends the whole loop to libm's sin, cos and tan: still NumPy's answer, in
     fused loops and reductions alike; an infinite argument alone does not (the polynomials give its NaN)."""
@@ -482,11 +503,12 @@ def test_ulp_error_expm1_log1p_sinh_cosh(fn, name, dtype):
 
 @pytest.mark.parametrize("fn, name", [(sinh_of, "sinh"), (cosh_of, "cosh")])
 def test_float32_sinh_cosh_pieces_and_their_boundaries(fn, name):
-    """float32 sinh and cosh are 2 (exp(a)/4 -+ exp(-a)/4) from one float32 exp and a division
-    (vector_math._sinh_cosh_f32); sinh is an odd polynomial below 1.5. Every float32 within 2**17 units of 1.5, of
-    the overflow (89.4159) and of the clamp (89.5), tiny, subnormal and special arguments, and a log-uniform
-    sample: within the documented 2 ulp (cosh within 1), inf from the overflow on, the sign of -0.0 kept (sinh),
-    NaN for NaN."""
+    """float32 cosh is 2 (exp(a)/4 + exp(-a)/4) from one float32 exp and a division (vector_math._cosh_by_exp),
+    float32 sinh 2 (w + w / (4w + 1)) with w = expm1(a)/4 (vector_math._sinh_f32; it was an odd polynomial below 1.5).
+    Every float32 within 2**17 units of 1.5, of 2**-12 (below, sinh is a), of ln(4 * 2**64) (where 4w + 1 takes w
+    clamped to 2**64), of the overflow (89.4159) and of the clamp (89.5), tiny, subnormal and special arguments, and
+    a log-uniform sample: within the documented 2 ulp (cosh within 1), inf from the overflow on, the sign of -0.0
+    kept (sinh), NaN for NaN."""
     def around(v, units=2 ** 17):
         bits = np.array(v, np.float32).view(np.int32)
         return np.arange(bits - units, bits + units, dtype=np.int32).view(np.float32)
@@ -494,7 +516,8 @@ def test_float32_sinh_cosh_pieces_and_their_boundaries(fn, name):
     spread = np.exp(rng.uniform(np.log(1e-45), np.log(95.0), 400_000)).astype(np.float32)
     special = np.array([0.0, 1e-45, 1e-38, 1.1754942e-38, 2.0 ** -12, 1.5, 89.41, 89.4159, 89.42, 89.5, 100.0,
                         3.4028235e38, np.inf, np.nan], np.float32)
-    x = np.concatenate([around(1.5), around(89.4159), around(89.5, 2 ** 10), spread, special])
+    x = np.concatenate([around(1.5), around(2.0 ** -12), around(np.log(2.0 ** 66)), around(89.4159),
+                        around(89.5, 2 ** 10), spread, special])
     x = np.concatenate([x, -x])
     with np.errstate(all="ignore"):
         expected = reference(name, x)

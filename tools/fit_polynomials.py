@@ -1,7 +1,7 @@
 """Fits the polynomial coefficients of transpiler/backend/vector_math.py that were added with this script (arctan's,
-tan's, arcsin's, float32 power's, float32 tanh's and sinh's, float64 exp's so far): near-minimax in the
-relative error of the result, in 80-digit arithmetic, then rounded to the target type; and the interval table of
-backend/vector_loops.py's float32 tanh (TANH_TABLE32, by name only).
+tan's (float64: a rational function, RATIONAL_TARGETS), arcsin's, float32 power's, float32 tanh's, float64
+exp's so far): near-minimax in the relative error of the result, in 80-digit arithmetic, then rounded to the target
+type; and the interval table of backend/vector_loops.py's float32 tanh (TANH_TABLE32, by name only).
 
     uv run --with mpmath python tools/fit_polynomials.py [NAME ...]
 
@@ -71,19 +71,6 @@ def _tanh_weight(z):
     return z * s / mp.tanh(s) if z > 0 else mp.mpf("1e-30")
 
 
-def _sinh_s(z):
-    """S with sinh(a) = a + a**3 S(a**2) (float32 sinh below 1.5)."""
-    if z < mp.mpf("1e-30"):
-        return mp.mpf(1) / 6 + z / 120
-    s = mp.sqrt(z)
-    return (mp.sinh(s) / s - 1) / z
-
-
-def _sinh_weight(z):
-    s = mp.sqrt(z)
-    return z * s / mp.sinh(s) if z > 0 else mp.mpf("1e-30")
-
-
 _TAN_END = (mp.pi / 4 * mp.mpf("1.0005")) ** 2      # |r| <= pi/4, and a little beyond: the rounded quotient
 
 
@@ -132,12 +119,10 @@ _EXP_END = 0.3466
 TARGETS = {
     "ATAN_P64": (_atan_p, (0, 1), 19, np.float64, _atan_weight),
     "ATAN_P32": (_atan_p, (0, 1), 8, np.float32, _atan_weight),
-    "TAN_P64": (_tan_p, (0, _TAN_END), 15, np.float64, _tan_weight),
     "TAN_P32": (_tan_p, (0, _TAN_END), 6, np.float32, _tan_weight),
     "ASIN_P64": (_asin_p, (0, 0.25), 12, np.float64, _asin_weight),
     "ASIN_P32": (_asin_p, (0, 0.25), 5, np.float32, _asin_weight),
     "TANH_P32": (_tanh_p, (0, 0.36), 4, np.float32, _tanh_weight),
-    "SINH_S32": (_sinh_s, (0, 2.25), 3, np.float32, _sinh_weight),
     "EXP_Q32": (_exp_q, (-_EXP_END, _EXP_END), 4, np.float32, _exp_weight),
     "EXP_Q64": (_exp_q, (-_EXP_END, _EXP_END), 9, np.float64, _exp_weight),
     "POWER_LOG2_R": (_log2_r, (0, _LOG_S2_END), 4, np.float64, lambda z: mp.mpf(1)),
@@ -178,6 +163,48 @@ def worst(f, interval, coefficients, weight, samples=3000):
     exact = [mp.mpf(float(c)) for c in coefficients]
     grid = [lo + (hi - lo) * k / samples for k in range(samples + 1)]
     return max(abs(mp.polyval(list(reversed(exact)), x) - f(x)) * weight(x) for x in grid)
+
+
+def fit_rational(f, interval, degrees, weight, points=300, rounds=30):
+    """P and Q with f(z) ~ P(z) / (1 + z Q(z)) (degrees: the counts of P's and Q's coefficients), near-minimax in
+    the weighted error: Sanathanan-Koerner's iteration (the linear problem P - f z Q = f, divided by the previous
+    denominator) with Lawson's weights."""
+    m, k = degrees
+    lo, hi = (mp.mpf(v) for v in interval)
+    zs = [(lo + hi) / 2 + (hi - lo) / 2 * mp.cos(mp.pi * (i + mp.mpf(1) / 2) / points) for i in range(points)]
+    zs += [lo, hi]
+    fs, scale = [f(z) for z in zs], [weight(z) for z in zs]
+    weights, previous = [mp.mpf(1)] * len(zs), [mp.mpf(1)] * len(zs)
+    for _ in range(rounds):
+        a, b = mp.matrix(m + k, m + k), mp.matrix(m + k, 1)
+        for z, fz, g, w, d in zip(zs, fs, scale, weights, previous):
+            row = [z ** j for j in range(m)] + [-fz * z ** (j + 1) for j in range(k)]
+            factor = w * (g / d) ** 2
+            for i in range(m + k):
+                b[i] += factor * row[i] * fz
+                for j in range(m + k):
+                    a[i, j] += factor * row[i] * row[j]
+        c = mp.lu_solve(a, b)
+        p, q = [c[i] for i in range(m)], [c[m + i] for i in range(k)]
+        previous = [1 + z * mp.polyval(list(reversed(q)), z) for z in zs]
+        errors = [abs(mp.polyval(list(reversed(p)), z) / d - fz) * g for z, fz, g, d in zip(zs, fs, scale, previous)]
+        total = sum(w * e for w, e in zip(weights, errors))
+        weights = [w * e / total for w, e in zip(weights, errors)]
+    return p, q
+
+
+def worst_rational(f, interval, p, q, weight, samples=3000):
+    lo, hi = (mp.mpf(v) for v in interval)
+    p, q = [mp.mpf(float(c)) for c in p], [mp.mpf(float(c)) for c in q]
+    grid = [lo + (hi - lo) * k / samples for k in range(samples + 1)]
+    return max(abs(mp.polyval(list(reversed(p)), z) / (1 + z * mp.polyval(list(reversed(q)), z)) - f(z)) * weight(z)
+               for z in grid)
+
+
+# name: (function of z, interval, (P's and Q's numbers of coefficients), dtype, weight), fitted as P / (1 + z Q)
+RATIONAL_TARGETS = {
+    "TAN_R64": (_tan_p, (0, _TAN_END), (4, 3), np.float64, _tan_weight),
+}
 
 
 def tanh_table32(degree=6):
@@ -236,7 +263,14 @@ def main(names):
         names = [n for n in names if n != "TANH_TABLE32"]
         if not names:
             return
-    for name in names or TARGETS:
+    for name in [n for n in names or RATIONAL_TARGETS if n in RATIONAL_TARGETS]:
+        f, interval, degrees, dtype, weight = RATIONAL_TARGETS[name]
+        p, q = fit_rational(f, interval, degrees, weight)
+        p, q = [dtype(float(c)) for c in p], [dtype(float(c)) for c in q]
+        print(f"{name}: P = ({', '.join(repr(float(c)) for c in p)})")
+        print(f"    Q = ({', '.join(repr(float(c)) for c in q)})")
+        print(f"    # relative error 2**{float(mp.log(worst_rational(f, interval, p, q, weight), 2)):.1f}")
+    for name in [n for n in names or TARGETS if n not in RATIONAL_TARGETS]:
         f, interval, degree, dtype, weight = TARGETS[name]
         coefficients = [dtype(float(c)) for c in fit(f, interval, degree, weight)]
         error = worst(f, interval, coefficients, weight)

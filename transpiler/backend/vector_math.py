@@ -7,18 +7,18 @@ on float32 or float64 by these, as a lowering step (pipeline.lower_to_llvm): the
 still show the math ops. These versions are branch-free polynomials (selects instead of branches), which LLVM
 vectorizes for the host's vector width. exp follows the classic scheme of Cody and Waite: exp(x) = 2**n * exp(r)
 with n = round(x / ln 2) and |r| <= ln(2) / 2, exp(r) from a fitted polynomial, 2**n built from its bits; expm1 sums
-the same pieces in an order without cancellation; cosh and float32 sinh are exp(a) / 2 +- 1 / (2 exp(a)) (one
-division; sinh an odd polynomial below 1.5), float64 sinh combines exp(r) and exp(-r) from one reduction; tanh is
-an odd polynomial (float64: Cephes' rational function) near 0 and 1 - 2 / (exp(2|x|) + 1) beyond. log
-splits x into 2**k (1 + f) by its bits; log1p is log of 1 + x plus the rounding error of that sum over it. sin and
-cos reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial, tan by multiples of pi/2
-to its polynomial or minus its reciprocal. arctan and arctan2 divide the smaller magnitude by the bigger one (t in
-[0, 1]) and add t's polynomial to a multiple of pi/2 by the octant; arcsin and arccos (fdlibm's reduction) take
-one polynomial on [0, 1/2], of x or of sqrt((1 - |x|) / 2). power is exp(y log|x|) in float64 (float64: log in
-double-double; float32: 2**(y log2|x|) with short polynomials). The polynomials' coefficients were fitted for
-this module (weighted least squares refined toward minimax, in 50-digit arithmetic with mpmath; arctan's, tan's,
-arcsin's, float32 power's and float32 tanh's by tools/fit_polynomials.py, which reruns the fit); the arrangements
-are the textbook ones (fdlibm's for float64 log).
+the same pieces in an order without cancellation; cosh is exp(a) / 2 + 1 / (2 exp(a)) (one division), float32 sinh
+(u + u / (u + 1)) / 2 with u = expm1(a) (one division), float64 sinh combines exp(r) and exp(-r) from one reduction;
+tanh is an odd polynomial (float64: Cephes' rational function) near 0 and 1 - 2 / (exp(2|x|) + 1) beyond. log splits
+x into 2**k (1 + f) by its bits; log1p is log of 1 + x plus the rounding error of that sum over it. sin and cos
+reduce by multiples of pi (Cody-Waite with fused multiply-adds) to one odd polynomial, tan by multiples of pi/2 to
+its odd polynomial (float64: a rational function) or minus its reciprocal. arctan and arctan2 divide the smaller
+magnitude by the bigger one (t in [0, 1]) and add t's polynomial to a multiple of pi/2 by the octant; arcsin and
+arccos (fdlibm's reduction) take one polynomial on [0, 1/2], of x or of sqrt((1 - |x|) / 2). power is exp(y log|x|)
+in float64 (float64: log in double-double; float32: 2**(y log2|x|) with short polynomials). The polynomials'
+coefficients were fitted for this module (weighted least squares refined toward minimax, in 50-digit arithmetic with
+mpmath; arctan's, tan's, arcsin's, float32 power's and float32 tanh's by tools/fit_polynomials.py, which reruns the
+fit); the arrangements are the textbook ones (fdlibm's for float64 log).
 
 Accuracy (tests/test_vector_math.py, against a long-double reference): float64 exp within 1 ulp and tanh within 2
 (libm's are within 1); float32 exp is computed in float32 (16 lanes per AVX-512 vector) within 1 ulp (NumPy's own
@@ -519,40 +519,53 @@ def sin_cos(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
 
 
 # tan(r) = r + r**3 T(r**2) for |r| <= pi/4 (and a little beyond: the rounded quotient), T fitted by
-# tools/fit_polynomials.py (TAN_P64, TAN_P32): at most 2**-56.7 (float64), 2**-28.5 (float32) of the result.
-_TAN_T = {F64: (0.3333333333333333, 0.13333333333334033, 0.05396825396779219, 0.021869488551617376,
-                0.00886323522119527, 0.0035921320584218204, 0.0014557982430995376, 0.000590259582247857,
-                0.00023803998089703463, 0.00010069109468908458, 2.9586571763241337e-05, 3.4190629530648066e-05,
-                -1.83134051217165e-05, 2.5734814909034974e-05, -1.2576163913497734e-05, 4.534505777704194e-06),
-          np.dtype(np.float32): (0.33333349227905273, 0.13332659006118774, 0.05406050384044647,
-                                 0.021279053762555122, 0.010844176635146141, 7.863486825954169e-05,
-                                 0.004381794948130846)}
+# tools/fit_polynomials.py: float32 a polynomial (TAN_P32), at most 2**-28.5 of the result; float64 a rational
+# function P(z) / (1 + z Q(z)) (TAN_R64), at most 2**-56.5, 6 multiply-adds and a division where a polynomial took 15
+# multiply-adds (float64 tan's loop 45 -> 34 instructions per vector, 0.8x -> 1.2x NumPy's AVX-512 loop)
+_TAN_T32 = (0.33333349227905273, 0.13332659006118774, 0.05406050384044647, 0.021279053762555122, 0.010844176635146141,
+            7.863486825954169e-05, 0.004381794948130846)
+_TAN_P64 = (0.3333333333333333, -0.02144281492790631, 0.00024489158479846287, -1.7896740870258023e-08)
+_TAN_Q64 = (-0.46432844478371865, 0.024561290763117, -0.00025604930559417047)
+# pi as a sum of float64 (float32) parts, each rounded down (159 and 72 bits): every part positive, so that each
+# step of tan's reduction, r + n (-part / 2) with n = +0, keeps r = -0.0 (a rounded-to-nearest part can be negative,
+# and (+0) (+c) + (-0.0) is +0.0), and tan(-0.0) = -0.0 needs no compare and select. float32 takes three parts where
+# sin and cos take four: what they leave, n 2**-72, is at most 2**-27 of r for |x| <= 2**17 (the smallest |r| there
+# is 4.2e-9, at 252.89821), and tan of the float32s nearest each n pi/2 up to 2**17 (and two on either side) is the
+# same bit for bit with four parts
+_PI_PARTS_DOWN = {F64: (3.141592653589793, 1.224646799147353e-16, 2.1657133478438278e-32),
+                  np.dtype(np.float32): (3.141592502593994, 1.5099578831723193e-07, 1.078060505991553e-14)}
 
 
 def tan(x: ir.Value, dt: np.dtype) -> ir.Value:
-    """tan(x) = tan(r) for even n, -1 / tan(r) for odd n, with r = x - n pi/2 and n = rint(x / (pi/2)): sin_cos's
-    reduction by halves of pi's parts (exact halvings), one polynomial, one division. Accurate, like sin and cos,
-    while |x| <= _TRIG_LIMIT; beyond, the loop's libm copy runs. NaN and +-inf give NaN through the arithmetic."""
+    """tan(x) = tan(r) for even n, -1 / tan(r) for odd n, with r = x - n pi/2 and n = rint(x / (pi/2)) (one
+    multiply-add with the shifter, LLVM may fuse it: n is an integer either way, and the reduction exact for it):
+    sin_cos's reduction by halves of pi's parts (exact halvings; the parts rounded down, see _PI_PARTS_DOWN), one
+    tail (float32 a polynomial, float64 a rational function), one division for the odd n. Accurate, like sin and
+    cos, while |x| <= _TRIG_LIMIT; beyond, the loop's libm copy runs. NaN and +-inf give NaN through the arithmetic;
+    tan(-0.0) = -0.0 (r keeps the sign, n = 0 is even)."""
     t, it = x.type, _int_type(dt)
-    shifter = _float(t, 1.5 * 2.0 ** (52 if dt == F64 else 23))
-    shifted = arith.addf(arith.mulf(x, _float(t, 2 / pymath.pi)), shifter)
+    shifter = _coefficient(t, 1.5 * 2.0 ** (52 if dt == F64 else 23))
+    shifted = _multiply_add(x, _coefficient(t, 2 / pymath.pi), shifter)
     n = arith.subf(shifted, shifter)
     odd = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(arith.bitcast(it, shifted), _int(it, 1)), _int(it, 0))
-    neg_n = arith.negf(n)
     r = x
-    for part in _PI_PARTS[dt]:
-        r = _fma(neg_n, _float(t, part / 2), r)
+    for part in _PI_PARTS_DOWN[dt]:
+        r = _fma(n, _coefficient(t, -part / 2), r)
     z = arith.mulf(r, r)
-    tail = arith.mulf(arith.mulf(r, z), _horner(t, z, _TAN_T[dt]))
-    y = arith.addf(r, tail)
-    # odd n: q = -1/y, refined by the division's residual and y's own rounding error (y + dy = r + tail exactly,
-    # Fast2Sum): -1/(y + dy) = q + q (e + q dy) with e = q y + 1 (fused: exact). Unrefined, -1/y was within 3 ulp.
-    dy = arith.addf(arith.subf(r, y), tail)
+    if dt == F64:
+        ratio = arith.divf(_horner(t, z, _TAN_P64), _multiply_add(z, _horner(t, z, _TAN_Q64), _coefficient(t, 1.0)))
+    else:
+        ratio = _horner(t, z, _TAN_T32)
+    rz = arith.mulf(r, z)
+    y = _multiply_add(rz, ratio, r)
+    # odd n: q = -1/y, refined by the division's residual and y's own rounding error dy = r + rz ratio - y (r - y is
+    # exact, y / r in [1, 1.3]; one fused multiply-add, where a rounded tail and Fast2Sum took three operations):
+    # -1/(y + dy) = q + q (e + q dy) with e = q y + 1 (fused: exact). Unrefined, -1/y was within 3 ulp.
+    dy = _fma(rz, ratio, arith.subf(r, y))
     q = arith.divf(_float(t, -1.0), arith.select(odd, y, _float(t, 1.0)))
     e = _fma(q, y, _float(t, 1.0))
     refined = _fma(q, _fma(q, dy, e), q)
-    result = arith.select(odd, refined, y)
-    return arith.select(arith.cmpf(F.OEQ, x, _float(t, 0.0)), x, result)     # tan(-0.0) = -0.0
+    return arith.select(odd, refined, y)
 
 
 def _version_big_arguments(module: ir.Module) -> None:
@@ -868,18 +881,21 @@ _SINH_SERIES_TO_1 = [1 / pymath.factorial(k) for k in range(3, 18, 2)]
 
 
 def sinh_cosh(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
-    """float32 sinh and cosh and float64 cosh from one exp and a division (_sinh_cosh_by_exp). float64 sinh: with
+    """float32 sinh from expm1 (_sinh_f32), float32 and float64 cosh from one exp and a division (_cosh_by_exp).
+    float64 sinh: with
     a = |x| = n ln 2 + r (one reduction, _exp_reduce), exp(+-a) = 2**(+-n) (cosh(r) +- sinh(r)), so sinh(a) =
     c- + (c- (cosh(r) - 1) + c+ sinh(r)) with c+- = (2**n +- 2**-n) / 2, exact powers of two and their exact sums:
     no division, one even and one odd series in r**2 (the cost of exp's one), the big term added last,
     c+ (r + r z S(z)) as one fused multiply-add. sinh of a < 1 takes n = 0 and r = a: the series alone (longer,
-    to |r| < 1), no cancellation, no reduction error (the exp and division of _sinh_cosh_by_exp reached 2 ulp there
+    to |r| < 1), no cancellation, no reduction error (exp(a) / 2 - 1 / (2 exp(a)) reached 2 ulp there
     and were slower in float64). The sum is computed for c+- / 2 = 2**(n-2) +- 2**(-n-2) and doubled last (exact,
     or inf where sinh overflows), so that 2**(n-2) is a normal float up to the overflow (a = 710.48; a is clamped
     just beyond); below the smallest normal exponent 2**(-n-2) is negligible and clamped. sinh is odd
     (sinh(-0.0) = -0.0); NaN propagates (the arithmetic's, no select), overflow gives inf."""
-    if dt != F64 or cosine:
-        return _sinh_cosh_by_exp(x, dt, cosine)
+    if dt != F64 and not cosine:
+        return _sinh_f32(x)
+    if cosine:
+        return _cosh_by_exp(x, dt)
     t, it = x.type, _int_type(dt)
     a, sign = _magnitude_and_sign(x, dt)
     high = 710.5                                          # overflow from there on; n - 2 at most 1023
@@ -900,31 +916,22 @@ def sinh_cosh(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     return arith.bitcast(t, arith.ori(arith.bitcast(it, result), sign))   # NaN through the arithmetic
 
 
-# float32 sinh below _SINH_SMALL_F32: a + a z S(z), z = a**2, S fitted by tools/fit_polynomials.py (SINH_S32): at
-# most 2**-27.1 of the result
-_SINH_SMALL_F32 = 1.5
-_SINH_S32 = (0.16666662693023682, 0.008333520963788033, 0.00019815497216768563, 2.8939925869053695e-06)
 # 1.5 * 2**23 + 125: x log2(e) + it rounds to an integer k whose bits shifted left by 23 are those of 2**(n - 2)
 # (as _EXP_SHIFTER_ONE_F32's, with the bias 127 less 2), for n - 2 in [-127, 128]; float64's is 1.5 * 2**52 + 1021
 # (the bits shifted left by 52), for n - 2 in [-1023, 1024]
 _EXP_SHIFTER_QUARTER_F32 = 12583037.0
 
 
-def _sinh_cosh_by_exp(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
-    """float32 sinh and cosh, float64 cosh: with q = exp(a) / 4 = 2**(n-2) exp(r) (a = |x| clamped just beyond the
-    overflow, exp's reduction and fitted polynomial, one power of two from the bits of the rounded n) and
-    q' = exp(-a) / 4 = 1 / (16 q), one division, cosh(a) = 2 (q + q') and sinh(a) = 2 (q - q'): the quarter keeps
-    2**(n-2) normal up to the overflow (89.42, float64 710.48), and doubling last is exact or the overflow to inf.
-    cosh has no cancellation (float32 within 1 ulp: every third float32 in [0, 90] checked; float64 within 1 in
-    1.2 * 10^7 samples); sinh's is small from _SINH_SMALL_F32 on (q' / sinh <= 0.05), below it the odd polynomial
-    a + a z S(z) (within 2 ulp, 7 of 370 million arguments at 2). They replaced one reduction with an even and an
-    odd series (and sinh's series to |r| < 1 below 1): float32 cosh 36 -> ~20 instructions per vector, 0.83x ->
-    1.06x NumPy's AVX-512 loop, sinh 0.71x -> 0.84x; float64 cosh 11% faster (AVX2 code: 7%). NaN propagates
-    through the arithmetic (the clamp keeps it; sinh's select takes the second piece); sinh keeps the sign of
-    -0.0."""
-    assert cosine or dt != F64, "float64 sinh: sinh_cosh's series"
+def _cosh_by_exp(x: ir.Value, dt: np.dtype) -> ir.Value:
+    """float32 and float64 cosh: with q = exp(a) / 4 = 2**(n-2) exp(r) (a = |x| clamped just beyond the overflow,
+    exp's reduction and fitted polynomial, one power of two from the bits of the rounded n) and q' = exp(-a) / 4 =
+    1 / (16 q), one division, cosh(a) = 2 (q + q'): the quarter keeps 2**(n-2) normal up to the overflow (89.42,
+    float64 710.48), and doubling last is exact or the overflow to inf. No cancellation (float32 within 1 ulp: every
+    third float32 in [0, 90] checked; float64 within 1 in 1.2 * 10^7 samples). It replaced one reduction with an
+    even and an odd series: float32 cosh 36 -> ~20 instructions per vector, 0.83x -> 1.06x NumPy's AVX-512 loop;
+    float64 cosh 11% faster (AVX2 code: 7%). NaN propagates through the arithmetic (the clamp keeps it)."""
     t, it = x.type, _int_type(dt)
-    a, sign = _magnitude_and_sign(x, dt)
+    a = _magnitude_and_sign(x, dt)[0]
     if dt == F64:
         high, shifter, ln2, mantissa, q_coefficients, clamp = (710.5, _SHIFTER + 1021, (_LN2_HI, _LN2_LO), 52,
                                                                _EXP_Q64, 2.0 ** 512)
@@ -941,13 +948,35 @@ def _sinh_cosh_by_exp(x: ir.Value, dt: np.dtype, cosine: bool) -> ir.Value:
     # exp(-a) / 4, from a quarter clamped to 2**64 (float64 2**512): beyond, exp(-a) is negligible, and 1 / q would
     # underflow (a floating-point event, a replay of the call as NumPy where its warnings are on: runtime/errstate.py)
     small_part = arith.divf(_float(t, 0.0625), arith.minimumf(quarter, _float(t, clamp)))
-    half = arith.addf(quarter, small_part) if cosine else arith.subf(quarter, small_part)
-    result = arith.addf(half, half)
-    if cosine:
-        return result
-    z = arith.mulf(a, a)
-    small = _multiply_add(arith.mulf(a, z), _horner(t, z, _SINH_S32), a)
-    value = arith.select(arith.cmpf(F.OLT, a, _float(t, _SINH_SMALL_F32)), small, result)
+    half = arith.addf(quarter, small_part)
+    return arith.addf(half, half)
+
+
+def _sinh_f32(x: ir.Value) -> ir.Value:
+    """float32 sinh(a) = 2 (w + w / (4w + 1)) with w = expm1(a) / 4 (a = |x|): (e**a - e**-a) / 2 with e**a = 4w + 1,
+    no cancellation (w >= 0), one piece for every a, one division. w = 2**(n-2) (r + h) + (2**(n-2) - 1/4) is
+    expm1's arrangement (_expm1_core) for the quarter, whose 2**(n-2) stays normal up to the overflow (a is clamped
+    to 89.5; 4w + 1 from w clamped to 2**64, where w / (4w + 1) is 1/4 anyway, so that it does not overflow where sinh
+    does not); 2**(n-2) from the bits of the rounded n (_EXP_SHIFTER_QUARTER_F32), doubling last exact or the
+    overflow to inf. Within 2 ulp: every fifth float32 in [-90, 90] checked, 68,002 of 448 million at 2 (below 1,
+    most near 0, where the rounding of 4w + 1 ~ 1 reaches w / (4w + 1) ~ w, a third of an ulp of the result), 95.5%
+    correctly rounded. It replaced two pieces (an odd polynomial below 1.5, 2 (exp(a) / 4 - exp(-a) / 4) above: 3 of
+    224 million at 2): 39 -> 33 instructions per vector, about 0.75x -> 0.8-1.0x NumPy's AVX-512 loop at 10^6.
+    Tiny a (below 2**-12, where sinh(a) rounds to a) and NaN give a; the sign is or'ed back (sinh(-0.0) = -0.0)."""
+    f32 = np.dtype(np.float32)
+    t, it = x.type, _int_type(f32)
+    a, sign = _magnitude_and_sign(x, f32)
+    clamped = arith.minimumf(a, _float(t, 89.5))          # sinh overflows from 89.42 on
+    shifter = _coefficient(t, _EXP_SHIFTER_QUARTER_F32)
+    k = _multiply_add(clamped, _coefficient(t, _LOG2E), shifter)
+    n = arith.subf(k, shifter)
+    r = _multiply_add(n, _coefficient(t, -_LN2_LO_F32), _multiply_add(n, _coefficient(t, -_LN2_HI_F32), clamped))
+    scale = arith.bitcast(t, arith.shli(arith.bitcast(it, k), _int(it, 23)))                        # 2**(n-2)
+    h = arith.mulf(arith.mulf(r, r), _horner(t, r, _EXP_Q32))
+    w = _multiply_add(scale, h, _fma(scale, r, arith.subf(scale, _coefficient(t, 0.25))))         # expm1(a) / 4
+    denominator = _multiply_add(arith.minimumf(w, _float(t, 2.0 ** 64)), _coefficient(t, 4.0), _coefficient(t, 1.0))
+    half = arith.addf(w, arith.divf(w, denominator))
+    value = arith.select(arith.cmpf(F.ULT, a, _float(t, 2.0 ** -12)), a, arith.addf(half, half))
     return arith.bitcast(t, arith.ori(arith.bitcast(it, value), sign))
 
 
