@@ -143,6 +143,42 @@ def test_threaded_tanh_loop_within_one_ulp():
     assert ulps(actual, correctly_rounded(x)).max() <= 1
 
 
+def tanh_of_gathered(x, ids):
+    return np.tanh(x.reshape(-1)[ids])
+
+
+def tanh_of_gathered_columns(x, ids):
+    return np.tanh(x[:, ids] * 2)
+
+
+def tanh_of_gathered_rows(x, ids):     # the row index loaded once per row: vectorized
+    return np.tanh(x[ids[::-1]] + 1)
+
+
+def tanh_scattered_rows(x, ids):
+    out = np.zeros_like(x)
+    out[ids] = np.tanh(x)
+    return out
+
+
+@pytest.mark.parametrize("fn", [tanh_of_gathered, tanh_of_gathered_columns, tanh_of_gathered_rows,
+                                tanh_scattered_rows])
+def test_gathered_tanh_gives_numpys_answer(fn):
+    """Loops that read (or write) at an index loaded from an array: the index varies along the loop without being the
+    loop's own, so the loop stays scalar (a gather), or vectorizes along an inner dim whose row index is loaded once
+    per row. The pass once vectorized `np.tanh(x[ids])` with the vector body reading through the scalar body's
+    index, then erased that body: MLIR ended the process ("operation destroyed but still has uses", the abort in the
+    default suite's fuzz run)."""
+    compiled = transpile(fn, disk_cache=False)
+    for shape in [(1, 1), (3, 17), (5, 33), (16, 40)]:
+        rng = np.random.default_rng(sum(shape))
+        x = rng.uniform(-6, 6, shape).astype(np.float32)
+        ids = rng.permutation(shape[1] if fn is tanh_of_gathered_columns else shape[0])
+        actual, expected = compiled(x, ids), fn(x, ids)
+        assert actual.shape == expected.shape and actual.dtype == expected.dtype
+        np.testing.assert_allclose(actual, expected, rtol=2.5e-7, atol=2e-7, err_msg=str(shape))
+
+
 CODE_SCRIPT = """
 import json
 import numpy as np

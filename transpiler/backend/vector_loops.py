@@ -37,6 +37,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm, scf, vector
 
 from . import target
+from .erasing import erase_with_body
 
 MARK = "transpiler.vector_loop"    # a math op left for `vectorize` by vector_math.expand
 WIDTH = 16
@@ -140,13 +141,17 @@ class _Unsupported(Exception):
 
 def vectorize(module: ir.Module) -> None:
     """Vectorize the innermost loops of MARKed math ops; unmark the ops of loops that stay scalar."""
-    marked = []
-    module.operation.walk(lambda op: (MARK in op.attributes and marked.append(op)) or ir.WalkResult.ADVANCE)
     loops = []
-    for op in marked:
-        loop = op.parent
-        if loop.name in ("scf.for", "scf.parallel") and not any(loop == other for other in loops):
-            loops.append(loop)
+
+    def add_loop(op):
+        if MARK in op.attributes:
+            loop = op.parent
+            if loop.name in ("scf.for", "scf.parallel") and not any(loop == other for other in loops):
+                loops.append(loop)
+        return ir.WalkResult.ADVANCE
+
+    # (only the loops are kept: a handle to an op nested in one that is erased points at freed memory, erasing.py)
+    module.operation.walk(add_loop)
     for loop in loops:
         try:
             _vectorize(loop)
@@ -179,11 +184,14 @@ def _vectorize(loop) -> None:
     if terminator.name not in ("scf.yield", "scf.reduce") or len(terminator.operands):
         raise _Unsupported("terminator")
     stored = {}
+    varying = {index}     # values that differ between iterations: the index and what is computed from it
     for op in ops:
         if op.name in ("memref.load", "memref.store"):
             memory, indices = _access(op)
-            if any(v == index for v in indices[:-1]):
-                raise _Unsupported("the loop's index in an outer dim")
+            if any(v in varying for v in indices[:-1]) or (indices and indices[-1] in varying and
+                                                            indices[-1] != index):
+                raise _Unsupported("an index that varies along the loop other than the loop's own (a gather: "
+                                   "x[ids[i]]), or the loop's index in an outer dim")
             if indices and indices[-1] == index and ir.MemRefType(memory.type).get_strides_and_offset()[0][-1] != 1:
                 raise _Unsupported("strided innermost dim")
             if op.name == "memref.store":
@@ -197,6 +205,8 @@ def _vectorize(loop) -> None:
             raise _Unsupported(op.name)
         elif any(v == index for v in op.operands):
             raise _Unsupported("the loop's index in arithmetic")
+        if op.name == "memref.load" and _access(op)[1][-1:] == [index] or any(v in varying for v in op.operands):
+            varying.update(op.results)
     for op in ops:
         if op.name == "memref.load":
             memory, indices = _access(op)
@@ -235,12 +245,7 @@ def _vectorize(loop) -> None:
                 for old, new in zip(op.results, clone.results):
                     mapping[old] = new
             scf.YieldOp([])
-    # the body's ops erased one by one through their Python objects first: erasing the loop alone freed them while
-    # the bindings still held them (`ops`, the caller's `marked`), and a later op allocated at a freed address was
-    # taken for the stale one (a process abort in the default test suite, test_fuzz, not reproduced alone)
-    for op in reversed(list(body.operations)):
-        op.erase()
-    loop.erase()
+    erase_with_body(loop)
 
 
 def _vector_body(ops, index, vindex) -> None:
