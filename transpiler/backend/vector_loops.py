@@ -36,11 +36,12 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, llvm, scf, vector
 
-from . import target
+from . import target, vector_power
 from .erasing import erase_with_body
 
 MARK = "transpiler.vector_loop"    # a math op left for `vectorize` by vector_math.expand
-WIDTH = 16
+WIDTH = 16         # lanes of a vector loop: one register of float32, two of float64 (two independent chains)
+_NORMAL_ARGUMENTS = "transpiler.normal_arguments"     # vector_math._IN_DOMAIN: bases known positive normal finite
 
 # (mid, c0, ..., c6) per interval of |x|: tanh(mid + t) ~ c0 + c1 t + ... + c6 t**6; index 0 is [0, 2**-4), then
 # four intervals per octave, index 29 [8, 9.5]; 30 and 31 repeat 29 (a table of 32 floats is two registers)
@@ -163,7 +164,11 @@ def vectorize(module: ir.Module) -> None:
         del op.attributes[MARK]
 
 
-_VECTOR_BODIES = {"math.tanh": lambda x: tanh_f32(x)}
+# op name -> its vector code, given the op (its attributes) and its operands' vectors
+_VECTOR_BODIES = {
+    "math.tanh": lambda op, x: tanh_f32(x),
+    "math.powf": lambda op, x, y: vector_power.power_f64(x, y, positive=_NORMAL_ARGUMENTS in op.attributes),
+}
 
 
 def _vectorize(loop) -> None:
@@ -280,7 +285,7 @@ def _vector_body(ops, index, vindex) -> None:
                 clone.operands[i] = uniform.get(v, v)
             uniform[op.results[0]] = clone.results[0]
         elif MARK in op.attributes:
-            lanes[op.results[0]] = _VECTOR_BODIES[op.name](lane_value(op.operands[0]))
+            lanes[op.results[0]] = _VECTOR_BODIES[op.name](op, *[lane_value(v) for v in op.operands])
         elif op.name == "arith.constant":
             t = ir.VectorType.get([WIDTH], op.results[0].type)
             lanes[op.results[0]] = arith.constant(t, ir.DenseElementsAttr.get_splat(t, op.attributes["value"]))

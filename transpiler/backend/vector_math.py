@@ -192,9 +192,9 @@ EXPANSIONS = {
 }
 
 
-# float32 functions that vector_loops computes with tables in AVX-512 registers, in loops it vectorizes (where it
-# does not, they are expanded here on a second call of `expand`, after it)
-_TABLE_LOOPS = ("math.tanh",)
+# functions (and their types) that vector_loops computes with tables in AVX-512 registers, in loops it vectorizes
+# (where it does not, they are expanded here on a second call of `expand`, after it)
+_TABLE_LOOPS = {"math.tanh": (np.dtype(np.float32),), "math.powf": (F64,)}
 
 
 # log and log1p in a loop whose arguments were all found to be positive normal finite numbers (for log1p: 1 + x)
@@ -235,7 +235,7 @@ def expand(module: ir.Module, table_loops: bool = True) -> None:
                 table = {"entry": entry}
                 tables.append(table)
             _STATE.hoisted = table
-            if op.name in _TABLE_LOOPS and dt != F64 and table_loops:
+            if dt in _TABLE_LOOPS.get(op.name, ()) and table_loops:
                 op.attributes[vector_loops.MARK] = ir.UnitAttr.get()   # vector_loops vectorizes its loop
                 continue
             expansion = NORMAL_EXPANSIONS[op.name] if _IN_DOMAIN in op.attributes else EXPANSIONS[op.name]
