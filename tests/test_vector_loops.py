@@ -1,6 +1,7 @@
-"""Loops of float32 tanh vectorized before LLVM, with tables in AVX-512 registers (backend/vector_loops.py): within 1
-ulp of the correctly rounded tanh, NumPy's answers for every shape, layout and neighbour of the loop, and the loops
-the pass does not take (reductions, an index in the arithmetic) keep vector_math's expansion. On a
+"""Loops of float32 tanh and float64 power vectorized before LLVM, with tables in AVX-512 registers
+(backend/vector_loops.py, backend/vector_power.py): within 1 ulp of the correctly rounded tanh and power, NumPy's
+answers for every shape, layout and neighbour of the loop, and the loops the pass does not take (reductions, an
+index in the arithmetic, gathers) keep vector_math's expansion. On a
 machine without AVX-512 the same checks run the expansion; the code of an AVX-512 target is checked in a child
 process on any machine."""
 import json
@@ -15,8 +16,9 @@ from transpiler import transpile
 
 @pytest.fixture(autouse=True)
 def _vector_loops_on(monkeypatch):
-    """The pass is off by default (vector_loops.available): these tests turn it on (children inherit it)."""
-    monkeypatch.setenv("TRANSPILER_VECTOR_LOOPS", "1")
+    """The pass is on by default; TRANSPILER_VECTOR_LOOPS=0 in the environment (a measurement switch) would turn
+    it off: these tests keep it on (children inherit it)."""
+    monkeypatch.delenv("TRANSPILER_VECTOR_LOOPS", raising=False)
 
 
 def correctly_rounded(x):

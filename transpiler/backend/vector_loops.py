@@ -10,9 +10,10 @@ loop passes (loops.py) and before OpenMP and LLVM: a loop of 16 lanes whose body
 (`vector.load`/`vector.store`, the arithmetic on vectors, the function's vector code, with its tables as vector
 constants that LLVM keeps in registers for the whole loop), then the scalar loop for the last elements. The
 vector code uses AVX-512 intrinsics: vector_math leaves a function to this pass (marked MARK) only when the kernels
-are compiled for a CPU with AVX-512 (`available`). A loop this pass does not take (a reduction, an index computed
-from the loop's variable, a store into memory the loop may also read elsewhere, a strided innermost dim) keeps
-the scalar expansion (`vector_math.expand`, run again after this pass).
+are compiled for a CPU with AVX-512 (`available`): float32 tanh (below) and float64 power (vector_power.py). A loop
+this pass does not take (a reduction, an index computed from the loop's variable, an index loaded from memory (a
+gather), a store into memory the loop may also read elsewhere, a strided innermost dim) keeps the scalar expansion
+(`vector_math.expand`, run again after this pass).
 
 Correctness of the reordering: the vector loop reads 16 elements of each array before writing 16; that equals the
 scalar loop only if no iteration reads what another one writes. Every store here goes to a buffer the function
@@ -117,11 +118,10 @@ _AVX512_CPUS = ("x86-64-v4", "skylake-avx512", "cascadelake", "cooperlake", "can
 
 
 def available() -> bool:
-    """Whether the pass runs: TRANSPILER_VECTOR_LOOPS=1 turns it on (off by default since a process abort in the test
-    suite, stop 32: see docs/performance.md; not in the disk cache's key, so compare with TRANSPILER_CACHE_DIR=""),
-    for kernels compiled for a CPU with AVX-512 (F, VL, DQ, BW): the host's unless TRANSPILER_TARGET_CPU names
-    another (backend/target.py)."""
-    if os.environ.get("TRANSPILER_VECTOR_LOOPS") != "1":
+    """Whether the pass runs: for kernels compiled for a CPU with AVX-512 (F, VL, DQ, BW), the host's unless
+    TRANSPILER_TARGET_CPU names another (backend/target.py). TRANSPILER_VECTOR_LOOPS=0 turns it off, to compare (a
+    measurement switch, not in the disk cache's key: compare with TRANSPILER_CACHE_DIR="")."""
+    if os.environ.get("TRANSPILER_VECTOR_LOOPS") == "0":
         return False
     cpu = target.target_cpu()
     if cpu is not None:
