@@ -28,8 +28,9 @@ within 1 ulp, sinh and cosh within 2 (float32 and float64). sin, cos and tan wit
 _TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow
 gives inf, underflow 0 (through subnormals); the odd functions keep the sign of -0.0.
 
-Compiled for an AVX-512 CPU, float32 tanh is left marked (vector_loops.MARK) for backend/vector_loops.py, which
-vectorizes its loops with tables in registers; `expand` runs again after it, for the ones it left scalar.
+Compiled for an AVX-512 CPU, float32 tanh and float64 power are left marked (vector_loops.MARK) for
+backend/vector_loops.py, which vectorizes their loops with tables in registers (power: backend/vector_power.py);
+`expand` runs again after it, for the ones it left scalar.
 """
 from __future__ import annotations
 
