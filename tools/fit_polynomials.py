@@ -1,7 +1,9 @@
 """Fits the polynomial coefficients of transpiler/backend/vector_math.py that were added with this script (arctan's,
-tan's (float64: a rational function, RATIONAL_TARGETS), arcsin's, float32 power's, float32 tanh's, float64
-exp's so far): near-minimax in the relative error of the result, in 80-digit arithmetic, then rounded to the target
-type; and the interval table of backend/vector_loops.py's float32 tanh (TANH_TABLE32, by name only).
+tan's (float64: a rational function, RATIONAL_TARGETS), arcsin's, float32 power's, float32 tanh's and sinh's,
+float64 exp's so far): near-minimax in the relative error of the result, in 80-digit arithmetic, then rounded to the
+target type; and the interval table of backend/vector_loops.py's float32 tanh (TANH_TABLE32, by name only), the
+polynomials and tables of backend/vector_power.py's float64 power (POWER_LOG1P_P64, POWER_EXP_Q64; POWER_TABLES64
+by name only).
 
     uv run --with mpmath python tools/fit_polynomials.py [NAME ...]
 
@@ -107,6 +109,18 @@ def _exp2_weight(r):
     return abs(r) / mp.power(2, r) if r != 0 else mp.mpf("1e-30")
 
 
+def _log1p_p(r):
+    """P with log1p(r) = r - r**2/2 + r**3 P(r) (float64 power's log after its table, backend/vector_power.py)."""
+    if abs(r) < mp.mpf("1e-30"):
+        return mp.mpf(1) / 3 - r / 4
+    return (mp.log1p(r) - r + r * r / 2) / r ** 3
+
+
+# float64 power's table log: |r| <= 2**-5 (the interval around 1), 0.0295 elsewhere; its exp: |r| <= ln(2) / 32
+_POWER_R = (-0.0295, 0.03125)
+_POWER_EXP_END = 0.0217
+
+
 # float32 power's log: 1 + f in [sqrt(1/2), sqrt(2)), so |s| <= 3 - 2 sqrt(2)
 _LOG_S2_END = (3 - 2 * mp.sqrt(2)) ** 2
 
@@ -127,7 +141,31 @@ TARGETS = {
     "EXP_Q64": (_exp_q, (-_EXP_END, _EXP_END), 9, np.float64, _exp_weight),
     "POWER_LOG2_R": (_log2_r, (0, _LOG_S2_END), 4, np.float64, lambda z: mp.mpf(1)),
     "POWER_EXP2_Q": (_exp2_q, (-0.5, 0.5), 5, np.float64, _exp2_weight),
+    "POWER_LOG1P_P64": (_log1p_p, _POWER_R, 8, np.float64, lambda r: r * r),
+    "POWER_EXP_Q64": (_exp_q, (-_POWER_EXP_END, _POWER_EXP_END), 5, np.float64, _exp_weight),
 }
+
+
+def power_tables64():
+    """backend/vector_power.py's LOG_TABLE (per interval of z, OFF plus multiples of 2**48 in bits: invc = 2 over
+    the interval's ends' sum, 1 for the interval around 1; log(1/invc) rounded to a multiple of 2**-42, and the rest)
+    and EXP_TABLE (bits of 2**(j/16) rounded, less j << 48; the rounding's relative error)."""
+    off = 0x3FE6800000000000
+    print("LOG_TABLE = (")
+    for j in range(16):
+        lo, hi = (float(np.array(off + i * 2 ** 48, dtype=np.int64).view(np.float64)) for i in (j, j + 1))
+        invc = 1.0 if lo <= 1.0 < hi else float(2 / (mp.mpf(lo) + mp.mpf(hi)))
+        logc = -mp.log(mp.mpf(invc))
+        logc_hi = float(mp.nint(logc * 2 ** 42) / 2 ** 42)
+        print(f"    ({invc!r}, {logc_hi!r}, {float(logc - mp.mpf(logc_hi))!r}),")
+    print(")")
+    print("EXP_TABLE = (")
+    for j in range(16):
+        exact = mp.power(2, mp.mpf(j) / 16)
+        rounded = float(exact)
+        bits = int(np.array(rounded).view(np.int64)) - (j << 48)
+        print(f"    ({hex(bits)}, {float((exact - mp.mpf(rounded)) / mp.mpf(rounded))!r}),")
+    print(")")
 
 
 def fit(f, interval, degree, weight, points=400, rounds=40):
@@ -258,6 +296,11 @@ def tanh_table32(degree=6):
 
 
 def main(names):
+    if "POWER_TABLES64" in names:
+        power_tables64()
+        names = [n for n in names if n != "POWER_TABLES64"]
+        if not names:
+            return
     if "TANH_TABLE32" in names:
         tanh_table32()
         names = [n for n in names if n != "TANH_TABLE32"]

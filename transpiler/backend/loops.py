@@ -16,6 +16,7 @@ from mlir import ir
 from mlir.dialects import arith, memref, scf
 
 from .blas_lowering import BLAS_SYMBOLS
+from .erasing import erase_with_body
 
 # Ops allowed in a loop whose accumulator is promoted: none of them writes memory (except the one store moved).
 _READ_ONLY_PREFIXES = ("arith.", "math.", "index.", "complex.")    # complex.re/im/create ... (a complex sum's parts)
@@ -99,7 +100,7 @@ def _promote_one(loop) -> bool:
             op.move_before(yield_op)
     for op in done:
         op.erase()
-    loop.operation.erase()
+    erase_with_body(loop)     # (its old scf.yield)
     return True
 
 
@@ -233,7 +234,7 @@ def _move_body(par, ivs: list, anchor) -> None:
     for op in list(body.operations):
         if op.name != "scf.reduce":
             op.move_before(anchor)
-    par.operation.erase()
+    erase_with_body(par)     # (its scf.reduce)
 
 
 def fuse_parallel_loops(module: ir.Module) -> int:
@@ -400,7 +401,7 @@ def thread_only_large_loops(module: ir.Module, min_work: int) -> None:
             guarded = ir.Operation.create("omp.parallel", results=[], operands=[cond], regions=1, attributes={
                 "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0, 1, 0, 0, 0])})
         par.regions[0].blocks[0].append_to(guarded.regions[0])
-        par.erase()
+        erase_with_body(par)
         _schedule_in_chunks(guarded, nest)
 
 
@@ -432,7 +433,7 @@ def _schedule_in_chunks(par, nest) -> None:
             "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0, 0, 0, 0, 0, 1]),   # the last: schedule_chunk
             "schedule_kind": ir.Attribute.parse("#omp<schedulekind dynamic>")})
     ws.regions[0].blocks[0].append_to(chunked.regions[0])
-    ws.erase()
+    erase_with_body(ws)
 
 
 def _lanes(op) -> int:

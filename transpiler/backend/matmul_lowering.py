@@ -23,6 +23,7 @@ from mlir import ir
 from mlir.dialects import arith, func, linalg, memref, scf
 
 from . import batched_blas, blas_lowering
+from .erasing import erase_with_body
 
 
 def matmuls_to_calls(module: ir.Module, direct_blas: bool = False, threads: bool = True) -> None:
@@ -31,17 +32,24 @@ def matmuls_to_calls(module: ir.Module, direct_blas: bool = False, threads: bool
     (linalg.contract) too, per matrix (batched_blas.py); other matmuls call an external function named after their
     operand types (as convert-linalg-to-std names them), which runtime/blas.py provides: NumPy's matmul. A contract
     left in place becomes loops. `threads`: whether the kernel's loops run on threads (the few-row model's case)."""
-    ops = []
-    module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
-    declared = {op.attributes["sym_name"].value for op in ops if op.name == "func.func"}
+    ops, declared = [], set()
+
+    def collect(op):
+        if op.name == "func.func":
+            declared.add(op.attributes["sym_name"].value)
+        elif op.name in ("linalg.contract", "linalg.matmul", "linalg.batch_matmul"):
+            ops.append(op)    # (not the ops nested in them: their handles would outlive the erase, erasing.py)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect, ir.WalkOrder.PRE_ORDER)
     for op in ops:
         if op.name == "linalg.contract":    # stacks and complex products (codegen/matmul._contract)
             fill = _zero_fill_before(op)    # BLAS overwrites c
             with ir.InsertionPoint(op), op.location:
                 if direct_blas and batched_blas.lower(module, op):
                     if fill is not None:
-                        fill.erase()
-                    op.erase()
+                        erase_with_body(fill)
+                    erase_with_body(op)
             continue                        # (else it becomes loops)
         if op.name not in ("linalg.matmul", "linalg.batch_matmul"):
             continue
@@ -57,7 +65,7 @@ def matmuls_to_calls(module: ir.Module, direct_blas: bool = False, threads: bool
             if limit is None:
                 call()
                 if fill is not None:
-                    fill.erase()
+                    erase_with_body(fill)
             else:
                 branch = scf.IfOp(_few_rows(*op.operands, limit), [], has_else=True)
                 with ir.InsertionPoint(branch.then_block):
@@ -68,7 +76,7 @@ def matmuls_to_calls(module: ir.Module, direct_blas: bool = False, threads: bool
                 with ir.InsertionPoint(branch.else_block):
                     call()
                     scf.YieldOp([])
-        op.erase()
+        erase_with_body(op)
 
 
 def _call_numpy_matmul(module: ir.Module, op_name: str, operands: list, declared: set) -> None:

@@ -10,9 +10,10 @@ loop passes (loops.py) and before OpenMP and LLVM: a loop of 16 lanes whose body
 (`vector.load`/`vector.store`, the arithmetic on vectors, the function's vector code, with its tables as vector
 constants that LLVM keeps in registers for the whole loop), then the scalar loop for the last elements. The
 vector code uses AVX-512 intrinsics: vector_math leaves a function to this pass (marked MARK) only when the kernels
-are compiled for a CPU with AVX-512 (`available`). A loop this pass does not take (a reduction, an index computed
-from the loop's variable, a store into memory the loop may also read elsewhere, a strided innermost dim) keeps
-the scalar expansion (`vector_math.expand`, run again after this pass).
+are compiled for a CPU with AVX-512 (`available`): float32 tanh (below) and float64 power (vector_power.py). A loop
+this pass does not take (a reduction, an index computed from the loop's variable, an index loaded from memory (a
+gather), a store into memory the loop may also read elsewhere, a strided innermost dim) keeps the scalar expansion
+(`vector_math.expand`, run again after this pass).
 
 Correctness of the reordering: the vector loop reads 16 elements of each array before writing 16; that equals the
 scalar loop only if no iteration reads what another one writes. Every store here goes to a buffer the function
@@ -36,10 +37,12 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, llvm, scf, vector
 
-from . import target
+from . import target, vector_power
+from .erasing import erase_with_body
 
 MARK = "transpiler.vector_loop"    # a math op left for `vectorize` by vector_math.expand
-WIDTH = 16
+WIDTH = 16         # lanes of a vector loop: one register of float32, two of float64 (two independent chains)
+_NORMAL_ARGUMENTS = "transpiler.normal_arguments"     # vector_math._IN_DOMAIN: bases known positive normal finite
 
 # (mid, c0, ..., c6) per interval of |x|: tanh(mid + t) ~ c0 + c1 t + ... + c6 t**6; index 0 is [0, 2**-4), then
 # four intervals per octave, index 29 [8, 9.5]; 30 and 31 repeat 29 (a table of 32 floats is two registers)
@@ -115,11 +118,10 @@ _AVX512_CPUS = ("x86-64-v4", "skylake-avx512", "cascadelake", "cooperlake", "can
 
 
 def available() -> bool:
-    """Whether the pass runs: TRANSPILER_VECTOR_LOOPS=1 turns it on (off by default since a process abort in the test
-    suite, stop 32: see docs/performance.md; not in the disk cache's key, so compare with TRANSPILER_CACHE_DIR=""),
-    for kernels compiled for a CPU with AVX-512 (F, VL, DQ, BW): the host's unless TRANSPILER_TARGET_CPU names
-    another (backend/target.py)."""
-    if os.environ.get("TRANSPILER_VECTOR_LOOPS") != "1":
+    """Whether the pass runs: for kernels compiled for a CPU with AVX-512 (F, VL, DQ, BW), the host's unless
+    TRANSPILER_TARGET_CPU names another (backend/target.py). TRANSPILER_VECTOR_LOOPS=0 turns it off, to compare (a
+    measurement switch, not in the disk cache's key: compare with TRANSPILER_CACHE_DIR="")."""
+    if os.environ.get("TRANSPILER_VECTOR_LOOPS") == "0":
         return False
     cpu = target.target_cpu()
     if cpu is not None:
@@ -140,13 +142,17 @@ class _Unsupported(Exception):
 
 def vectorize(module: ir.Module) -> None:
     """Vectorize the innermost loops of MARKed math ops; unmark the ops of loops that stay scalar."""
-    marked = []
-    module.operation.walk(lambda op: (MARK in op.attributes and marked.append(op)) or ir.WalkResult.ADVANCE)
     loops = []
-    for op in marked:
-        loop = op.parent
-        if loop.name in ("scf.for", "scf.parallel") and not any(loop == other for other in loops):
-            loops.append(loop)
+
+    def add_loop(op):
+        if MARK in op.attributes:
+            loop = op.parent
+            if loop.name in ("scf.for", "scf.parallel") and not any(loop == other for other in loops):
+                loops.append(loop)
+        return ir.WalkResult.ADVANCE
+
+    # (only the loops are kept: a handle to an op nested in one that is erased points at freed memory, erasing.py)
+    module.operation.walk(add_loop)
     for loop in loops:
         try:
             _vectorize(loop)
@@ -158,7 +164,11 @@ def vectorize(module: ir.Module) -> None:
         del op.attributes[MARK]
 
 
-_VECTOR_BODIES = {"math.tanh": lambda x: tanh_f32(x)}
+# op name -> its vector code, given the op (its attributes) and its operands' vectors
+_VECTOR_BODIES = {
+    "math.tanh": lambda op, x: tanh_f32(x),
+    "math.powf": lambda op, x, y: vector_power.power_f64(x, y, positive=_NORMAL_ARGUMENTS in op.attributes),
+}
 
 
 def _vectorize(loop) -> None:
@@ -179,11 +189,14 @@ def _vectorize(loop) -> None:
     if terminator.name not in ("scf.yield", "scf.reduce") or len(terminator.operands):
         raise _Unsupported("terminator")
     stored = {}
+    varying = {index}     # values that differ between iterations: the index and what is computed from it
     for op in ops:
         if op.name in ("memref.load", "memref.store"):
             memory, indices = _access(op)
-            if any(v == index for v in indices[:-1]):
-                raise _Unsupported("the loop's index in an outer dim")
+            if any(v in varying for v in indices[:-1]) or (indices and indices[-1] in varying and
+                                                            indices[-1] != index):
+                raise _Unsupported("an index that varies along the loop other than the loop's own (a gather: "
+                                   "x[ids[i]]), or the loop's index in an outer dim")
             if indices and indices[-1] == index and ir.MemRefType(memory.type).get_strides_and_offset()[0][-1] != 1:
                 raise _Unsupported("strided innermost dim")
             if op.name == "memref.store":
@@ -197,6 +210,8 @@ def _vectorize(loop) -> None:
             raise _Unsupported(op.name)
         elif any(v == index for v in op.operands):
             raise _Unsupported("the loop's index in arithmetic")
+        if op.name == "memref.load" and _access(op)[1][-1:] == [index] or any(v in varying for v in op.operands):
+            varying.update(op.results)
     for op in ops:
         if op.name == "memref.load":
             memory, indices = _access(op)
@@ -235,12 +250,7 @@ def _vectorize(loop) -> None:
                 for old, new in zip(op.results, clone.results):
                     mapping[old] = new
             scf.YieldOp([])
-    # the body's ops erased one by one through their Python objects first: erasing the loop alone freed them while
-    # the bindings still held them (`ops`, the caller's `marked`), and a later op allocated at a freed address was
-    # taken for the stale one (a process abort in the default test suite, test_fuzz, not reproduced alone)
-    for op in reversed(list(body.operations)):
-        op.erase()
-    loop.erase()
+    erase_with_body(loop)
 
 
 def _vector_body(ops, index, vindex) -> None:
@@ -275,7 +285,7 @@ def _vector_body(ops, index, vindex) -> None:
                 clone.operands[i] = uniform.get(v, v)
             uniform[op.results[0]] = clone.results[0]
         elif MARK in op.attributes:
-            lanes[op.results[0]] = _VECTOR_BODIES[op.name](lane_value(op.operands[0]))
+            lanes[op.results[0]] = _VECTOR_BODIES[op.name](op, *[lane_value(v) for v in op.operands])
         elif op.name == "arith.constant":
             t = ir.VectorType.get([WIDTH], op.results[0].type)
             lanes[op.results[0]] = arith.constant(t, ir.DenseElementsAttr.get_splat(t, op.attributes["value"]))

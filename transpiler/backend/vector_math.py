@@ -28,8 +28,9 @@ within 1 ulp, sinh and cosh within 2 (float32 and float64). sin, cos and tan wit
 _TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow
 gives inf, underflow 0 (through subnormals); the odd functions keep the sign of -0.0.
 
-Compiled for an AVX-512 CPU, float32 tanh is left marked (vector_loops.MARK) for backend/vector_loops.py, which
-vectorizes its loops with tables in registers; `expand` runs again after it, for the ones it left scalar.
+Compiled for an AVX-512 CPU, float32 tanh and float64 power are left marked (vector_loops.MARK) for
+backend/vector_loops.py, which vectorizes their loops with tables in registers (power: backend/vector_power.py);
+`expand` runs again after it, for the ones it left scalar.
 """
 from __future__ import annotations
 
@@ -192,9 +193,9 @@ EXPANSIONS = {
 }
 
 
-# float32 functions that vector_loops computes with tables in AVX-512 registers, in loops it vectorizes (where it
-# does not, they are expanded here on a second call of `expand`, after it)
-_TABLE_LOOPS = ("math.tanh",)
+# functions (and their types) that vector_loops computes with tables in AVX-512 registers, in loops it vectorizes
+# (where it does not, they are expanded here on a second call of `expand`, after it)
+_TABLE_LOOPS = {"math.tanh": (np.dtype(np.float32),), "math.powf": (F64,)}
 
 
 # log and log1p in a loop whose arguments were all found to be positive normal finite numbers (for log1p: 1 + x)
@@ -235,7 +236,7 @@ def expand(module: ir.Module, table_loops: bool = True) -> None:
                 table = {"entry": entry}
                 tables.append(table)
             _STATE.hoisted = table
-            if op.name in _TABLE_LOOPS and dt != F64 and table_loops:
+            if dt in _TABLE_LOOPS.get(op.name, ()) and table_loops:
                 op.attributes[vector_loops.MARK] = ir.UnitAttr.get()   # vector_loops vectorizes its loop
                 continue
             expansion = NORMAL_EXPANSIONS[op.name] if _IN_DOMAIN in op.attributes else EXPANSIONS[op.name]
