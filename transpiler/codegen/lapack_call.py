@@ -120,6 +120,9 @@ def _define_helper(kind: str) -> str:
         if GESV not in symbols:   # (N, NRHS, A, LDA, IPIV, B, LDB, INFO): Fortran, every argument by address
             func.FuncOp(GESV, ([index] * 8, []), visibility="private")
         fn = func.FuncOp(name, ([matrix] * (2 if kind == "inv" else 3), [i64]), visibility="private")
+        # never inlined: LLVM moves the caller's math freely (it assumes nobody reads the flags), and math moved
+        # between the save and the restore of the flags around dgesv (fp_status.py) would lose its events
+        fn.attributes["passthrough"] = ir.ArrayAttr.get([ir.StringAttr.get("noinline")])
     with ir.InsertionPoint(fn.add_entry_block()), ir.Location.unknown():
         a, *rhs, x = fn.arguments
         n = memref.dim(a, _index(0))     # (square, and b of n rows: _numpy_shapes)
