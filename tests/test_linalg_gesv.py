@@ -92,6 +92,30 @@ def test_stacks_of_matrices(shape):
         _same_bits(transpile(_inv)(a.astype(dtype)), np.linalg.inv(a.astype(dtype)))
 
 
+@pytest.mark.parametrize("a_shape, b_shape", [((3, 4, 4), (3, 4, 2)), ((2, 3, 5, 5), (2, 3, 5, 1)),
+                                              ((0, 3, 3), (0, 3, 2)), ((2, 0, 0), (2, 0, 3)), ((3, 4, 4), (4,))])
+def test_stacks_of_systems(a_shape, b_shape):
+    a, b = RNG.standard_normal(a_shape), RNG.standard_normal(b_shape)
+    for dtype in (np.float64, np.float32):
+        _same_bits(transpile(_solve)(a.astype(dtype), b.astype(dtype)), np.linalg.solve(a.astype(dtype),
+                                                                                       b.astype(dtype)))
+    singular = a.copy()
+    if a.shape[0] and a.shape[-1]:
+        singular[-1] = 0.0
+        with pytest.raises(np.linalg.LinAlgError, match="^Singular matrix"):
+            transpile(_solve)(singular, b)
+
+
+def test_stacked_systems_of_the_same_batch_dims_call_dgesv():
+    def both(a, b):
+        return np.linalg.solve(a, b), np.linalg.solve(a, a)
+
+    a, b = RNG.standard_normal((3, 4, 4)), RNG.standard_normal((3, 4, 2))
+    for got, want in zip(transpile(both)(a, b), both(a, b)):
+        _same_bits(got, want)
+    assert _direct(transpile(both), a, b)
+
+
 def test_strided_views_and_empty_matrices():
     a = RNG.standard_normal((9, 8))
     f = transpile(lambda a, b: (np.linalg.inv(a[1::2, ::2]), np.linalg.inv(a[:4, :4].T),
@@ -193,9 +217,21 @@ def test_kalman_filter_calls_dgesv_and_survives_the_disk_cache(fresh_kernel_cach
     assert _direct(transpile(step), P, H, R, z, x)
 
 
-def test_complex_and_stacked_solve_keep_numpys_call():
+def test_complex_and_broadcast_solve_keep_numpys_call():
     a = RNG.standard_normal((3, 3)) + 1j * RNG.standard_normal((3, 3))
     np.testing.assert_array_equal(transpile(_inv)(a), np.linalg.inv(a))
     assert not _direct(transpile(_inv), a)
-    a, b = RNG.standard_normal((2, 3, 3)), RNG.standard_normal((2, 3, 1))
-    np.testing.assert_array_equal(transpile(_solve)(a, b), np.linalg.solve(a, b))
+    for a_shape, b_shape in (((2, 3, 3), (1, 3, 1)), ((3, 3), (2, 3, 1)), ((2, 3, 3), (3,))):   # broadcasting
+        a, b = RNG.standard_normal(a_shape), RNG.standard_normal(b_shape)
+        np.testing.assert_array_equal(transpile(_solve)(a, b), np.linalg.solve(a, b))
+
+
+def test_without_numpys_lapack_the_kernel_calls_numpy(monkeypatch):
+    monkeypatch.setattr(blas, "lapack_available", lambda: False)
+    a, b = RNG.standard_normal((4, 4)), RNG.standard_normal(4)
+    inv, solve = transpile(_inv), transpile(_solve)
+    _same_bits(inv(a), np.linalg.inv(a))
+    _same_bits(solve(a, b), np.linalg.solve(a, b))
+    assert not _direct(inv, a) and not _direct(solve, a, b)
+    with pytest.raises(np.linalg.LinAlgError, match="^Singular matrix"):
+        inv(np.zeros((4, 4)))

@@ -29,8 +29,8 @@ _HELPER = {"inv": "transpiler_lapack_inv_f64", "solve": "transpiler_lapack_solve
 
 @emitter("lapack_gesv")
 def _lapack_gesv(em: Emitter, e):
-    """inv: inputs (a, the original a) with a of shape (..., n, n); solve: (a, b, the original a and b) with a (n, n)
-    and b (n, k). Results: x (float64), the flag of a singular matrix (any of the stack), and the flag of the NumPy
+    """inv: inputs (a, the original a) with a of shape (..., n, n); solve: (a, b, the original a and b) with a
+    (..., n, n) and b (..., n, k) of the same batch dims. Results: x (float64), the flag of a singular matrix (any of the stack), and the flag of the NumPy
     call made instead where the shapes are not NumPy's (`fallback`, codegen/numpy_call.py), which raises NumPy's
     error."""
     kind = e.params["kind"]
@@ -79,8 +79,8 @@ def _numpy_shapes(operands):
     rank = ir.MemRefType(a.type).rank
     n = memref.dim(a, _index(rank - 1))
     ok = arith.cmpi(arith.CmpIPredicate.eq, memref.dim(a, _index(rank - 2)), n)
-    if len(operands) == 2:
-        ok = arith.andi(ok, arith.cmpi(arith.CmpIPredicate.eq, memref.dim(operands[1], _index(0)), n))
+    if len(operands) == 2:      # (b has a's batch dims, the same while compiling: frontend)
+        ok = arith.andi(ok, arith.cmpi(arith.CmpIPredicate.eq, memref.dim(operands[1], _index(rank - 2)), n))
     return ok
 
 

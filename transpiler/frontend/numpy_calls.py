@@ -362,6 +362,12 @@ def _direct_gesv(result_dtype, *inputs) -> bool:
         and blas.lapack_available()
 
 
+def _same_dims(b, x: Var, y: Var) -> bool:
+    """Whether stacks x and y have the same batch dims, known while compiling (no broadcasting between them)."""
+    return all(b.env.find(d) is b.env.find(e) or b.env.find(d) == b.env.find(e)
+               for d, e in zip(_batch(x), _batch(y)))
+
+
 def _gesv(b, kind: str, name: str, inputs: list, original: list, shape: tuple, result_dtype):
     """dgesv on float64 copies of the inputs (exact), the result rounded to NumPy's result dtype as NumPy rounds
     it; a singular matrix is NumPy's LinAlgError at the call, with NumPy's message. Shapes NumPy refuses (a matrix
@@ -391,8 +397,8 @@ def _solve(b, a, b_):
     x, y = _array(b, a), _array(b, b_)
     _at_least_2d(x)
     dtype = _result_dtype(np.linalg.solve, np.eye(2, dtype=x.dtype), np.ones(2, y.dtype))
-    if _direct_gesv(dtype, x, y) and x.ndim == 2 and y.ndim in (1, 2):
-        if y.ndim == 2:
+    if _direct_gesv(dtype, x, y) and (x.ndim == 2 and y.ndim == 1 or x.ndim == y.ndim and _same_dims(b, x, y)):
+        if y.ndim >= 2:
             return _gesv(b, "solve", "linalg.solve", [x, y], [x, y], tuple(y.shape), dtype)
         column = so.expand_dims(b, y, 1)      # NumPy's solve1: the vector as one right-hand side
         return so.squeeze(b, _gesv(b, "solve", "linalg.solve", [x, column], [x, y], tuple(column.shape), dtype), 1)

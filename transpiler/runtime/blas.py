@@ -11,7 +11,8 @@ see matmul_lowering.py.)
 Float32 and float64 products, 2-D or batched, and complex ones call OpenBLAS directly instead, from the kernel's
 own threads (blas_lowering.py, batched_blas.py): `bind` gives the machine code the addresses of NumPy's OpenBLAS
 `cblas_?gemm`/`cblas_?gemv` (s, d, c, z), and `single_threaded` keeps OpenBLAS on one thread per call while such a
-kernel runs.
+kernel runs. `np.linalg.inv` and `solve` call the same library's LAPACK `dgesv` (codegen/lapack_call.py), bound
+here too, with OpenBLAS's thread setting as it is (as NumPy's own call finds it).
 """
 from __future__ import annotations
 
