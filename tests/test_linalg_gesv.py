@@ -235,3 +235,11 @@ def test_without_numpys_lapack_the_kernel_calls_numpy(monkeypatch):
     assert not _direct(inv, a) and not _direct(solve, a, b)
     with pytest.raises(np.linalg.LinAlgError, match="^Singular matrix"):
         inv(np.zeros((4, 4)))
+
+
+def test_large_matrices_with_openblas_threads_as_numpys():
+    """dgesv of 100 rows and more may run OpenBLAS's threaded LU: called with OpenBLAS's thread setting as it is, as
+    NumPy's call finds it, so the bits are NumPy's."""
+    a = RNG.standard_normal((120, 120))
+    _same_bits(transpile(_inv)(a), np.linalg.inv(a))
+    _same_bits(transpile(_solve)(a, a[:, :7]), np.linalg.solve(a, a[:, :7]))
