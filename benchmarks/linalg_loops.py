@@ -71,7 +71,8 @@ def main(argv):
              ("2000 solve 4x4", solve_loop, (rng.standard_normal((2000, 4, 4)) + 4 * np.eye(4),
                                              rng.standard_normal((2000, 4)))),
              ("500 inv 16x16", inv_loop, (rng.standard_normal((500, 16, 16)) + 8 * np.eye(16),)),
-             ("Kalman n=4 m=2, 500 steps", lambda z: run_filter(copy.deepcopy(kf), z), (rng.standard_normal((500, 2)),))]
+             ("Kalman n=4 m=2, 500 steps", lambda z: run_filter(copy.deepcopy(kf), z),
+              (rng.standard_normal((500, 2)),))]
     print(cpu_model())
     for name, fn, args in cases:
         compiled = transpile(run_filter, threads=False) if name.startswith("Kalman") else transpile(fn, threads=False)

@@ -30,9 +30,9 @@ _HELPER = {"inv": "transpiler_lapack_inv_f64", "solve": "transpiler_lapack_solve
 @emitter("lapack_gesv")
 def _lapack_gesv(em: Emitter, e):
     """inv: inputs (a, the original a) with a of shape (..., n, n); solve: (a, b, the original a and b) with a
-    (..., n, n) and b (..., n, k) of the same batch dims. Results: x (float64), the flag of a singular matrix (any of the stack), and the flag of the NumPy
-    call made instead where the shapes are not NumPy's (`fallback`, codegen/numpy_call.py), which raises NumPy's
-    error."""
+    (..., n, n) and b (..., n, k) of the same batch dims. Results: x (float64), the flag of a singular matrix (any
+    of the stack), and the flag of the NumPy call made instead where the shapes are not NumPy's (`fallback`,
+    codegen/numpy_call.py), which raises NumPy's error."""
     kind = e.params["kind"]
     dyn = ir.ShapedType.get_dynamic_size()
     site = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _next_site(em))
