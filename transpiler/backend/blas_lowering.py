@@ -42,6 +42,9 @@ GEMM_SYMBOLS = {"f32": "transpiler_cblas_sgemm", "f64": "transpiler_cblas_dgemm"
                 "complex<f32>": "transpiler_cblas_cgemm", "complex<f64>": "transpiler_cblas_zgemm"}
 GEMV_SYMBOLS = {"f32": "transpiler_cblas_sgemv", "f64": "transpiler_cblas_dgemv"}
 BLAS_SYMBOLS = (*GEMM_SYMBOLS.values(), *GEMV_SYMBOLS.values())
+# LAPACK's dgesv (np.linalg.inv and solve, codegen/lapack_call.py): bound to the same library's ILP64 Fortran
+# `scipy_dgesv_64_`, the function NumPy's _umath_linalg calls
+LAPACK_SYMBOLS = {"transpiler_lapack_dgesv": "scipy_dgesv_64_"}
 _HELPER = "transpiler_gemm_{}"
 
 

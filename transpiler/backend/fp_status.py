@@ -19,12 +19,15 @@ import platform
 from mlir import ir
 from mlir.dialects import arith, llvm, memref
 
+from .blas_lowering import LAPACK_SYMBOLS
+
 # the MXCSR exception flags NumPy reports: invalid (bit 0), divide by zero (2), overflow (3), underflow (4); not
 # denormal (1) nor inexact (5). The same bits as glibc's FE_INVALID, FE_DIVBYZERO, FE_OVERFLOW, FE_UNDERFLOW.
 INVALID, DIVIDE, OVERFLOW, UNDERFLOW = 1, 4, 8, 16
 REPORTED = INVALID | DIVIDE | OVERFLOW | UNDERFLOW
 _ALL_FLAGS = 63
 SUPPORTED = platform.machine().lower() in ("x86_64", "amd64")
+QUIET_CALLS = tuple(LAPACK_SYMBOLS)     # library calls whose events are not the kernel's
 
 
 def instrument(module: ir.Module) -> None:
@@ -52,6 +55,7 @@ def instrument(module: ir.Module) -> None:
             with ir.InsertionPoint(ret), ret.location:
                 memref.store(arith.constant(i32, 0), status, [])
         return
+    _quiet_library_calls(module)
     with ir.InsertionPoint(block.operations[0]), entry_fn.location:
         scratch = _slot()
         _clear(scratch)
@@ -62,6 +66,24 @@ def instrument(module: ir.Module) -> None:
     module.operation.walk(lambda op: (op.name == "omp.parallel" and regions.append(op)) or ir.WalkResult.ADVANCE)
     for par in regions:
         _instrument_region(par)
+
+
+def _quiet_library_calls(module: ir.Module) -> None:
+    """LAPACK's dgesv as NumPy calls it: NumPy's _umath_linalg clears the flags its LAPACK call raised (a NaN in the
+    matrix raises no warning); here each such call restores the flags it found."""
+    calls = []
+    module.operation.walk(lambda op: (op.name == "func.call" and ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+                                      in QUIET_CALLS and calls.append(op)) or ir.WalkResult.ADVANCE)
+    for call in calls:
+        fn = call.parent
+        while fn.name != "func.func":
+            fn = fn.parent
+        with ir.InsertionPoint(fn.regions[0].blocks[0].operations[0]), call.location:
+            scratch = _slot()
+        with ir.InsertionPoint(call), call.location:
+            saved = _read(scratch)
+        with ir.InsertionPoint.after(call), call.location:
+            _write(scratch, saved)
 
 
 def _returns(fn) -> list:

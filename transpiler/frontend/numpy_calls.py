@@ -24,6 +24,14 @@ from .values import contains_var
 def call(b, name: str, args: tuple, kwargs: dict, outs: list) -> list:
     """Emit a call of NumPy's `name` (a key of runtime.FUNCTIONS) on these arguments; `outs`: [(dtype, shape)] of
     what it returns. Returns the result Vars."""
+    symbol, inputs = _call_symbol(b, name, args, kwargs, outs)
+    *results, failed = b.emit("numpy_call", inputs, list(outs) + [(dtypes.BOOL, ())], scalar=True, symbol=symbol)
+    b.check(failed, runtime.CallFailed, f"np.{name}")
+    return results
+
+
+def _call_symbol(b, name: str, args: tuple, kwargs: dict, outs: list) -> tuple:
+    """(the external symbol of such a call, the Vars it takes: the kernel's buffers passed to NumPy)."""
     inputs = []
 
     def encode(value):
@@ -52,10 +60,7 @@ def call(b, name: str, args: tuple, kwargs: dict, outs: list) -> list:
     spec["out"] = [[np.dtype(dt).str, len(shape)] for dt, shape in outs]
     for dt, _ in outs:
         dtypes.check_supported(np.dtype(dt), f"the result of np.{name}")
-    *results, failed = b.emit("numpy_call", inputs, list(outs) + [(dtypes.BOOL, ())], scalar=True,
-                              symbol=runtime.symbol(spec))
-    b.check(failed, runtime.CallFailed, f"np.{name}")
-    return results
+    return runtime.symbol(spec), inputs
 
 
 def _array(b, a) -> Var:
@@ -348,10 +353,55 @@ def _svd_shapes(b, x, full_matrices=True, compute_uv=True, hermitian=False):
     return [_batch(x) + (m, k), _batch(x) + (k,), _batch(x) + (k, n)]
 
 
+# ---- np.linalg.inv and solve: LAPACK's dgesv called by the kernel itself (codegen/lapack_call.py) --------------
+def _direct_gesv(result_dtype, *inputs) -> bool:
+    """Whether np.linalg.inv / solve of these inputs calls dgesv from the kernel: real inputs (NumPy computes in
+    float64 for all of them, 'd->d') and the library NumPy calls at hand; else NumPy's own call."""
+    from ..runtime import blas
+    return result_dtype in (np.dtype(np.float32), dtypes.FLOAT64) and all(v.dtype.kind in "biuf" for v in inputs) \
+        and blas.lapack_available()
+
+
+def _same_dims(b, x: Var, y: Var) -> bool:
+    """Whether stacks x and y have the same batch dims, known while compiling (no broadcasting between them)."""
+    return all(b.env.find(d) is b.env.find(e) or b.env.find(d) == b.env.find(e)
+               for d, e in zip(_batch(x), _batch(y)))
+
+
+def _gesv(b, kind: str, name: str, inputs: list, original: list, shape: tuple, result_dtype):
+    """dgesv on float64 copies of the inputs (exact), the result rounded to NumPy's result dtype as NumPy rounds
+    it; a singular matrix is NumPy's LinAlgError at the call, with NumPy's message. Shapes NumPy refuses (a matrix
+    that is not square, a b of other rows) are known at run time only: there the kernel calls NumPy's own function
+    on the `original` arguments instead, which raises NumPy's exact error."""
+    from . import elementwise as ew
+    wide = [ew.astype(b, v, dtypes.FLOAT64, copy=False) for v in inputs]
+    fallback, passed = _call_symbol(b, name, tuple(original), {}, [(dtypes.FLOAT64, shape)])
+    x, singular, refused = b.emit("lapack_gesv", wide + passed, [(dtypes.FLOAT64, shape), (dtypes.BOOL, ()),
+                                                                 (dtypes.BOOL, ())],
+                                  scalar=True, kind=kind, fallback=fallback)
+    b.check(refused, runtime.CallFailed, f"np.{name}")
+    b.check(singular, np.linalg.LinAlgError, "Singular matrix", located=False)
+    return ew.astype(b, x, result_dtype, copy=False)
+
+
+def _inv(b, a):
+    x = _array(b, a)
+    _at_least_2d(x)
+    dtype = _result_dtype(np.linalg.inv, np.eye(2, dtype=x.dtype))
+    if not _direct_gesv(dtype, x):
+        return call(b, "linalg.inv", (x,), {}, [(dtype, tuple(x.shape))])[0]
+    return _gesv(b, "inv", "linalg.inv", [x], [x], tuple(x.shape), dtype)
+
+
 def _solve(b, a, b_):
     x, y = _array(b, a), _array(b, b_)
     _at_least_2d(x)
     dtype = _result_dtype(np.linalg.solve, np.eye(2, dtype=x.dtype), np.ones(2, y.dtype))
+    if _direct_gesv(dtype, x, y) and (x.ndim == 2 and y.ndim == 1 or x.ndim == y.ndim and _same_dims(b, x, y)):
+        if y.ndim >= 2:
+            return _gesv(b, "solve", "linalg.solve", [x, y], [x, y], tuple(y.shape), dtype)
+        column = so.expand_dims(b, y, 1)      # NumPy's solve1: the vector as one right-hand side
+        return so.squeeze(b, _gesv(b, "solve", "linalg.solve", [x, column], [x, y], tuple(column.shape), dtype), 1)
     if y.ndim == 1:
         shape = x.shape[:-1]
     else:
@@ -415,7 +465,7 @@ def _register():
     la = np.linalg
     same = lambda b, x, *a, **k: tuple(x.shape)                                        # noqa: E731
     batch = lambda b, x, *a, **k: _batch(x)                                            # noqa: E731
-    FUNCTIONS[la.inv] = _unary_linalg("inv", same)
+    FUNCTIONS[la.inv] = _inv
     FUNCTIONS[la.cholesky] = _unary_linalg("cholesky", same)
     FUNCTIONS[la.matrix_power] = _unary_linalg("matrix_power", same)
     FUNCTIONS[la.pinv] = _unary_linalg("pinv", lambda b, x, *a, **k: _batch(x) + (x.shape[-1], x.shape[-2]))

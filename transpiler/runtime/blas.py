@@ -11,7 +11,8 @@ see matmul_lowering.py.)
 Float32 and float64 products, 2-D or batched, and complex ones call OpenBLAS directly instead, from the kernel's
 own threads (blas_lowering.py, batched_blas.py): `bind` gives the machine code the addresses of NumPy's OpenBLAS
 `cblas_?gemm`/`cblas_?gemv` (s, d, c, z), and `single_threaded` keeps OpenBLAS on one thread per call while such a
-kernel runs.
+kernel runs. `np.linalg.inv` and `solve` call the same library's LAPACK `dgesv` (codegen/lapack_call.py), bound
+here too, with OpenBLAS's thread setting as it is (as NumPy's own call finds it).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import threading
 
 import numpy as np
 
-from ..backend.blas_lowering import BLAS_SYMBOLS
+from ..backend.blas_lowering import BLAS_SYMBOLS, LAPACK_SYMBOLS
 from . import errstate, numpy_calls, openmp
 from .memref import descriptor_type
 
@@ -37,7 +38,7 @@ def library_functions(llvm_module_text: str) -> list:
     functions of numpy_calls.py)."""
     names = set(re.findall(r"@(linalg_(?:batch_)?matmul(?:_view(?:sx)+(?:f16|f32|f64)){3})\b", llvm_module_text))
     names.update(re.findall(r"@_mlir_ciface_(npcall_\w+)\b", llvm_module_text))
-    names.update(name for name in BLAS_SYMBOLS if f"@{name}(" in llvm_module_text)
+    names.update(name for name in (*BLAS_SYMBOLS, *LAPACK_SYMBOLS) if f"@{name}(" in llvm_module_text)
     return sorted(names)
 
 
@@ -48,6 +49,8 @@ def bind(names: list) -> tuple[dict, list]:
     for name in names:
         if name in BLAS_SYMBOLS:
             symbols[name] = _openblas().gemm[name]
+        elif name in LAPACK_SYMBOLS:
+            symbols[name] = _openblas().lapack[name]
         else:
             cb = numpy_calls.callback(name) if numpy_calls.is_call(name) else callback(name)
             keepalive.append(cb)
@@ -64,6 +67,12 @@ def direct_available() -> bool:
     return _openblas() is not None
 
 
+def lapack_available() -> bool:
+    """Whether kernels can call that library's LAPACK (dgesv) directly, as NumPy's _umath_linalg does."""
+    lib = _openblas()
+    return lib is not None and len(lib.lapack) == len(LAPACK_SYMBOLS)
+
+
 class _OpenBLAS:
     """NumPy's bundled OpenBLAS, opened again by path (the same library NumPy loaded, not a second copy)."""
 
@@ -76,6 +85,8 @@ class _OpenBLAS:
             raise OSError("not an ILP64 OpenBLAS")   # the kernels pass 64-bit integers
         self.gemm = {ours: ctypes.cast(getattr(lib, f"scipy_cblas_{ours[-5:]}64_"), ctypes.c_void_p).value
                      for ours in BLAS_SYMBOLS}    # ?gemm and ?gemv
+        self.lapack = {ours: ctypes.cast(getattr(lib, theirs), ctypes.c_void_p).value
+                       for ours, theirs in LAPACK_SYMBOLS.items() if hasattr(lib, theirs)}
         self.get_threads = lib.scipy_openblas_get_num_threads64_
         self.get_threads.restype = ctypes.c_int
         self.set_threads = lib.scipy_openblas_set_num_threads64_
