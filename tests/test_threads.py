@@ -1,6 +1,7 @@
 """Threaded kernels (OpenMP worksharing loops, loops.outer_parallelism) and promoted reduction accumulators
 (loops.promote_accumulators) give NumPy's answer: odd sizes, every dtype, reductions over every axis, strided
 inputs; and the same answer as the sequential kernel, bit for bit (parallel dims never split a reduction)."""
+import functools
 import os
 import subprocess
 import sys
@@ -35,20 +36,29 @@ def bool_ops(x):
 
 
 MAIN_SHAPES = [(1, 1), (7, 1), (1, 1000), (7, 1000), (1000, 7), (3, 5, 7)]
+# The default suite's corner of the dtype x shape grid (the slow suite runs all 72): every dtype on the shapes without
+# a dim of size one (rows, columns, three dims), the shapes with one on a bool, a small int, float16 and float64
+SIZE_ONE_SHAPES = [(1, 1), (7, 1), (1, 1000)]
+SIZE_ONE_DTYPES = ["bool", "int8", "float16", "float64"]
+MAIN_GRID = [(dtype, shape) if shape not in SIZE_ONE_SHAPES or dtype in SIZE_ONE_DTYPES
+             else pytest.param(dtype, shape, marks=pytest.mark.slow)
+             for shape in MAIN_SHAPES for dtype in DTYPES]
 NON_CONTIGUOUS = {"plain": lambda x: x, "T": lambda x: x.T, "strided": lambda x: x[::3, ::2],
                   "fortran": lambda x: np.asfortranarray(x)}
 SUM_DTYPES = ["float16", "float32", "float64", "int32", "uint8"]
 
 
-def threaded_cases():
+def threaded_cases(whole_grid=True):
     """Every (function, arguments) whose threaded result the tests below compare, by name. The shapes are far below
     THREAD_MIN_WORK: the threaded kernels are compiled in a child process with the threshold lowered to 1, so that
-    every parallel loop really runs on OpenMP's threads (see `threaded`)."""
+    every parallel loop really runs on OpenMP's threads (see `threaded`). `whole_grid=False`: the main grid's
+    default corner only (MAIN_GRID's cases not marked slow)."""
     cases = {}
     for dtype in DTYPES:
         for shape in MAIN_SHAPES:
-            cases[f"main-{dtype}-{shape}"] = (bool_ops if dtype == "bool" else elementwise_and_reductions,
-                                              (data(dtype, shape),))
+            if whole_grid or shape not in SIZE_ONE_SHAPES or dtype in SIZE_ONE_DTYPES:
+                cases[f"main-{dtype}-{shape}"] = (bool_ops if dtype == "bool" else elementwise_and_reductions,
+                                                  (data(dtype, shape),))
     for name, make in NON_CONTIGUOUS.items():
         cases[f"noncontig-{name}"] = (softmax, (make(data("float32", (1000, 21), seed=3)),))
     for dtype in SUM_DTYPES:
@@ -74,9 +84,12 @@ pipeline.THREAD_MIN_WORK = 1            # read when compiling: every parallel lo
 transpile(elementwise_and_reductions, disk_cache=False)(np.ones((8, 8)))   # 64 elements: threads only if lowered
 probe = threads_now()
 out = {}
+compiled = {}       # one compiled function per function: cases of the same signature share its kernel
 with np.errstate(all="ignore"):
-    for name, (fn, args) in threaded_cases().items():
-        result = transpile(fn, disk_cache=False)(*args)      # disk_cache=False: never a kernel compiled elsewhere
+    for name, (fn, args) in threaded_cases(whole_grid=sys.argv[2] == "whole").items():
+        if fn not in compiled:
+            compiled[fn] = transpile(fn, disk_cache=False)     # disk_cache=False: never a kernel compiled elsewhere
+        result = compiled[fn](*args)
         for i, value in enumerate(result if isinstance(result, tuple) else (result,)):
             out[f"{name}|{i}"] = value
 np.savez(sys.argv[1], **out)
@@ -90,17 +103,20 @@ def threads_now():
 
 
 @pytest.fixture(scope="module")
-def threaded(tmp_path_factory):
+def threaded(request, tmp_path_factory):
     """The threaded results of `threaded_cases`, computed in a child process with OMP_NUM_THREADS=2 and
     OMP_DYNAMIC=false (the runtime's default load balancing may give one thread on a busy machine), the threshold
-    lowered to 1; asserts that OpenMP's worker threads really started."""
+    lowered to 1; asserts that OpenMP's worker threads really started. The main grid's slow cases only when a slow
+    test of this module runs in this session (the child compiles every case it computes)."""
     if (os.cpu_count() or 1) < 2 or not os.path.exists("/proc/self/status"):
         pytest.fail("the thread tests need two cores and Linux /proc")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tmp = tmp_path_factory.mktemp("threaded")
     script = tmp / "threaded.py"
     script.write_text(THREADED_SCRIPT)
-    r = subprocess.run([sys.executable, str(script), str(tmp / "out.npz")], capture_output=True, text=True, cwd=root,
+    whole = any(item.module is request.module and item.get_closest_marker("slow") for item in request.session.items)
+    r = subprocess.run([sys.executable, str(script), str(tmp / "out.npz"), "whole" if whole else "corner"],
+                       capture_output=True, text=True, cwd=root,
                        env={**os.environ, "PYTHONPATH": root, "OMP_NUM_THREADS": "2", "OMP_DYNAMIC": "false"},
                        timeout=600)
     assert r.returncode == 0, r.stderr
@@ -131,8 +147,7 @@ def assert_identical(a, b):
     np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", MAIN_SHAPES)
+@pytest.mark.parametrize("dtype, shape", MAIN_GRID)
 def test_threaded_equals_sequential_and_numpy(threaded, dtype, shape):
     x = data(dtype, shape)
     fn = bool_ops if dtype == "bool" else elementwise_and_reductions
@@ -449,6 +464,18 @@ def schedule_workloads():
                         (grid,))}
 
 
+@functools.cache
+def one_thread_schedule_results():
+    """The one-thread kernels' results of `schedule_workloads`, computed once for every thread setting below."""
+    return {name: transpile(fn, threads=False, disk_cache=False)(*args)
+            for name, (fn, args) in schedule_workloads().items()}
+
+
+# A busy process spins at the lowest priority: OpenMP's load balancing still counts it as running (what the setting
+# tests), and it takes no time from the suite's other worker process.
+BUSY = "import os; os.nice(19)\nwhile True: pass"
+
+
 @pytest.mark.parametrize("setting", [
     {"OMP_DYNAMIC": "false"},                                      # static teams of every thread
     pytest.param({"OMP_NUM_THREADS": "1"}, marks=pytest.mark.slow),
@@ -465,7 +492,7 @@ def test_results_are_identical_under_every_thread_setting(tmp_path, setting):
     script = tmp_path / "schedule.py"
     script.write_text(SCHEDULE_SCRIPT)
     setting = dict(setting)
-    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(int(setting.pop("busy", 0)))]
+    busy = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(int(setting.pop("busy", 0)))]
     try:
         r = subprocess.run([sys.executable, str(script), str(tmp_path / "out.npz")], capture_output=True, text=True,
                            cwd=root, env={**os.environ, "PYTHONPATH": root, **setting}, timeout=300)
@@ -475,6 +502,7 @@ def test_results_are_identical_under_every_thread_setting(tmp_path, setting):
             p.wait()
     assert r.returncode == 0, r.stderr
     got = np.load(tmp_path / "out.npz")
-    for name, (fn, args) in schedule_workloads().items():
-        one_thread = transpile(fn, threads=False, disk_cache=False)(*args)
-        np.testing.assert_array_equal(got[name], one_thread, err_msg=name)
+    one_thread = one_thread_schedule_results()
+    assert set(got.files) == set(one_thread)
+    for name, expected in one_thread.items():
+        np.testing.assert_array_equal(got[name], expected, err_msg=name)
