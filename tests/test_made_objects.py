@@ -218,3 +218,18 @@ def test_an_attribute_rebound_to_a_made_object_is_made_after_each_call():
         assert type(ours.cache) is Cache
         assert_same((ours.cache.k, ours.cache.n), (numpys.cache.k, numpys.cache.n))
     assert f.compilations == 2       # (the first call saw cache None, the later ones a Cache)
+
+
+def test_none_is_not_an_object_made_in_compiled_code():
+    """is_made(None) was True (a dict's .get default): every call with a None argument was inlined (np.mean's
+    dtype=None: a GPT-2 block's second mean was no longer one function called twice), and `None.x = 1` would have
+    been taken as an attribute of a made object."""
+    from transpiler.frontend.attributes import Attributes
+    assert not Attributes(None).is_made(None)
+
+    def assign_to_none(x):
+        n = None
+        n.x = x
+        return x
+    with pytest.raises(CompileError, match="not supported"):
+        transpile(assign_to_none)(np.ones(2))

@@ -113,7 +113,7 @@ class Attributes:
             self.interp.call(post, [obj, *init_vars], {})
 
     def is_made(self, obj) -> bool:
-        return self.made.get(id(obj)) is obj
+        return self.made.get(id(obj), _MISSING) is obj     # (not .get's None default: None is not made)
 
     def holds_made(self, value, depth: int = 0) -> bool:
         """Whether a value is or holds (in lists, tuples, dicts) an object made in compiled code."""
