@@ -177,7 +177,7 @@ def vector_ops(x, m):
     v, w = Vec(x), Vec(x * 2)
     r = (v + w) * 3
     v += w
-    return r.a, (1.0 + w).a, (-w).a, w @ m, v == w, w == Vec(x * 2), w > Vec(x), v.a
+    return r.a, (1.0 + w).a, (-w).a, w @ m, v == w, w == Vec(x * 2), w > Vec(x), v.a, v != w, w != Vec(x * 2)
 
 
 def test_operators_of_the_users_classes_are_compiled():

@@ -70,11 +70,21 @@ def handles_compare(op, left, right) -> bool:
     if type(op) not in _COMPARE:
         return False
     forward, reflected, _ = _COMPARE[type(op)]
+    if type(op) is ast.NotEq:     # (object.__ne__ inverts a user's __eq__)
+        return _has_any(left, ("__ne__", "__eq__")) or _has_any(right, ("__ne__", "__eq__"))
     return _has_any(left, (forward,)) or _has_any(right, (reflected,))
 
 
 def compare(interp, op, left, right):
     forward, reflected, symbol = _COMPARE[type(op)]
+    if type(op) is ast.NotEq and not (_has_any(left, ("__ne__",)) or _has_any(right, ("__ne__",))):
+        # Python's object.__ne__: the inverse of __eq__ where that is implemented
+        equal = compare(interp, ast.Eq(), left, right)
+        if isinstance(equal, Var):
+            from numpy import logical_not
+            return interp.call(bool, [interp.numpy_call(logical_not, [interp.control.condition(equal)], {},
+                                                        python_op=True)], {})
+        return not interp.truth(equal, None, None)
     lt, rt = type(left), type(right)
     reflected_first = rt is not lt and issubclass(rt, lt) and _user_method(rt, reflected) is not None
     tries = [(left, forward, right), (right, reflected, left)]
