@@ -233,3 +233,21 @@ def test_none_is_not_an_object_made_in_compiled_code():
         return x
     with pytest.raises(CompileError, match="not supported"):
         transpile(assign_to_none)(np.ones(2))
+
+
+@dataclass(frozen=True)
+class Summary:
+    x: np.ndarray
+    total: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "total", self.x.sum())
+
+
+def test_a_frozen_dataclass_whose_post_init_sets_a_field():
+    def summarize(x):
+        s = Summary(x)
+        return s.total, s
+    total, s = transpile(summarize)(np.arange(4.0))
+    assert_same(total, np.float64(6.0))
+    assert type(s) is Summary and s.total == 6.0

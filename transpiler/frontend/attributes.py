@@ -112,6 +112,10 @@ class Attributes:
                          if f._field_type is dataclasses._FIELD_INITVAR]
             self.interp.call(post, [obj, *init_vars], {})
 
+    def made_setattr(self, obj, name: str, value, where: tuple) -> None:
+        """object.__setattr__ on an object made in compiled code (a frozen dataclass's __post_init__)."""
+        self._set(obj, name, value, where)
+
     def is_made(self, obj) -> bool:
         return self.made.get(id(obj), _MISSING) is obj     # (not .get's None default: None is not made)
 

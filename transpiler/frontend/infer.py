@@ -1439,11 +1439,15 @@ class Interpreter:
             # str(n), repr(n), "{}".format(n) ...: text only inside an exception's message
             return py(fn, *[self.formatted(a) if isinstance(a, Var) else a for a in args],
                       **{k: self.formatted(a) if isinstance(a, Var) else a for k, a in kwargs.items()})
+        if fn is object.__setattr__ and not kwargs and len(args) == 3 and isinstance(args[1], str) \
+                and self.attributes.is_made(args[0]):
+            # (a frozen dataclass's __post_init__ sets its fields so: an attribute of the made object)
+            self.attributes.made_setattr(args[0], args[1], args[2], self._where())
+            return None
         if _user_class(fn) and not issubclass(fn, BaseException) \
                 and (has_var or self.attributes.holds_made(args) or self.attributes.holds_made(kwargs)):
-            loc = self.b.loc      # an object of the user's class made from run-time values (attributes.py)
-            where = (loc.filename, loc.lineno, loc.col) if loc is not None else ("<compiled code>", 0, 0)
-            return self.attributes.construct(fn, args, kwargs, where)
+            # an object of the user's class made from run-time values (attributes.py)
+            return self.attributes.construct(fn, args, kwargs, self._where())
         if has_var:
             _no_identity_semantics(fn, args, kwargs)
         if has_var and not _is_builtin(fn):   # builtins (zip, map, sum ...) run for real on containers of Vars
@@ -1457,8 +1461,6 @@ class Interpreter:
         if fn is hasattr and not kwargs and len(args) == 2 and isinstance(args[1], str) \
                 and self.attributes.read(args[0], args[1]) is not _NOT_REBOUND:
             return True          # (assigned in compiled code: the object itself does not have it yet)
-        if fn is vars and args and any(obj is args[0] for obj, _ in self.attributes.keys.values()):
-            raise UserError("vars() of an object whose attributes compiled code assigns is not supported", TypeError)
         owner = getattr(fn, "__self__", None)
         if isinstance(owner, dict) and getattr(fn, "__name__", "") == "get" and not kwargs and len(args) in (1, 2) \
                 and self.module_level.get(id(owner)) is owner:   # TABLE.get("w"): guarded as TABLE["w"]
@@ -1480,6 +1482,11 @@ class Interpreter:
             self._no_speculation(f"{type(owner).__name__}.{fn.__name__}()")
             self._no_outer_container_mutation(owner, f"{type(owner).__name__}.{fn.__name__}()")
         return py(fn, *[_wrap_callable(a) for a in args], **{k: _wrap_callable(v) for k, v in kwargs.items()})
+
+    def _where(self) -> tuple:
+        """(file, line, column) of the code being compiled, for an attribute's messages."""
+        loc = self.b.loc
+        return (loc.filename, loc.lineno, loc.col) if loc is not None else ("<compiled code>", 0, 0)
 
     def _getattr(self, value, name, *default):
         """`getattr(obj, "name"[, default])`: read as `obj.name` (guarded), the default where obj has no such
