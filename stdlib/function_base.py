@@ -549,6 +549,18 @@ def resize(a, new_shape):
     return np.reshape(a[np.arange(new_size) % a.size], new_shape)
 
 
+def modf(x, out=None):
+    """np.modf as libm's modf per element: the integer part trunc(x), the fractional part x - trunc(x) (exact) with
+    x's sign (-2.0 gives -0.0), a signed zero for an infinity; NaN both."""
+    if out is not None:
+        raise TypeError("np.modf(out=) is not supported in compiled code: assign its two results")
+    x = np.asarray(x)
+    x = x.astype(np.modf.resolve_dtypes((x.dtype, None, None))[0])    # (ints and bools: NumPy's loop's float)
+    whole = np.trunc(x)
+    fraction = np.where(np.isinf(x), np.copysign(0.0, x), np.copysign(x - whole, x))
+    return (fraction[()], whole[()]) if x.ndim == 0 else (fraction, whole)
+
+
 # ---- polynomials and cumulative functions ---------------------------------------------------------------------
 def polyval(p, x):
     p = np.asarray(p)

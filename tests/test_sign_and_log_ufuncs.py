@@ -138,3 +138,22 @@ def test_gcd_and_lcm_are_numpys_bit_for_bit(dtype):
             check(divisors, x, y)
     with pytest.raises(CompileError, match="gcd"):
         transpile(lambda a, b: np.gcd(a, b))(np.ones(2), np.ones(2))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int16", "bool"])
+def test_modf_is_numpys_bit_for_bit(dtype):
+    """np.modf (stdlib): the fractional part with x's sign (-2.0 gives -0.0), a signed zero for an infinity, NaN
+    both parts; ints and bools in NumPy's loop's float (int16: float32, bool: float16); a scalar gives scalars."""
+    if dtype.startswith("float"):
+        with np.errstate(over="ignore"):
+            x = np.array([-2.5, 2.5, -2.0, 0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e300, -1e-300, 7.75],
+                         dtype)
+    else:
+        x = np.arange(-3, 4).astype(dtype)
+    with np.errstate(all="ignore"):
+        expected = np.modf(x)
+        actual = transpile(lambda x: np.modf(x))(x)
+    for a, e in zip(actual, expected):
+        same_bits(a, e)
+    got, want = transpile(lambda x: np.modf(x[0]))(x), np.modf(x[0])
+    assert all(type(a) is type(e) for a, e in zip(got, want))
