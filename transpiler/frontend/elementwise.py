@@ -235,21 +235,27 @@ def _offset(env, d):
     return d, 0
 
 
+def int64_const(b: Builder, v) -> Var:
+    """A 0-d int64 constant: a start, size or step of a view at a run-time position (the "strided" primitive)."""
+    return b.emit1("const", [], dtypes.INT64, (), value=np.asarray(v, np.int64))
+
+
+def size_values(b: Builder, shape) -> list:
+    """The sizes of `shape` as 0-d int64 values (constants where known while compiling)."""
+    return [int64_const(b, d) if isinstance(d := b.env.find(dim), int)
+            else b.emit1("size_value", [], dtypes.INT64, (), dim=d) for dim in shape]
+
+
 def broadcast_in_kernel(b: Builder, o: Var, axis: int, size) -> Var:
     """`o`, whose size along `axis` is 0 or 1 as only the kernel knows (at_most_one), broadcast to `size` along it,
     as NumPy broadcasts a 1 (where o is empty, `size` is 0 or the call raises: nothing is read): a view read at a
     run-time position (codegen/strided.py) whose step along that axis is 0 for a size of 1."""
-    int64 = dtypes.INT64
-
-    def const(v):
-        return b.emit1("const", [], int64, (), value=np.asarray(v, np.int64))
     shape = tuple(size if a == axis else d for a, d in enumerate(o.shape))
-    own = b.emit1("size_value", [], int64, (), dim=o.shape[axis])
-    step = b.emit1("sub", [const(1), own], int64, ())      # (1 - size: 0 for one element)
-    starts = [const(0) for _ in range(o.ndim)]
-    sizes = [const(d) if isinstance(d := b.env.find(dim), int) else b.emit1("size_value", [], int64, (), dim=d)
-             for dim in shape]
-    steps = [step if j == k == axis else const(int(j == k)) for k in range(o.ndim) for j in range(o.ndim)]
+    own = b.emit1("size_value", [], dtypes.INT64, (), dim=o.shape[axis])
+    step = b.emit1("sub", [int64_const(b, 1), own], dtypes.INT64, ())      # (1 - size: 0 for one element)
+    starts = [int64_const(b, 0) for _ in range(o.ndim)]
+    sizes = size_values(b, shape)
+    steps = [step if j == k == axis else int64_const(b, int(j == k)) for k in range(o.ndim) for j in range(o.ndim)]
     return b.emit1("strided", [o, *starts, *sizes, *steps], o.dtype, shape)
 
 

@@ -14,7 +14,7 @@ from ..program import Var
 from ..types import dtypes
 from ..types.shapes import Sym, broadcast, data_sized, derived, is_checkable, readable
 from .builder import Builder, as_operand, coerce
-from .elementwise import as_dim
+from .elementwise import as_dim, int64_const, size_values
 
 
 def as_var(b: Builder, a) -> Var:
@@ -719,17 +719,14 @@ def broadcast_to(b: Builder, array, shape, subok=False) -> Var:
             b.env.unify(d, dims[lead + k], message)
             kept.append(True)
     value = b.emit1("copy", [x], x.dtype, dims)
-    int64 = dtypes.INT64
-
-    def const(v):
-        return b.emit1("const", [], int64, (), value=np.asarray(v, np.int64))
-    starts = [const(0) for _ in range(x.ndim)]
-    sizes = [const(d) if isinstance(d := b.env.find(dim), int) else b.emit1("size_value", [], int64, (), dim=d)
-             for dim in dims]
-    steps = [const(int(i >= lead and j == i - lead and kept[j])) for i in range(len(dims)) for j in range(x.ndim)]
+    starts = [int64_const(b, 0) for _ in range(x.ndim)]
+    sizes = size_values(b, dims)
+    steps = [int64_const(b, int(i >= lead and j == i - lead and kept[j]))
+             for i in range(len(dims)) for j in range(x.ndim)]
+    params = starts + sizes + steps
     why = ("np.broadcast_to gives a read-only view in NumPy: write into a copy of it "
            "(`np.broadcast_to(...).copy()`)")
-    if not b.memory.readonly_view(x, value, starts + sizes + steps, why):
+    if not b.memory.readonly_view(x, value, params, why):
         value = b.memory.readonly_alias(x, value, None, "np.broadcast_to of an array, which NumPy makes a read-only "
                                                         "view")
     return value
