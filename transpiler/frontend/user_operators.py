@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import types
 
+import numpy as np
+
 from ..errors import UserError
 from ..program import Var
 from ..runtime.signature import is_structure_object
@@ -81,8 +83,7 @@ def compare(interp, op, left, right):
         # Python's object.__ne__: the inverse of __eq__ where that is implemented
         equal = compare(interp, ast.Eq(), left, right)
         if isinstance(equal, Var):
-            from numpy import logical_not
-            return interp.call(bool, [interp.numpy_call(logical_not, [interp.control.condition(equal)], {},
+            return interp.call(bool, [interp.numpy_call(np.logical_not, [interp.control.condition(equal)], {},
                                                         python_op=True)], {})
         return not interp.truth(equal, None, None)
     lt, rt = type(left), type(right)
