@@ -449,7 +449,7 @@ def _diagonal_params(b, a: Var, out: Var, offset, axis1, axis2):
     axis1, axis2 = int(axis1) % n, int(axis2) % n
 
     def const(v):
-        return b.emit1("const", [], dtypes.INT64, (), value=np.asarray(v, np.int64))
+        return ew.int64_const(b, v)
     if isinstance(offset, Var):
         k = b.convert(offset, dtypes.INT64)
         k = b.emit1("copy", [k], dtypes.INT64, ()) if k.scalar or k.weak else k
@@ -461,8 +461,7 @@ def _diagonal_params(b, a: Var, out: Var, offset, axis1, axis2):
     else:
         return None
     starts = [row if axis == axis1 else col if axis == axis2 else const(0) for axis in range(n)]
-    sizes = [const(d) if isinstance(d := b.env.find(dim), int) else
-             b.emit1("size_value", [], dtypes.INT64, (), dim=d) for dim in out.shape]
+    sizes = ew.size_values(b, out.shape)
     rest = [axis for axis in range(n) if axis not in (axis1, axis2)]
     steps = [const(int(j == r)) for r in rest for j in range(n)] + \
         [const(int(j in (axis1, axis2))) for j in range(n)]
