@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import functools
 import importlib
 import inspect
@@ -1025,13 +1026,8 @@ class Interpreter:
         for operand in rest:
             # Python evaluates the operand only where the ones before did not decide: its checks fail only there
             # (its reads are clamped, as every checked read is)
-            evaluated = result if is_and else self.numpy_call(np.logical_not, [result], {})
-            outer = self.b.check_mask
-            self.b.check_mask = evaluated if outer is None else self.numpy_call(np.logical_and, [outer, evaluated], {})
-            try:
+            with self._checked_only_where(result if is_and else self.numpy_call(np.logical_not, [result], {})):
                 value = self.eval(operand, frame)
-            finally:
-                self.b.check_mask = outer
             truth = self.control.condition(value) if isinstance(value, Var) else self.truth(value, operand, frame)
             if value_needed:
                 self._boolop_operand_is_its_truth(value, python_bool)
@@ -1041,6 +1037,17 @@ class Interpreter:
                 continue
             result = self.numpy_call(combine, [result, truth], {})
         return self.call(bool, [result], {}) if value_needed and python_bool else result
+
+    @contextlib.contextmanager
+    def _checked_only_where(self, evaluated: Var):
+        """Code evaluated only where `evaluated` holds (the operands after the first of a run-time `and`/`or` or
+        chained comparison): its checks fail only there, within the checks already masked."""
+        outer = self.b.check_mask
+        self.b.check_mask = evaluated if outer is None else self.numpy_call(np.logical_and, [outer, evaluated], {})
+        try:
+            yield
+        finally:
+            self.b.check_mask = outer
 
     def _boolop_operand_is_its_truth(self, value, python_bool: bool, chain: bool = False):
         """Refuse an `and`/`or` whose value (not only its truth) is used where an operand is not a bool of the
@@ -1099,13 +1106,9 @@ class Interpreter:
             self._boolop_operand_is_its_truth(first, python_bool, chain=True)
         for op, right_node in zip(ops, comparators):
             # evaluated only where the comparisons before were true: its checks fail only there
-            outer = self.b.check_mask
-            self.b.check_mask = result if outer is None else self.numpy_call(np.logical_and, [outer, result], {})
-            try:
+            with self._checked_only_where(result):
                 right = self.eval(right_node, frame)
                 value = self._compare(op, left, right)
-            finally:
-                self.b.check_mask = outer
             if isinstance(value, Var) and value.ndim:
                 raise UserError("chained comparisons of run-time arrays are ambiguous (Python takes the truth of "
                                 "each comparison's array); use np.logical_and", ValueError)
