@@ -365,6 +365,62 @@ def ufunc_accumulate(ufunc):
     return accumulate
 
 
+def ufunc_at(ufunc):
+    """`np.add.at(a, indices, b)` and the other ufuncs' `at`: `a[i] = ufunc(a[i], b[k])` for each index `i` in turn,
+    so a repeated index applies again (unlike `a[indices] += b`). NumPy checks every index before it writes any; the
+    indices are integers or integer arrays, one per leading axis of `a` (broadcast together), and `b` broadcasts to
+    `a[indices]`'s shape. Each step is the ufunc on `a[i]` (a NumPy scalar or a row) and `b`'s element, cast back to
+    `a`'s dtype as NumPy's loop casts (unsafe). NumPy makes `b` an array first: a Python scalar is not weak here
+    (`np.add.at(int8_array, i, 300)` adds in int64 and wraps)."""
+    def at(a, indices, b=_NOVALUE, /):
+        if ufunc.nin == 2 and b is _NOVALUE:
+            raise ValueError("second operand needed for ufunc")
+        if ufunc.nin == 1 and b is not _NOVALUE:
+            raise ValueError("second operand provided when ufunc is unary")
+        if not isinstance(a, np.ndarray):
+            raise TypeError("ufunc.at() in compiled code: the first argument must be an array (written in place)")
+        if ufunc.nin == 2:
+            b = np.asarray(b)
+            ufunc(_probe(a), _probe(b))      # NumPy's error for types the ufunc has no loop for comes first
+        else:
+            ufunc(_probe(a))
+        parts = indices if isinstance(indices, tuple) else (indices,)
+        if len(parts) > a.ndim:
+            raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but {len(parts)} were "
+                             "indexed")
+        flat = []
+        for part in parts:
+            if isinstance(part, (slice, type(Ellipsis))) or part is None:
+                raise TypeError(f"np.{ufunc.__name__}.at() in compiled code: the indices must be integers or integer "
+                                "arrays (one per leading axis); a slice, `...` or None is not supported: index with "
+                                "np.arange over that axis")
+            part = np.asarray(part)
+            if part.dtype == np.bool_ or not np.issubdtype(part.dtype, np.integer):
+                raise TypeError(f"np.{ufunc.__name__}.at() in compiled code: the indices must be integers or integer "
+                                "arrays; a boolean mask is not supported: use np.nonzero(mask)")
+            flat.append(part)
+        shape = np.broadcast_shapes(*[part.shape for part in flat])
+        flat = [np.broadcast_to(part, shape).reshape(-1) for part in flat]
+        for axis, part in enumerate(flat):       # every index checked before any write, as NumPy's
+            raise_if((part < -a.shape[axis]) | (part >= a.shape[axis]), IndexError,
+                     f"index out of bounds for axis {axis}")
+        rows = shape + a.shape[len(flat):]
+        count = 1
+        for d in shape:
+            count = count * d
+        if ufunc.nin == 1:
+            for k in range(count):
+                key = tuple(part[k] for part in flat)
+                a[key] = ufunc(a[key]).astype(a.dtype)
+            return None
+        values = np.broadcast_to(b, rows).reshape((count,) + a.shape[len(flat):])
+        for k in range(count):
+            key = tuple(part[k] for part in flat)
+            a[key] = ufunc(a[key], values[k]).astype(a.dtype)
+        return None
+    return at
+
+
 def kron(a, b):
     b = np.asarray(b)
     a = np.asarray(a)

@@ -504,6 +504,7 @@ def _register_stdlib():
         library(getattr(fn, name), getattr(np, name), methods=(name,))
     library(fn.round, np.round, np.around, methods=("round",))
     for ufunc in ew.UFUNC_PRIMS:
+        library(fn.ufunc_at(ufunc), ufunc.at)
         if ufunc.nin == 2:
             library(fn.ufunc_outer(ufunc), ufunc.outer)
             library(fn.ufunc_reduce(ufunc), ufunc.reduce)
