@@ -28,7 +28,7 @@ from ..types.shapes import derived
 from ..runtime.globals_guard import CELL, CODE, DEFAULTS, KWDEFAULTS, LENGTH, MAX_COMPARED_BYTES, snapshot
 from ..runtime.signature import Unavailable, is_structure_object, result_template
 from . import attributes as attributes_module
-from . import user_operators
+from . import row_lists, user_operators
 from .attributes import Attributes, writable_value
 from .builder import Builder
 from .elementwise import apply_ufunc, as_dim, small_int
@@ -319,6 +319,10 @@ class Interpreter:
 
     def stmt_Return(self, s, frame):
         value = self.eval(s.value, frame) if s.value is not None else None
+        if row_lists.contains(value):
+            raise UserError("returning a list built by appends in a run-time loop is not supported (compiled code "
+                            "keeps it as the rows of one array): return np.stack(...) or np.array(...) of it",
+                            TypeError)
         if len(self.active) == 1:    # the compiled function itself: what it returns must cross the boundary
             self.last_return = s
             value = self.attributes.returned(value)
@@ -394,6 +398,8 @@ class Interpreter:
                     and iterable.step < 0:
                 return self._for_reversed(s, frame, iterable)
             return self._run_time_region(self.control.run_for, s, frame, iterable)
+        if isinstance(iterable, row_lists.RowList):
+            iterable = row_lists.iterated(self, iterable)
         if isinstance(iterable, NdIndex):
             iterable = self._for_ndindex(s, frame, iterable)
             if iterable is None:
@@ -778,6 +784,8 @@ class Interpreter:
         there (an append would happen once, whatever the trip count or the condition): those are refused."""
         self.outer_containers.append(self._reachable_containers())
         try:
+            if run == self.control.run_for and (lists := row_lists.appended_lists(self, args[0], args[1])):
+                return row_lists.run_for(self, run, *args, lists=lists, **kwargs)   # (`hs.append(h)` in the loop)
             return run(*args, **kwargs)
         finally:
             self.outer_containers.pop()
@@ -830,6 +838,8 @@ class Interpreter:
 
     def subscript(self, value, index):
         """value[index] (evaluated operands)."""
+        if isinstance(value, row_lists.RowList):
+            return row_lists.getitem(self, value, index)
         if isinstance(value, Var):
             return self.call(BoundMethod("__getitem__", value, self._getitem_handler()), [index], {})
         if _index_holds_var(index) and isinstance(value, (np.ndarray, list, tuple)):
@@ -1416,6 +1426,11 @@ class Interpreter:
         py_func = getattr(fn, "py_func", None)  # a @transpile'd helper: compile its source in place
         if py_func is not None and callable(py_func):
             return self.call(py_func, args, kwargs)
+        if isinstance(fn, (row_lists.Start, row_lists.Probe, row_lists.Item)):
+            return row_lists.special_call(self, fn, args)
+        if (row_lists.contains(args) or row_lists.contains(kwargs)) \
+                and not (isinstance(fn, types.FunctionType) and not _is_library(fn)):
+            return row_lists.call(self, fn, args, kwargs)   # np.stack(hs) ... (a user's function takes it as it is)
         has_var = contains_var(args) or contains_var(kwargs)
         if _hashable(fn) and fn in numpy_api.FUNCTIONS and has_var:
             return _call_handler(numpy_api.FUNCTIONS[fn], fn, self.b, args, kwargs)

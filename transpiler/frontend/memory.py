@@ -39,6 +39,8 @@ class Buffer:
     readonly: str | None = None    # why it cannot be written
     contiguous: bool = True        # known to be C-contiguous (arrays made by the program; arguments whose key says so)
     layout: object = None          # an argument's layout from its key (runtime/signature.layout), None if not known
+    listed: str | None = None      # why it cannot be written: a list built in a run-time loop kept a copy of it
+                                   # (row_lists.py)
 
 
 @dataclass(eq=False)
@@ -100,6 +102,7 @@ class Memory:
 
     def __init__(self, frames: list, argument_objects=()):
         self.current: dict = {}     # Buffer -> its newest version (a Var)
+        self.watching: list = []     # lists of the buffers written while a region is watched (row_lists.py)
         self.frames = frames         # the interpreter's active frames (innermost last)
         # objects passed as arguments (runtime/signature.abstract): their attributes are names too
         self.objects = {id(o): o for o in argument_objects}
@@ -306,6 +309,8 @@ class Memory:
         self.check_current([target])
         if ref.buffer.readonly:
             raise UserError(ref.buffer.readonly, TypeError)
+        if ref.buffer.listed:
+            raise UserError(ref.buffer.listed, TypeError)
         if (why := next((s.readonly for s in ref.path if s.readonly), None)) is not None:
             raise UserError(f"assignment destination is read-only: {why}", ValueError)
         if value.scalar or value.weak:    # the contents of an array: a 0-d array, not a NumPy or Python scalar
@@ -361,7 +366,17 @@ class Memory:
         """`version` is now the buffer's contents: re-derive every name that views the buffer."""
         version.ref = Ref(buffer, version, (), buffer.contiguous)
         self.current[buffer] = version
+        for written in self.watching:
+            written.append(buffer)
         self.refresh(b, {buffer})
+
+    def watch_writes(self) -> list:
+        """The buffers written from now on, until stop_watching (regions may nest)."""
+        self.watching.append([])
+        return self.watching[-1]
+
+    def stop_watching(self) -> None:
+        self.watching.pop()
 
     def rederive(self, b, value: Var) -> Var:
         """A view as of its buffer's current version."""

@@ -1,0 +1,248 @@
+"""Lists built by `append` in a run-time loop (frontend/row_lists.py): `hs.append(h)` in a time loop, then
+`np.stack(hs)`, `np.array(losses)`, `len`, indexing, a loop over the list; compared with NumPy's run of the same
+function, and the refusals where a row (a copy taken at the append) could differ from NumPy's list item (the
+object itself)."""
+import numpy as np
+import pytest
+
+from transpiler import transpile
+from transpiler.errors import CompileError
+
+from helpers import assert_same
+
+
+def elman_rnn(xs, w, u, b):
+    """An Elman network's time loop, elementwise (one hidden unit per input feature), as RNN code writes it."""
+    h = np.zeros(xs.shape[1], dtype=xs.dtype)
+    hs = []
+    for t in range(xs.shape[0]):
+        h = np.tanh(xs[t] * w + h * u + b)
+        hs.append(h)
+    return np.stack(hs)
+
+
+def rnn_rows(xs, w, u):
+    h = np.zeros_like(xs[0])
+    states = []
+    for x in xs:
+        h = np.tanh(x * w + h * u)
+        states.append(h)
+    return np.array(states), len(states)
+
+
+def loss_history(x, steps, lr):
+    """Gradient descent on sum(x**2): the loss of each step, a Python float, as a training loop records it."""
+    losses = []
+    for _ in range(steps):
+        losses.append(float(np.sum(x * x)))
+        x = x - lr * 2 * x
+    return np.array(losses), np.mean(losses), len(losses), losses[-1] * np.float32(2)
+
+
+def positives(x):
+    found = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            found.append(x[i])
+    return np.array(found)
+
+
+def two_per_step(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] * 2)
+        out.append(x[i] - 1)
+    return np.stack(out)
+
+
+def joined(xs):
+    rows = []
+    for t in range(xs.shape[0]):
+        rows.append(xs[t] * (t + 1))
+    return np.concatenate(rows), np.vstack(rows), np.hstack(rows), np.stack(rows, axis=1), np.stack(rows[1:])
+
+
+def read_back(xs):
+    hs = []
+    for t in range(xs.shape[0]):
+        hs.append(np.cumsum(xs[t]))
+    total = np.zeros_like(xs[0])
+    for h in hs:
+        total = total + h
+    return total, hs[0], hs[-1]
+
+
+def also_written_out(xs):
+    out = np.zeros_like(xs)         # made before the loop, written in it, nothing appended shares it: allowed
+    hs = []
+    h = np.zeros(xs.shape[1])
+    for t in range(xs.shape[0]):
+        h = np.sqrt(np.abs(xs[t])) + h * 0.5
+        out[t] = h
+        hs.append(h)
+    return np.stack(hs), out
+
+
+def stacked_nothing(xs, n):
+    hs = []
+    for t in range(n):
+        hs.append(xs[t] * 2)
+    return np.stack(hs)
+
+
+rng = np.random.default_rng(3)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
+def test_time_loops_are_numpys(dtype):
+    xs = rng.normal(size=(9, 5)).astype(dtype)
+    w, u, b = (rng.normal(size=5).astype(dtype) for _ in range(3))
+    assert_same(transpile(elman_rnn)(xs, w, u, b), elman_rnn(xs, w, u, b))
+    assert_same(transpile(rnn_rows)(xs, w, u), rnn_rows(xs, w, u))
+    assert_same(transpile(read_back)(xs), read_back(xs))
+    assert_same(transpile(joined)(xs), joined(xs))
+    assert_same(transpile(also_written_out)(xs), also_written_out(xs))
+
+
+def test_lists_of_numbers_are_numpys():
+    x = rng.normal(size=6)
+    got, expected = transpile(loss_history)(x, 5, 0.1), loss_history(x, 5, 0.1)
+    assert_same(got, expected)
+    assert type(got[3]) is type(expected[3])      # a Python float times np.float32 is float32 (NEP 50)
+    compiled = transpile(positives)
+    for x in (rng.normal(size=12), -np.ones(4)):  # (an empty list: NumPy's float64 array of shape (0,))
+        assert_same(compiled(x), positives(x))
+    assert_same(transpile(two_per_step)(x), two_per_step(x))
+
+
+def test_an_empty_list_raises_as_numpy_or_is_refused():
+    xs = rng.normal(size=(4, 3))
+    with pytest.raises(ValueError, match="need at least one array to stack"):
+        stacked_nothing(xs, 0)
+    with pytest.raises(ValueError, match="need at least one array to stack"):
+        transpile(stacked_nothing)(xs, 0)
+    assert_same(transpile(stacked_nothing)(xs, 3), stacked_nothing(xs, 3))
+    x32 = -np.ones(4, np.float32)           # NumPy's np.array([]) is float64; the rows would be float32
+    with pytest.raises(ValueError, match="empty"):
+        transpile(positives)(x32)
+
+
+def appended_then_written(xs):
+    hs = []
+    for t in range(xs.shape[0]):
+        h = xs[t] * 2
+        hs.append(h)
+        h += 1                  # NumPy's list item is h: it changes too
+    return np.stack(hs)
+
+
+def written_after_the_loop(xs):
+    hs = []
+    h = xs[0]
+    for t in range(xs.shape[0]):
+        h = np.sin(xs[t])
+        hs.append(h)
+    h[0] = 10.0                 # the last item, in NumPy's list
+    return np.stack(hs)
+
+
+def written_after_the_loop_fresh(xs):
+    hs = []
+    h = np.zeros(xs.shape[1])
+    for t in range(xs.shape[0]):
+        h = np.sin(xs[t])
+        hs.append(h)
+    h[0] = 10.0
+    return np.stack(hs)
+
+
+def written_in_the_next_round(xs):
+    hs = []
+    h = np.zeros(xs.shape[1])
+    for t in range(xs.shape[0]):
+        h[0] = 5.0              # the array appended in the round before
+        h = h * 2 + xs[t]
+        hs.append(h)
+    return np.stack(hs)
+
+
+def one_buffer_appended(xs):
+    h = np.zeros(xs.shape[1])
+    hs = []
+    for t in range(xs.shape[0]):
+        h[:] = xs[t]            # the same array every time: NumPy's rows are all the last one
+        hs.append(h)
+    return np.stack(hs)
+
+
+def view_of_a_written_array(xs):
+    hs = []
+    for t in range(xs.shape[0]):
+        hs.append(xs[t])
+        xs[t] = 0.0
+    return np.stack(hs)
+
+
+def returned_list(xs):
+    hs = []
+    for t in range(xs.shape[0]):
+        hs.append(xs[t] + 1)
+    return hs
+
+
+@pytest.mark.parametrize("fn", [appended_then_written, written_after_the_loop, written_after_the_loop_fresh,
+                                written_in_the_next_round, one_buffer_appended,
+                                view_of_a_written_array, returned_list], ids=lambda f: f.__name__)
+def test_where_a_copy_could_differ_from_numpys_item_it_is_refused(fn):
+    with pytest.raises(CompileError):
+        transpile(fn)(rng.normal(size=(4, 3)))
+
+
+def mixed_types(x):
+    items = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            items.append(x[i])
+        else:
+            items.append(1)
+    return np.array(items)
+
+
+def test_items_of_different_types_are_refused():
+    with pytest.raises(CompileError, match="one type"):
+        transpile(mixed_types)(rng.normal(size=5))
+
+
+def held_twice(xs):
+    hs = []
+    also = hs                   # NumPy: `also` is the same list, with the items
+    for t in range(xs.shape[0]):
+        hs.append(xs[t] * 2)
+    return np.stack(hs), len(also)
+
+
+def appended_across_an_outer_loop(xs):
+    hs = []
+    for i in range(xs.shape[0]):
+        for j in range(xs.shape[1]):
+            hs.append(xs[i, j])     # the list grows over both loops: the inner loop alone does not own it
+    return np.array(hs)
+
+
+def built_per_row(xs):
+    rows = []
+    for i in range(xs.shape[0]):
+        row = []                    # a list per round of the outer loop, appended to by the inner loop
+        for j in range(xs.shape[1]):
+            row.append(xs[i, j] * j)
+        rows.append(np.array(row))
+    return np.stack(rows)
+
+
+def test_lists_the_loop_does_not_own_are_refused_or_exact():
+    xs = rng.normal(size=(4, 3))
+    with pytest.raises(CompileError, match="made before a run-time loop"):
+        transpile(held_twice)(xs)
+    with pytest.raises(CompileError, match="made before a run-time loop"):
+        transpile(appended_across_an_outer_loop)(xs)
+    assert_same(transpile(built_per_row)(xs), built_per_row(xs))
