@@ -331,6 +331,28 @@ def test_table_power_float32_within_its_bound():
             assert to_exact.max() <= 0.53, float(to_exact.max())
 
 
+def test_table_power_float32_in_loops_and_threads():
+    """float32 power's table loop with arithmetic around it and the exponent broadcast per row (a value of the outer
+    loop), rows of every length around the 16 lanes, and a loop large enough for threads: NumPy's dtype and shape,
+    within 1 ulp of the long-double power of what it computes (x * 0.5 and y - 1 in float32)."""
+    rows = transpile(power_of_rows, disk_cache=False)
+    for shape in [(1, 1), (3, 15), (2, 16), (3, 17), (5, 33), (4, 100)]:
+        rng = np.random.default_rng(sum(shape))
+        x = rng.uniform(0, 8, shape).astype(np.float32)
+        y = rng.uniform(-4, 4, shape[0]).astype(np.float32)
+        actual = rows(x, y)
+        base, exponent = x * np.float32(0.5), y[:, None] - np.float32(1)      # float32 both, as compiled
+        expected = np.power(base.astype(np.longdouble), exponent.astype(np.longdouble)).astype(np.float32)
+        assert actual.shape == expected.shape and actual.dtype == np.float32
+        assert ulps(actual, expected).max() <= 1, shape
+    x = np.random.default_rng(5).uniform(0, 4, (512, 1031)).astype(np.float32)
+    y = np.random.default_rng(6).uniform(-30, 30, (512, 1031)).astype(np.float32)
+    with np.errstate(all="ignore"):
+        expected = np.power(x.astype(np.longdouble), y.astype(np.longdouble)).astype(np.float32)
+        actual = transpile(power_of, disk_cache=False)(x, y)
+    assert ulps(actual, expected).max() <= 1
+
+
 CODE_SCRIPT = """
 import json
 import numpy as np
