@@ -353,6 +353,33 @@ def test_table_power_float32_in_loops_and_threads():
     assert ulps(actual, expected).max() <= 1
 
 
+def test_table_power_float32_warnings_are_numpys(monkeypatch):
+    """With NumPy's warnings on (TRANSPILER_FP_WARNINGS=1), float32 power's table loop (40 elements: the vector loop,
+    not only the scalar remainder) raises no event on ordinary bases and exponents (the call is the kernel's, no
+    replay as NumPy), and where NumPy warns (0 ** -1, overflow, a negative base with a fractional exponent) the
+    call gives NumPy's warnings and values."""
+    import warnings
+    from transpiler.runtime import errstate
+    monkeypatch.setattr(errstate, "WARNINGS", True)
+    compiled = transpile(power_of, disk_cache=False)
+    rng = np.random.default_rng(9)
+    x, y = rng.uniform(0.1, 10, 40).astype(np.float32), rng.uniform(-5, 5, 40).astype(np.float32)
+    with np.errstate(all="warn", under="ignore"):
+        assert ulps(compiled(x, y), np.power(x, y)).max() <= 1 and compiled.replays == 0
+    for base, exponent in [(0.0, -1.0), (10.0, 50.0), (-2.0, 0.5), (3.0, 1e5)]:
+        xs, ys = x.copy(), y.copy()
+        xs[17], ys[17] = base, exponent
+        caught = []
+        for fn in (power_of, compiled):
+            with warnings.catch_warnings(record=True) as record, np.errstate(all="warn", under="ignore"):
+                warnings.simplefilter("always")     # (NumPy's default state; the suite runs under "ignore")
+                result = fn(xs, ys)
+            caught.append((result, sorted(str(w.message) for w in record)))
+        (expected, numpy_warnings), (actual, our_warnings) = caught
+        assert numpy_warnings and our_warnings == numpy_warnings, (base, exponent)
+        assert ulps(actual, expected).max() <= 1
+
+
 CODE_SCRIPT = """
 import json
 import numpy as np
