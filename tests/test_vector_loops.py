@@ -353,6 +353,25 @@ def test_table_power_float32_in_loops_and_threads():
     assert ulps(actual, expected).max() <= 1
 
 
+def test_table_power_float32_parity_and_special_bases():
+    """float32 power's table loop finds a negative base's sign from the exponent's parity by rounding (an integer
+    whose half is not one is odd): integers and non-integers around 2**22, 2**23 and 2**24 (odd up to 2**24 - 1, every
+    float32 from 2**24 on even), 0.5 and 1.5, inf, NaN; and zero, inf and NaN bases from vgetexppd alone (no select):
+    NumPy's values, NaNs and signs, in lanes of the vector loop (the arrays are longer than 16)."""
+    big = [2.0 ** 22 - 0.5, 2.0 ** 22 + 0.5, 2.0 ** 22 + 1, 2.0 ** 23 - 1.5, 2.0 ** 23 - 1, 2.0 ** 23 - 0.5, 2.0 ** 23,
+           2.0 ** 23 + 1, 2.0 ** 24 - 3, 2.0 ** 24 - 2, 2.0 ** 24 - 1, 2.0 ** 24, 2.0 ** 24 + 2, 2.0 ** 25 + 4, 1e30,
+           3.0, 4.0, 0.5, 1.5, 2.5, 1e-45, 0.0, np.inf, np.nan, 7.0, 2.0 ** 20 + 1]
+    y = np.array(big + [-v for v in big], np.float32)
+    for base in (-1.0, -0.5, -2.0, -1.0000001, -0.0, 0.0, -np.inf, np.inf, np.nan, -1e-45, -3.4028235e38, 1.0):
+        x = np.full_like(y, base)
+        with np.errstate(all="ignore"):
+            expected, actual = np.power(x, y), transpile(power_of, disk_cache=False)(x, y)
+        assert np.array_equal(np.isnan(actual), np.isnan(expected)), base
+        numbers = ~np.isnan(expected)
+        assert np.array_equal(np.signbit(actual[numbers]), np.signbit(expected[numbers])), base
+        assert ulps(actual, expected).max() <= 1, base
+
+
 def test_table_power_float32_warnings_are_numpys(monkeypatch):
     """With NumPy's warnings on (TRANSPILER_FP_WARNINGS=1), float32 power's table loop (40 elements: the vector loop,
     not only the scalar remainder) raises no event on ordinary bases and exponents (the call is the kernel's, no

@@ -305,10 +305,11 @@ def power_f32(x: ir.Value, y: ir.Value, positive: bool = False) -> ir.Value:
       power_f64), 2**r = 1 + r Q(r) (degree 2, 2**-29.2).
     Where the result is a float32 other than 0 and inf, |p| <= 150, so p is within 150 * 2**-39 of y log2|x| and the
     float64 result within 2**-29 of x**y: rounded once to float32 (subnormals included) it is within 0.53 ulp.
-    The sign and C99's special values as vector_math._power_f32 finds them, in float32 (one register); `positive`:
+    C99's special values as vector_math._power_f32 gives them, in float32 (one register): y's parity by rounding
+    (an integer whose half is not one is odd), zero, inf and NaN bases by vgetexppd's k without a select; `positive`:
     every base is a positive normal finite float32, only 1**y = 1 remains."""
     v = _Vector()
-    F, I = arith.CmpFPredicate, arith.CmpIPredicate
+    F = arith.CmpFPredicate
     f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
     vf32, vi32 = x.type, ir.VectorType.get([LANES], i32)
 
@@ -326,11 +327,8 @@ def power_f32(x: ir.Value, y: ir.Value, positive: bool = False) -> ir.Value:
     invc, logc = (v.lookup(index, column) for column in zip(*LOG2_TABLE32))
     r = v.fma(z, invc, v.c(-1.0))                                    # exact
     y0 = arith.addf(_getexp(v, ax), logc)
+    # zero, inf and NaN need no select: vgetexppd gives k = -inf, inf, NaN, and z = 1 (r = 0) for 0 and inf
     log2 = v.fma(r, v.horner(r, _LOG2_P32), y0)
-    if not positive:   # zero, inf, NaN: bits - 1 wraps or reaches those of inf - 1 (one unsigned compare for the three)
-        special = arith.cmpi(I.uge, arith.subi(bits, v.ci(1)), v.ci(0x7FF0000000000000 - 1))
-        zero = arith.cmpf(F.OEQ, ax, v.c(0.0))
-        log2 = arith.select(special, arith.select(zero, v.c(-pymath.inf), ax), log2)
     p = arith.mulf(arith.extf(v.f, y), log2)
     p = arith.minimumf(arith.maximumf(p, v.c(-160.0)), v.c(130.0))
     shifted = arith.addf(p, v.c(_SHIFTER_16TH))
@@ -342,14 +340,13 @@ def power_f32(x: ir.Value, y: ir.Value, positive: bool = False) -> ir.Value:
     one = c32(1.0)
     if positive:
         return arith.select(arith.cmpf(F.OEQ, x, one), one, magnitude)
-    # y's parity as vector_math._power_f32 finds it, with float32's 2**23 and 2**24
+    # y's parity by rounding (vrndscaleps): an integer whose half is not one is odd; inf counts as an even integer,
+    # NaN as no integer (the compares are false); the half of the rounded |y| cannot underflow
     ay = arith.bitcast(vf32, arith.andi(arith.bitcast(vi32, y), ci32((1 << 31) - 1)))
-    two23 = c32(2.0 ** 23)
-    small = arith.cmpf(F.OLT, ay, two23)
-    rounded = arith.addf(ay, two23)
-    integer = arith.ori(arith.cmpf(F.OEQ, arith.subf(rounded, two23), ay), arith.cmpf(F.OGE, ay, two23))
-    last_bit = arith.andi(arith.bitcast(vi32, arith.select(small, rounded, ay)), ci32(1))
-    odd = arith.andi(arith.andi(integer, arith.cmpf(F.OLT, ay, c32(2.0 ** 24))), arith.cmpi(I.ne, last_bit, ci32(0)))
+    whole = llvm.intr_roundeven(ay)
+    integer = arith.cmpf(F.OEQ, whole, ay)
+    half = arith.mulf(whole, c32(0.5))
+    odd = arith.andi(integer, arith.cmpf(F.ONE, llvm.intr_roundeven(half), half))
     sign = arith.andi(arith.bitcast(vi32, x), ci32(-(1 << 31)))
     result = arith.bitcast(vf32, arith.xori(arith.bitcast(vi32, magnitude), arith.select(odd, sign, ci32(0))))
     finite_negative = arith.andi(arith.cmpf(F.OLT, x, c32(0.0)), arith.cmpf(F.OGT, x, c32(-pymath.inf)))
