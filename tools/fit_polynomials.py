@@ -3,7 +3,7 @@ tan's (float64: a rational function, RATIONAL_TARGETS), arcsin's, float32 power'
 float64 exp's so far): near-minimax in the relative error of the result, in 80-digit arithmetic, then rounded to the
 target type; and the interval table of backend/vector_loops.py's float32 tanh (TANH_TABLE32, by name only), the
 polynomials and tables of backend/vector_power.py's float64 power (POWER_LOG1P_P64, POWER_EXP_Q64; POWER_TABLES64
-by name only).
+by name only) and float32 power (POWER_LOG2_P32, POWER_EXP2_Q32; POWER_TABLE32 by name only).
 
     uv run --with mpmath python tools/fit_polynomials.py [NAME ...]
 
@@ -116,6 +116,18 @@ def _log1p_p(r):
     return (mp.log1p(r) - r + r * r / 2) / r ** 3
 
 
+def _log2p_p(r):
+    """P with log2(1 + r) = r P(r) (float32 power's table log2, backend/vector_power.py power_f32)."""
+    if abs(r) < mp.mpf("1e-30"):
+        return 1 / mp.log(2) - r / (2 * mp.log(2))
+    return mp.log1p(r) / mp.log(2) / r
+
+
+# float32 power's table log2: r in [-1/32, 1/16] (the first interval, whose invc is 1, reaches 1/16); its exp2:
+# |r| <= 1/32
+_POWER_R32 = (-0.03125, 0.0625)
+
+
 # float64 power's table log: |r| <= 2**-5 (the interval around 1), 0.0295 elsewhere; its exp: |r| <= ln(2) / 32
 _POWER_R = (-0.0295, 0.03125)
 _POWER_EXP_END = 0.0217
@@ -143,7 +155,21 @@ TARGETS = {
     "POWER_EXP2_Q": (_exp2_q, (-0.5, 0.5), 5, np.float64, _exp2_weight),
     "POWER_LOG1P_P64": (_log1p_p, _POWER_R, 8, np.float64, lambda r: r * r),
     "POWER_EXP_Q64": (_exp_q, (-_POWER_EXP_END, _POWER_EXP_END), 5, np.float64, _exp_weight),
+    "POWER_LOG2_P32": (_log2p_p, _POWER_R32, 6, np.float64, lambda r: mp.mpf(1)),
+    "POWER_EXP2_Q32": (_exp2_q, (-1 / 32, 1 / 32), 2, np.float64, _exp2_weight),
 }
+
+
+def power_table32():
+    """backend/vector_power.py's LOG2_TABLE32: per interval [1 + i/16, 1 + (i + 1)/16) of z, invc = 1 over its
+    middle rounded to float32 (1 for the first interval, 1/2 for the last) and log2(1/invc) rounded to float64."""
+    print("LOG2_TABLE32 = (")
+    for i in range(16):
+        lo, hi = 1 + mp.mpf(i) / 16, 1 + mp.mpf(i + 1) / 16
+        invc = 1.0 if i == 0 else 0.5 if i == 15 else float(np.float32(float(2 / (lo + hi))))
+        print(f"    ({invc!r}, {float(-mp.log(mp.mpf(invc), 2))!r}),    # r in [{float(lo * invc - 1):.5f}, "
+              f"{float(hi * invc - 1):.5f})")
+    print(")")
 
 
 def power_tables64():
@@ -296,6 +322,11 @@ def tanh_table32(degree=6):
 
 
 def main(names):
+    if "POWER_TABLE32" in names:
+        power_table32()
+        names = [n for n in names if n != "POWER_TABLE32"]
+        if not names:
+            return
     if "POWER_TABLES64" in names:
         power_tables64()
         names = [n for n in names if n != "POWER_TABLES64"]

@@ -10,7 +10,7 @@ loop passes (loops.py) and before OpenMP and LLVM: a loop of 16 lanes whose body
 (`vector.load`/`vector.store`, the arithmetic on vectors, the function's vector code, with its tables as vector
 constants that LLVM keeps in registers for the whole loop), then the scalar loop for the last elements. The
 vector code uses AVX-512 intrinsics: vector_math leaves a function to this pass (marked MARK) only when the kernels
-are compiled for a CPU with AVX-512 (`available`): float32 tanh (below) and float64 power (vector_power.py). A loop
+are compiled for a CPU with AVX-512 (`available`): float32 tanh (below) and float power (vector_power.py). A loop
 this pass does not take (a reduction, an index computed from the loop's variable, an index loaded from memory (a
 gather), a store into memory the loop may also read elsewhere, a strided innermost dim) keeps the scalar expansion
 (`vector_math.expand`, run again after this pass).
@@ -167,7 +167,9 @@ def vectorize(module: ir.Module) -> None:
 # op name -> its vector code, given the op (its attributes) and its operands' vectors
 _VECTOR_BODIES = {
     "math.tanh": lambda op, x: tanh_f32(x),
-    "math.powf": lambda op, x, y: vector_power.power_f64(x, y, positive=_NORMAL_ARGUMENTS in op.attributes),
+    "math.powf": lambda op, x, y: (vector_power.power_f32 if isinstance(ir.VectorType(x.type).element_type,
+                                                                        ir.F32Type) else vector_power.power_f64)(
+        x, y, positive=_NORMAL_ARGUMENTS in op.attributes),
 }
 
 

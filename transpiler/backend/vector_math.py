@@ -28,7 +28,7 @@ within 1 ulp, sinh and cosh within 2 (float32 and float64). sin, cos and tan wit
 _TRIG_LIMIT; a loop with a bigger argument runs its libm copy (_version_big_arguments). NaN propagates; overflow
 gives inf, underflow 0 (through subnormals); the odd functions keep the sign of -0.0.
 
-Compiled for an AVX-512 CPU, float32 tanh and float64 power are left marked (vector_loops.MARK) for
+Compiled for an AVX-512 CPU, float32 tanh and float power are left marked (vector_loops.MARK) for
 backend/vector_loops.py, which vectorizes their loops with tables in registers (power: backend/vector_power.py);
 `expand` runs again after it, for the ones it left scalar.
 """
@@ -195,7 +195,7 @@ EXPANSIONS = {
 
 # functions (and their types) that vector_loops computes with tables in AVX-512 registers, in loops it vectorizes
 # (where it does not, they are expanded here on a second call of `expand`, after it)
-_TABLE_LOOPS = {"math.tanh": (np.dtype(np.float32),), "math.powf": (F64,)}
+_TABLE_LOOPS = {"math.tanh": (np.dtype(np.float32),), "math.powf": (np.dtype(np.float32), F64)}
 
 
 # log and log1p in a loop whose arguments were all found to be positive normal finite numbers (for log1p: 1 + x)

@@ -1,8 +1,9 @@
-"""float64 power on 16 lanes (two AVX-512 registers) with tables in registers, for vector_loops' loops (a function
-of its _VECTOR_BODIES): log and exp each reduce their argument by a 16-entry table looked up with `vpermi2pd` (two
-registers per column, one permute per 8 lanes), so their polynomials are short and there is no division. 16 lanes
-rather than one register's 8: the loop is bound by its dependency chain (two polynomials in a row), and two
-independent halves per iteration took 15% less time (10^5 elements, one thread, Zen 4).
+"""float power on 16 lanes (float64: two AVX-512 registers) with tables in registers, for vector_loops' loops (a
+function of its _VECTOR_BODIES; float32: power_f32 at the end, in float64 arithmetic as well). float64: log and exp
+each reduce their argument by a 16-entry table looked up with `vpermi2pd` (two registers per column, one permute per
+8 lanes), so their polynomials are short and there is no division. 16 lanes rather than one register's 8: the loop
+is bound by its dependency chain (two polynomials in a row), and two independent halves per iteration took 15% less
+time (10^5 elements, one thread, Zen 4).
 
 x**y = exp(y log|x|) with log|x| in double-double, as vector_math.power computes it, by another route:
 - log: |x| = 2**k z with z in [0.703125, 1.40625) from the bits (OFF), the top 4 bits of z's distance to OFF pick
@@ -246,3 +247,112 @@ def _true(mask: ir.Value) -> ir.Value:
     t = mask.type
     i1 = ir.IntegerType.get_signless(1)
     return arith.constant(t, ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(i1, 1)))
+
+
+# float32 power (power_f32): |x| = 2**k z with z in [1, 2) (k by vgetexppd), 16 intervals of z by its top 4 mantissa
+# bits: (invc, log2(1/invc)) per interval, invc a float32 near 1 over the interval's middle, so that z invc is exact
+# in float64 (24 + 24 bits) and r = z invc - 1 too; exactly 1 for the first interval and 1/2 for the last, so that
+# k + log2(1/invc) is 0 for bases next to 1 on either side and log2|x| keeps its relative precision there
+# (tools/fit_polynomials.py POWER_TABLE32)
+LOG2_TABLE32 = (
+    (1.0, 0.0),                                        # r in [0, 0.0625)
+    (0.9142857193946838, 0.12928300888327973),         # the others: |r| <= 0.0286
+    (0.8648648858070374, 0.20945333069497424),
+    (0.8205128312110901, 0.285402200051646),
+    (0.7804877758026123, 0.35755205836266307),
+    (0.7441860437393188, 0.4262647600765558),
+    (0.7111111283302307, 0.4918530613956992),
+    (0.6808510422706604, 0.5545888973605297),
+    (0.6530612111091614, 0.6147098736747266),
+    (0.6274510025978088, 0.672425290914147),
+    (0.6037735939025879, 0.727920433065368),
+    (0.581818163394928, 0.781359759207552),
+    (0.5614035129547119, 0.8328900034158261),
+    (0.5423728823661804, 0.8826430466746124),
+    (0.5245901346206665, 0.9307374181797561),
+    (0.5, 1.0),                                        # r in [-0.03125, 0)
+)
+# log2(1 + r) = r P(r), r in [-0.03125, 0.0625] (tools/fit_polynomials.py POWER_LOG2_P32: relative error 2**-39.5)
+_LOG2_P32 = (1.4426950408898693, -0.7213475203053666, 0.4808983349917884, -0.3606742349205389, 0.28856692354762714,
+             -0.24027812711119645, 0.18812692953321877)
+# 2**r = 1 + r Q(r), |r| <= 1/32 (tools/fit_polynomials.py POWER_EXP2_Q32: relative error 2**-29.2 of 2**r)
+_EXP2_Q32 = (0.6931471826675265, 0.24023428993861348, 0.05550213650354477)
+_SHIFTER_16TH = 422212465065984.0        # 1.5 * 2**48: p + it rounds p to a multiple of 1/16, n = 16 p in its low bits
+
+
+def _getexp(v: _Vector, x: ir.Value) -> ir.Value:
+    """floor(log2 x) per lane of a normal float64 (vgetexppd, one per 8 lanes); -inf for 0, inf and NaN as they are."""
+    f8 = ir.VectorType.get([8], ir.F64Type.get())
+    i8, i32 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(32)
+    mask = arith.constant(i8, -1)
+    rounding = arith.constant(i32, 4)      # _MM_FROUND_CUR_DIRECTION
+    result = v.c(0.0)
+    for start in range(0, LANES, 8):
+        part = vector.extract_strided_slice(f8, x, [start], [8], [1])
+        exponent = llvm.call_intrinsic(f8, "llvm.x86.avx512.mask.getexp.pd.512", [part, part, mask, rounding], [], [])
+        result = vector.insert_strided_slice(exponent, result, [start], [1])
+    return result
+
+
+def power_f32(x: ir.Value, y: ir.Value, positive: bool = False) -> ir.Value:
+    """float32 x**y on vector<16xf32> = 2**(y log2|x|) in float64 arithmetic (16 lanes as two registers), as glibc's
+    and ARM's optimized powf compute it, with tables in registers and no division:
+    - log2|x| = k + log2(1/invc) + log2(1 + r): |x| = 2**k z in float64 (float32's subnormals are normal there),
+      z in [1, 2) from the bits, k by vgetexppd, invc and log2(1/invc) from LOG2_TABLE32 by z's top 4 bits
+      (vpermi2pd), r = z invc - 1 exact, log2(1 + r) = r P(r) (degree 6, 2**-39.5): relative error about 2**-39.
+    - p = y log2|x| rounded, clamped to [-160, 130] (0 and inf in float32 beyond; NaN stays), n = rint(16 p),
+      r = p - n/16 exact (|r| <= 1/32), 2**(n/16) = 2**(n >> 4) 2**(j/16) from EXP_TABLE's bits plus n << 48 (as
+      power_f64), 2**r = 1 + r Q(r) (degree 2, 2**-29.2).
+    Where the result is a float32 other than 0 and inf, |p| <= 150, so p is within 150 * 2**-39 of y log2|x| and the
+    float64 result within 2**-29 of x**y: rounded once to float32 (subnormals included) it is within 0.53 ulp.
+    C99's special values as vector_math._power_f32 gives them, in float32 (one register): y's parity by rounding
+    (an integer whose half is not one is odd), zero, inf and NaN bases by vgetexppd's k without a select; `positive`:
+    every base is a positive normal finite float32, only 1**y = 1 remains."""
+    v = _Vector()
+    F = arith.CmpFPredicate
+    f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
+    vf32, vi32 = x.type, ir.VectorType.get([LANES], i32)
+
+    def c32(value):
+        return arith.constant(vf32, ir.DenseElementsAttr.get_splat(vf32, ir.FloatAttr.get(f32, value)))
+
+    def ci32(value):
+        return arith.constant(vi32, ir.DenseElementsAttr.get_splat(vi32, ir.IntegerAttr.get(i32, value)))
+
+    ax32 = x if positive else arith.bitcast(vf32, arith.andi(arith.bitcast(vi32, x), ci32((1 << 31) - 1)))
+    ax = arith.extf(v.f, ax32)
+    bits = v.bits(ax)
+    z = v.float(arith.ori(arith.andi(bits, v.ci((1 << 52) - 1)), v.ci(0x3FF0000000000000)))
+    index = arith.shrui(bits, v.ci(48))                              # vpermi2pd reads its low 4 bits
+    invc, logc = (v.lookup(index, column) for column in zip(*LOG2_TABLE32))
+    r = v.fma(z, invc, v.c(-1.0))                                    # exact
+    y0 = arith.addf(_getexp(v, ax), logc)
+    # zero, inf and NaN need no select: vgetexppd gives k = -inf, inf, NaN, and z = 1 (r = 0) for 0 and inf
+    log2 = v.fma(r, v.horner(r, _LOG2_P32), y0)
+    p = arith.mulf(arith.extf(v.f, y), log2)
+    p = arith.minimumf(arith.maximumf(p, v.c(-160.0)), v.c(130.0))
+    shifted = arith.addf(p, v.c(_SHIFTER_16TH))
+    r = arith.subf(p, arith.subf(shifted, v.c(_SHIFTER_16TH)))       # exact
+    ki = v.bits(shifted)
+    high = [float(np.array(b, dtype=np.int64).view(np.float64)) for b, _ in EXP_TABLE]
+    scale = v.float(arith.addi(v.bits(v.lookup(ki, high)), arith.shli(ki, v.ci(48))))
+    magnitude = arith.truncf(vf32, v.fma(arith.mulf(scale, r), v.horner(r, _EXP2_Q32), scale))
+    one = c32(1.0)
+    if positive:
+        return arith.select(arith.cmpf(F.OEQ, x, one), one, magnitude)
+    # y's parity by rounding (vrndscaleps): an integer whose half is not one is odd; inf counts as an even integer,
+    # NaN as no integer (the compares are false); the half of the rounded |y| cannot underflow
+    ay = arith.bitcast(vf32, arith.andi(arith.bitcast(vi32, y), ci32((1 << 31) - 1)))
+    whole = llvm.intr_roundeven(ay)
+    integer = arith.cmpf(F.OEQ, whole, ay)
+    half = arith.mulf(whole, c32(0.5))
+    odd = arith.andi(integer, arith.cmpf(F.ONE, llvm.intr_roundeven(half), half))
+    sign = arith.andi(arith.bitcast(vi32, x), ci32(-(1 << 31)))
+    result = arith.bitcast(vf32, arith.xori(arith.bitcast(vi32, magnitude), arith.select(odd, sign, ci32(0))))
+    finite_negative = arith.andi(arith.cmpf(F.OLT, x, c32(0.0)), arith.cmpf(F.OGT, x, c32(-pymath.inf)))
+    not_integer = arith.andi(arith.xori(integer, _true(integer)), arith.cmpf(F.OEQ, y, y))
+    invalid = arith.mulf(arith.subf(x, x), c32(pymath.inf))          # NaN where x is finite, raising invalid
+    result = arith.select(arith.andi(finite_negative, not_integer), invalid, result)
+    unit = arith.ori(arith.ori(arith.cmpf(F.OEQ, y, c32(0.0)), arith.cmpf(F.OEQ, x, one)),
+                     arith.andi(arith.cmpf(F.OEQ, ax32, one), arith.cmpf(F.OEQ, ay, c32(pymath.inf))))
+    return arith.select(unit, one, result)
