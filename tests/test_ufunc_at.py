@@ -9,6 +9,7 @@ import pytest
 
 from transpiler import transpile
 from transpiler.errors import CompileError
+from transpiler.runtime import errstate
 
 from helpers import some_slow
 
@@ -48,10 +49,17 @@ def histogram_counts(x, nbins):
     return counts
 
 
+@pytest.fixture(autouse=True)
+def _fp_warnings_on(monkeypatch):
+    """NumPy's warnings compared too: compiled calls report them (opt-in, as in test_fp_warnings.py), and NumPy's
+    run here is not under conftest's errstate(all="ignore")."""
+    monkeypatch.setattr(errstate, "WARNINGS", True)
+
+
 def _effects(fn, args):
     """What fn does to copies of args: its result, the arguments after, its exception type, its warnings."""
     args = copy.deepcopy(args)
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
         warnings.simplefilter("always")
         try:
             result, error = fn(*args), None
@@ -108,8 +116,9 @@ def test_rows_and_index_tuples_are_numpys():
 
 def test_power_and_warnings_are_numpys():
     # float32 to the power of a float64 array computes in float64 and rounds back; a negative base gives nan
-    # (int8: NumPy's cast of nan, with its warning)
+    # (int8: NumPy's cast of nan, with its warning, "invalid value encountered in at")
     assert_as_numpy(power_at, VECTOR.astype(np.float32), np.array([0, 1, 1, 5]), np.array(1.5))
+    assert _effects(power_at, (VECTOR.astype(np.int8), np.array([0, 1, 1, 5]), 1.5))[3]
     assert_as_numpy(power_at, VECTOR.astype(np.int8), np.array([0, 1, 1, 5]), 1.5)
 
 

@@ -215,6 +215,26 @@ def _int_mod(dts, a, b):
     return arith.select(zero, const(dt, 0), r)
 
 
+def _int_fmod(dts, a, b):
+    """C's remainder (the dividend's sign), as NumPy's integer fmod: 0 for a zero divisor (with the divide-by-zero
+    warning) and for INT_MIN fmod -1."""
+    dt = dts[0]
+    d, zero = _safe_divisor(dt, a, b)
+    r = arith.remsi(a, d) if dt.kind == "i" else arith.remui(a, d)
+    return arith.select(zero, const(dt, 0), r)
+
+
+def _spacing(dts, x):
+    """NumPy's npy_spacing: the step to the next float away from zero (from +0.0 for both zeros), by libm's
+    nextafter as NumPy's (its overflow at the largest float included); nan for infinities, quietly."""
+    dt = dts[0]
+    inf = const(dt, float("inf"))
+    toward = arith.select(arith.cmpf(F.OLT, x, const(dt, 0.0)), const(dt, float("-inf")), inf)
+    step = arith.subf(_libm("nextafterf", "nextafter")(dts, x, toward), x)
+    infinite = arith.cmpf(F.OEQ, math.absf(x), inf)
+    return arith.select(infinite, const(dt, float("nan")), step)
+
+
 def _float_divmod(dt, a, b):
     """NumPy's npy_divmod: returns (floor quotient, remainder)."""
     zero = const(dt, 0.0)
@@ -498,6 +518,7 @@ UNARY = {
     "rint": _by_kind(f=_rint, i=lambda d, x: x, b=lambda d, x: x),
     "sign": _by_kind(f=_float_sign, i=_int_sign), "square": _square, "reciprocal": _reciprocal,
     "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite, "signbit": _by_kind(f=_signbit),
+    "spacing": _by_kind(f=_spacing),
     "deg2rad": _angle_scale(np.pi, 180.0), "rad2deg": _angle_scale(180.0, np.pi),
     "invert": lambda dts, x: arith.xori(x, const(dts[0], -1 if dts[0].kind != "b" else 1)),
     "not": lambda dts, x: arith.xori(x, const(np.dtype(bool), 1)),
@@ -519,6 +540,8 @@ BINARY = {
     "hypot": _libm("hypotf", "hypot"), "copysign": _by_kind(f=_copysign), "heaviside": _by_kind(f=_heaviside),
     "logaddexp": _by_kind(f=_logaddexp(False)), "logaddexp2": _by_kind(f=_logaddexp(True)),
     "gcd": _by_kind(i=_gcd), "lcm": _by_kind(i=_lcm),
+    "fmod": _by_kind(f=_f32_detour(lambda d, a, b: arith.remf(a, b)), i=_int_fmod, b=_int_fmod),
+    "nextafter": _by_kind(f=_libm("nextafterf", "nextafter")),
     "max": _minmax(arith.maximumf, arith.maxsi, arith.maxui, arith.ori),
     "min": _minmax(arith.minimumf, arith.minsi, arith.minui, arith.andi),
     "fmax": _fminmax("max"), "fmin": _fminmax("min"),

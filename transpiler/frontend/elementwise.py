@@ -25,7 +25,7 @@ UFUNC_PRIMS = {
     np.isnan: "isnan", np.isinf: "isinf", np.isfinite: "isfinite", np.signbit: "signbit", np.copysign: "copysign",
     np.heaviside: "heaviside", np.logaddexp: "logaddexp", np.logaddexp2: "logaddexp2", np.deg2rad: "deg2rad",
     np.rad2deg: "rad2deg", np.radians: "deg2rad", np.degrees: "rad2deg", np.fabs: "abs", np.float_power: "pow",
-    np.gcd: "gcd", np.lcm: "lcm",
+    np.gcd: "gcd", np.lcm: "lcm", np.fmod: "fmod", np.nextafter: "nextafter", np.spacing: "spacing",
     np.equal: "eq", np.not_equal: "ne", np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge",
     np.bitwise_and: "and", np.bitwise_or: "or", np.bitwise_xor: "xor", np.invert: "invert",
     np.logical_and: "and", np.logical_or: "or", np.logical_xor: "xor", np.logical_not: "not",
@@ -108,6 +108,10 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
     weak = python_op and (all(is_weak(a) for a in args) or ufunc not in _ORDERINGS and
                           _python_complex_meets_float64_scalar(args))
     prim = UFUNC_PRIMS[ufunc]
+    if prim in ("nextafter", "spacing") and out_dts[0] == np.float16:
+        # (NumPy's float16 loops step in float16 bits; libm's functions step in float32's)
+        raise UserError(f"numpy.{ufunc.__name__} of float16 values is not supported by the compiler: convert to "
+                        "float32 first", TypeError)
     if ufunc is np.power and out_dts[0].kind in "fc" and isinstance(args[0], Var) and not args[0].scalar \
             and not args[0].weak and isinstance(args[1], Var) and args[1].ndim == 0 \
             and _sqrt_for_half_power(python_op and args[1].weak, out_dts[0]):
