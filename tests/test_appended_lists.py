@@ -246,3 +246,21 @@ def test_lists_the_loop_does_not_own_are_refused_or_exact():
     with pytest.raises(CompileError, match="made before a run-time loop"):
         transpile(appended_across_an_outer_loop)(xs)
     assert_same(transpile(built_per_row)(xs), built_per_row(xs))
+
+
+def read_by_a_closure(xs):
+    hs = []
+
+    def so_far():
+        return len(hs)          # NumPy: the items appended so far
+
+    total = 0
+    for t in range(xs.shape[0]):
+        hs.append(xs[t])
+        total += so_far()
+    return total
+
+
+def test_a_read_of_the_list_while_the_loop_builds_it_is_refused():
+    with pytest.raises(CompileError, match="read while a run-time loop appends to it"):
+        transpile(read_by_a_closure)(rng.normal(size=(4, 3)))

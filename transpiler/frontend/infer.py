@@ -400,6 +400,8 @@ class Interpreter:
             return self._run_time_region(self.control.run_for, s, frame, iterable)
         if isinstance(iterable, row_lists.RowList):
             iterable = row_lists.iterated(self, iterable)
+        elif isinstance(iterable, row_lists.Building):
+            iterable._refuse()
         if isinstance(iterable, NdIndex):
             iterable = self._for_ndindex(s, frame, iterable)
             if iterable is None:
@@ -840,6 +842,8 @@ class Interpreter:
         """value[index] (evaluated operands)."""
         if isinstance(value, row_lists.RowList):
             return row_lists.getitem(self, value, index)
+        if isinstance(value, row_lists.Building):
+            value._refuse()
         if isinstance(value, Var):
             return self.call(BoundMethod("__getitem__", value, self._getitem_handler()), [index], {})
         if _index_holds_var(index) and isinstance(value, (np.ndarray, list, tuple)):

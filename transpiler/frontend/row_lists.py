@@ -34,7 +34,38 @@ _AS_ARRAY = {np.sum, np.mean, np.max, np.min, np.amax, np.amin, np.prod, np.std,
              np.any, np.all, np.cumsum, np.median, np.average, np.ptp, np.nansum, np.nanmean, np.nanmax, np.nanmin}
 
 
-class RowList:
+class _Refusing:
+    """A compile-time stand-in whose every Python use is refused (_refuse), but for the interpreter's own hooks."""
+    name: str
+
+    def _refuse(self, *args, **kwargs):
+        raise NotImplementedError
+
+    __len__ = __iter__ = __getitem__ = __contains__ = __bool__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = \
+        __ge__ = __add__ = __radd__ = __mul__ = __rmul__ = __array__ = __reduce__ = __copy__ = __deepcopy__ = \
+        lambda self, *args, **kwargs: self._refuse()
+    __hash__ = None
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._refuse()
+
+
+class Building(_Refusing):
+    """The name of a list while the loop that appends to it is compiled: a read of it there (through a function
+    the loop calls) would see no items."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def _refuse(self, *args, **kwargs):
+        raise UserError(f"the list '{self.name}' is read while a run-time loop appends to it (in a function the loop "
+                        "calls): compiled code builds it as the rows of an array, complete only after the loop",
+                        TypeError)
+
+
+class RowList(_Refusing):
     """A list made by appends in a run-time loop: its items are `count` rows of `rows`, each of the type of `item`
     (a Var standing for an item: dtype, shape, weak, scalar). `full`: count is the capacity (every append is
     unconditional), `nonempty`: at least one item is known while compiling. `rows` and `count` are names of the frame
@@ -62,16 +93,9 @@ class RowList:
                         "np.hstack, reductions such as np.mean, len(), indexing, slicing and a for loop over it; use "
                         f"np.stack({self.name}) for anything else", TypeError)
 
-    __len__ = __iter__ = __getitem__ = __contains__ = __bool__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = \
-        __ge__ = __add__ = __radd__ = __mul__ = __rmul__ = __array__ = __reduce__ = __copy__ = __deepcopy__ = _refuse
-    __hash__ = None
-
-    def __getattr__(self, name):
-        self._refuse()
-
 
 def contains(value) -> bool:
-    if isinstance(value, RowList):
+    if isinstance(value, _Refusing):
         return True
     if isinstance(value, (list, tuple)):
         return any(contains(v) for v in value)
@@ -309,6 +333,7 @@ def run_for(interp, run, stmt: ast.For, frame, rng: RuntimeRange, lists: dict, *
     state = _Speculation(interp, frame)
     for name, probe in probes.items():
         frame.locals[f" probe {name}"] = probe
+        frame.locals[name] = Building(name)
     interp.speculating += 1
     try:
         run(_probe_form(stmt, lists), frame, rng, **kwargs)
@@ -338,6 +363,7 @@ def run_for(interp, run, stmt: ast.For, frame, rng: RuntimeRange, lists: dict, *
         frame.locals[f" count {name}"] = 0
         items[name] = Item(name, item)
         frame.locals[f" item {name}"] = items[name]
+        frame.locals[name] = Building(name)
         counts[name] = capacity
     frame.locals[" start"] = Start(rebound, _WHY_LISTED.format(name=next(iter(lists))))
     # 3. the loop, writing rows; the writes it makes must not reach anything appended
@@ -464,6 +490,8 @@ def _concatenate(interp, rows: RowList, axis) -> Var:
 def call(interp, fn, args: list, kwargs: dict):
     """A function called with a RowList among its arguments."""
     rows = args[0] if args else None
+    if isinstance(rows, Building) or not isinstance(rows, RowList) and contains(args):
+        _first([*args, *kwargs.values()])._refuse()
     if fn is isinstance and len(args) == 2 and isinstance(rows, RowList) and not contains(args[1]):
         return isinstance([], args[1])
     if not isinstance(rows, RowList) or contains(args[1:]) or contains(kwargs):
@@ -516,9 +544,9 @@ def _astype(interp, value: Var, dtype):
     return METHODS["astype"](interp.b, value, dtype)
 
 
-def _first(value) -> RowList:
-    """The first RowList inside value."""
-    if isinstance(value, RowList):
+def _first(value) -> _Refusing:
+    """The first RowList (or Building) inside value."""
+    if isinstance(value, _Refusing):
         return value
     items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
     return next(_first(v) for v in items if contains(v))
