@@ -47,6 +47,14 @@ def positives(x):
     return np.array(found)
 
 
+def indices_above(x, t):
+    found = []
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            found.append(i)
+    return np.array(found, dtype=np.int64)
+
+
 def two_per_step(x):
     out = []
     for i in range(x.shape[0]):
@@ -112,6 +120,7 @@ def test_lists_of_numbers_are_numpys():
     compiled = transpile(positives)
     for x in (rng.normal(size=12), -np.ones(4)):  # (an empty list: NumPy's float64 array of shape (0,))
         assert_same(compiled(x), positives(x))
+        assert_same(transpile(indices_above)(x, 0.5), indices_above(x, 0.5))
     assert_same(transpile(two_per_step)(x), two_per_step(x))
 
 

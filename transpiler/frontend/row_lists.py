@@ -513,8 +513,9 @@ def call(interp, fn, args: list, kwargs: dict):
         options = dict(zip(("dtype",), rest)) | kwargs
         if set(options) - {"dtype"} or len(rest) > 1:
             rows._refuse()
-        value = _as_array(interp, rows)      # (0-d arrays and numbers: a 1-D array, as NumPy's)
         dtype = options.get("dtype")
+        # (0-d arrays and numbers: a 1-D array, as NumPy's; of an empty list with a dtype, its (0,) array too)
+        value = _stacked(interp, rows) if dtype is not None and not rows.item.ndim else _as_array(interp, rows)
         return value if dtype is None else _astype(interp, value, dtype)
     if fn is np.concatenate:
         options = dict(zip(("axis",), rest)) | kwargs
