@@ -549,6 +549,66 @@ def resize(a, new_shape):
     return np.reshape(a[np.arange(new_size) % a.size], new_shape)
 
 
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    p = np.asarray(p)
+    nd = p.ndim
+    dd = np.diff(p, axis=axis)
+    if discont is None:
+        discont = period / 2
+    slice1 = [slice(None, None)] * nd     # full slices
+    slice1[axis] = slice(1, None)
+    slice1 = tuple(slice1)
+    dtype = np.result_type(dd, period)
+    if np.issubdtype(dtype, np.integer):
+        interval_high, rem = divmod(period, 2)
+        boundary_ambiguous = rem == 0
+    else:
+        interval_high = period / 2
+        boundary_ambiguous = True
+    interval_low = -interval_high
+    ddmod = np.mod(dd - interval_low, period) + interval_low
+    if boundary_ambiguous:
+        # (NumPy's copyto(ddmod, interval_high, where=...): the value cast to ddmod's dtype)
+        ddmod = np.where((ddmod == interval_low) & (dd > 0), np.asarray(interval_high).astype(ddmod.dtype), ddmod)
+    ph_correct = ddmod - dd
+    ph_correct = np.where(abs(dd) < discont, np.zeros((), ph_correct.dtype), ph_correct)
+    up = np.array(p, copy=True, dtype=dtype)
+    up[slice1] = p[slice1] + ph_correct.cumsum(axis)
+    return up
+
+
+def _chbevl(x, vals):
+    b0 = vals[0]
+    b1 = 0.0
+    for i in range(1, len(vals)):
+        b2 = b1
+        b1 = b0
+        b0 = x * b1 - b2 + vals[i]
+    return 0.5 * (b0 - b2)
+
+
+def _i0_1(x):
+    return np.exp(x) * _chbevl(x / 2.0 - 2, _I0A)
+
+
+def _i0_2(x):
+    return np.exp(x) * _chbevl(32.0 / x - 2.0, _I0B) / np.sqrt(x)
+
+
+# NumPy's own Chebyshev coefficients (Cephes' i0), read from NumPy rather than copied
+from numpy.lib._function_base_impl import _i0A as _I0A, _i0B as _I0B   # noqa: E402
+
+
+def i0(x):
+    x = np.asarray(x)
+    if x.dtype.kind == 'c':
+        raise TypeError("i0 not supported for complex values")
+    if x.dtype.kind != 'f':
+        x = x.astype(float)
+    x = np.abs(x)
+    return piecewise(x, [x <= 8.0], [_i0_1, _i0_2])
+
+
 def modf(x, out=None):
     """np.modf as libm's modf per element: the integer part trunc(x), the fractional part x - trunc(x) (exact) with
     x's sign (-2.0 gives -0.0), a signed zero for an infinity; NaN both."""
