@@ -192,16 +192,18 @@ def view_of_a_written_array(xs):
     return np.stack(hs)
 
 
-def returned_list(xs):
+def returned_with_its_last_item(xs):
     hs = []
+    h = np.zeros(xs.shape[1])
     for t in range(xs.shape[0]):
-        hs.append(xs[t] + 1)
-    return hs
+        h = np.tanh(xs[t] + h)
+        hs.append(h)
+    return hs, h                # NumPy: hs[-1] is h
 
 
 @pytest.mark.parametrize("fn", [appended_then_written, written_after_the_loop, written_after_the_loop_fresh,
                                 written_in_the_next_round, one_buffer_appended,
-                                view_of_a_written_array, returned_list], ids=lambda f: f.__name__)
+                                view_of_a_written_array, returned_with_its_last_item], ids=lambda f: f.__name__)
 def test_where_a_copy_could_differ_from_numpys_item_it_is_refused(fn):
     with pytest.raises(CompileError):
         transpile(fn)(rng.normal(size=(4, 3)))
@@ -273,3 +275,25 @@ def read_by_a_closure(xs):
 def test_a_read_of_the_list_while_the_loop_builds_it_is_refused():
     with pytest.raises(CompileError, match="read while a run-time loop appends to it"):
         transpile(read_by_a_closure)(rng.normal(size=(4, 3)))
+
+
+def returned_lists(xs, t):
+    rows, numbers, scalars, zero_d = [], [], [], []
+    for i in range(xs.shape[0]):
+        if xs[i, 0] > t:
+            rows.append(xs[i] * 2)
+            numbers.append(float(xs[i, 1]))
+            scalars.append(xs[i, 2])
+            zero_d.append(np.asarray(xs[i, 0]))
+    return rows, (numbers, scalars), {"zero_d": zero_d}
+
+
+def test_returned_lists_are_numpys():
+    xs = rng.normal(size=(7, 3))
+    compiled = transpile(returned_lists)
+    for t in (0.0, 10.0):           # (some items; none)
+        got, expected = compiled(xs, t), returned_lists(xs, t)
+        assert_same(got, expected)
+        assert [type(v) for v in got[1][0]] == [type(v) for v in expected[1][0]]      # Python floats
+        assert all(type(a) is type(b) and np.shape(a) == np.shape(b) for a, b in zip(got[2]["zero_d"],
+                                                                                       expected[2]["zero_d"]))

@@ -320,9 +320,11 @@ class Interpreter:
     def stmt_Return(self, s, frame):
         value = self.eval(s.value, frame) if s.value is not None else None
         if row_lists.contains(value):
-            raise UserError("returning a list built by appends in a run-time loop is not supported (compiled code "
-                            "keeps it as the rows of one array): return np.stack(...) or np.array(...) of it",
-                            TypeError)
+            if len(self.active) != 1:
+                raise UserError("returning a list built by appends in a run-time loop from a function the compiled "
+                                "function calls is not supported (compiled code keeps it as the rows of one array): "
+                                "return np.stack(...) of it", TypeError)
+            value = row_lists.returned(self, value)     # (the call makes the list)
         if len(self.active) == 1:    # the compiled function itself: what it returns must cross the boundary
             self.last_return = s
             value = self.attributes.returned(value)

@@ -6,7 +6,8 @@ refuses that for lists in general). A list that the loop only appends to becomes
 is made before the loop, sized for the most appends the loop can make (the trip count times the appends in the body),
 and each append writes the next row. After the loop the name holds a `RowList`, which takes what NumPy code does with
 such a list: `np.stack`, `np.array`, `np.asarray`, `np.concatenate`, `np.vstack`, `np.hstack`, the reductions that
-take it as an array, `len`, `hs[i]`, `hs[a:b]` and `for h in hs`; anything else is refused.
+take it as an array, `len`, `hs[i]`, `hs[a:b]`, `for h in hs` and returning it (the call makes the list:
+runtime/signature.RowsReturned); anything else is refused.
 
 A row is a copy taken at the append, while NumPy's list holds the appended object itself: a later write into that
 object would show in NumPy's list and not in the rows. So the loop may write only into arrays made before it that
@@ -90,7 +91,8 @@ class RowList(_Refusing):
     def _refuse(self, *args, **kwargs):
         raise UserError(f"the list '{self.name}', built by appends in a run-time loop, is the rows of an array in "
                         "compiled code: it supports np.stack, np.array, np.asarray, np.concatenate, np.vstack, "
-                        "np.hstack, reductions such as np.mean, len(), indexing, slicing and a for loop over it; use "
+                        "np.hstack, reductions such as np.mean, len(), indexing, slicing, a for loop over it and returning it "
+                        "from the compiled function; use "
                         f"np.stack({self.name}) for anything else", TypeError)
 
 
@@ -439,6 +441,39 @@ def _stacked(interp, rows: RowList) -> Var:
     """The items as one array (count rows), a new array each time (NumPy's stack copies)."""
     from .numpy_api import new_copy
     return new_copy(interp.b, _items(interp, rows))
+
+
+def returned(interp, value):
+    """The compiled function's returned value with each RowList as the rows the call makes a list of
+    (runtime/signature.RowsReturned). Refused where another returned array may be one of its items (NumPy's list
+    holds that array itself: `return hs, h` with `hs[-1] is h`), which the rows (a copy) are not."""
+    from ..runtime.signature import RowsReturned
+    lists, others = [], []
+
+    def walk(v):
+        if isinstance(v, RowList):
+            lists.append(v)
+            item = v.item
+            kind = "number" if item.weak else "scalar" if item.scalar else "0-d" if not item.ndim else "array"
+            return RowsReturned((kind, _stacked(interp, v)))
+        if isinstance(v, _Refusing):
+            v._refuse()
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, tuple):
+            items = [walk(x) for x in v]
+            return type(v)(*items) if hasattr(type(v), "_fields") else tuple(items)
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        others.append(v)
+        return v
+    value = walk(value)
+    if any(buffer.listed for buffer in _buffers(interp, others)):
+        raise UserError(f"returning the list '{lists[0].name}' built by appends in a run-time loop together with an "
+                        "array appended to it (or one its loop rebinds a name to) is not supported: NumPy's list holds "
+                        "that array itself, compiled code a copy; return np.stack(...) of the list, or a copy of the "
+                        "array", TypeError)
+    return value
 
 
 def _not_empty(interp, rows: RowList, message: str, kind=ValueError) -> None:

@@ -343,6 +343,14 @@ class Choice:
         self.flag, self.then, self.other = flag, then, other
 
 
+class RowsReturned(tuple):
+    """A returned list that compiled code built by appends in a run-time loop (frontend/row_lists.py): (how its items
+    are held: "number", "scalar", "0-d" or "array", the Var of its items stacked). The call makes the list of the
+    rows: Python numbers, NumPy scalars, 0-d arrays or arrays (each a view of one new array)."""
+    def __new__(cls, items):
+        return super().__new__(cls, tuple(items))
+
+
 class MadeObject(tuple):
     """A returned object of the user's class that compiled code made (frontend/attributes.py): (its class, its
     attributes' names, their values). The call makes it anew as `object.__new__(cls)` and sets each attribute with
@@ -376,6 +384,8 @@ def result_template(value, inputs: list, outputs: list):
         return ("out", len(outputs) - 1, _kind(value))
     if isinstance(value, MadeObject):
         return ("object", value[0], value[1], [result_template(v, inputs, outputs) for v in value[2:]])
+    if isinstance(value, RowsReturned):
+        return ("rows", value[0], result_template(value[1], inputs, outputs))
     if isinstance(value, tuple) and hasattr(type(value), "_fields"):     # a NamedTuple (np.linalg's EighResult ...)
         return ("namedtuple", type(value), [result_template(v, inputs, outputs) for v in value])
     if isinstance(value, (list, tuple)):
@@ -431,6 +441,13 @@ def build_result(template, results: list, originals: list, leaf=None, made=None)
         for name, t in zip(template[2], template[3]):
             object.__setattr__(obj, name, build_result(t, results, originals, leaf, made))
         return obj
+    if tag == "rows":
+        stacked = np.asarray(build_result(template[2], results, originals, None, made))
+        if template[1] == "number":
+            return stacked.tolist()
+        if template[1] == "scalar":
+            return list(stacked)
+        return [stacked[i, ...] for i in range(stacked.shape[0])]     # (0-d arrays; arrays, views of one array)
     if tag == "namedtuple":
         return template[1](*(build_result(t, results, originals, leaf, made) for t in template[2]))
     if tag == "dict":
