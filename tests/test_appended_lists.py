@@ -297,3 +297,45 @@ def test_returned_lists_are_numpys():
         assert [type(v) for v in got[1][0]] == [type(v) for v in expected[1][0]]      # Python floats
         assert all(type(a) is type(b) and np.shape(a) == np.shape(b) for a, b in zip(got[2]["zero_d"],
                                                                                        expected[2]["zero_d"]))
+
+
+class LSTMCell:
+    """An LSTM cell as class-based NumPy code writes it (gates sliced from one product)."""
+
+    def __init__(self, wx, wh, b):
+        self.wx, self.wh, self.b = wx, wh, b
+
+    def __call__(self, x, h, c):
+        z = x @ self.wx + h @ self.wh + self.b
+        n = self.wh.shape[0]
+        i = 1 / (1 + np.exp(-z[..., :n]))
+        f = 1 / (1 + np.exp(-z[..., n:2 * n]))
+        o = 1 / (1 + np.exp(-z[..., 2 * n:3 * n]))
+        g = np.tanh(z[..., 3 * n:])
+        c = f * c + i * g
+        return o * np.tanh(c), c
+
+
+def lstm(cell, xs, h, c):
+    outputs = []
+    for t in range(xs.shape[0]):
+        h, c = cell(xs[t], h, c)
+        outputs.append(h)
+    return np.stack(outputs), h, c
+
+
+def shrinking(x):
+    parts = []
+    for t in range(x.shape[0] // 2):
+        x = x[1:] * 0.5             # one element fewer each round: NumPy's items differ in size
+        parts.append(x)
+    return len(parts)
+
+
+def test_an_lstm_over_time_is_numpys():
+    n = 4
+    cell = LSTMCell(rng.normal(size=(3, 4 * n)), rng.normal(size=(n, 4 * n)), rng.normal(size=4 * n))
+    args = (cell, rng.normal(size=(6, 3)), np.zeros(n), np.zeros(n))
+    assert_same(transpile(lstm)(*args), lstm(*args))
+    with pytest.raises(CompileError, match="size computed in the loop"):
+        transpile(shrinking)(rng.normal(size=8))

@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
+from ..types.shapes import is_checkable
 from .control import assigned_names
 from .values import RuntimeRange
 
@@ -275,7 +276,7 @@ def special_call(interp, fn, args):
     v = _as_item(value, fn.name)
     env = interp.b.env
     if v.dtype != item.dtype or v.weak != item.weak or v.ndim != item.ndim or v.scalar != item.scalar or \
-            any(env.find(a) != env.find(b) for a, b in zip(v.shape, item.shape)):
+            not all(env.same_expression(a, b) for a, b in zip(v.shape, item.shape)):
         raise UserError(f"the items appended to '{fn.name}' in a run-time loop must all be of one type and shape (here "
                         f"{v.type_text()} and {item.type_text()}): NumPy's list would hold both; stack them yourself",
                         TypeError)
@@ -355,9 +356,10 @@ def run_for(interp, run, stmt: ast.For, frame, rng: RuntimeRange, lists: dict, *
         item = _as_item(seen[-1], name)
         if item.ndim and not all(isinstance(env.find(d), int) or _known_before(interp, env.find(d))
                                  for d in item.shape):
-            raise UserError(f"the arrays appended to '{name}' in a run-time loop have a size computed in the loop: "
-                            "NumPy's list may hold arrays of different sizes; write them into an array made before "
-                            "the loop", TypeError)
+            raise UserError(f"the arrays appended to '{name}' in a run-time loop have a size computed in the loop (from "
+                            "an array the loop rebinds, `h.shape[-1]` ...): NumPy's list may hold arrays of different "
+                            "sizes; size them by the arguments (a weight's shape) or write them into an array made "
+                            "before the loop", TypeError)
         capacity = trips if len(sites) == 1 else interp.binop(ast.Mult(), trips, len(sites))
         rows = interp.call(np.empty, [(capacity,) + tuple(_size(interp, d) for d in item.shape)],
                            {"dtype": item.dtype})
@@ -405,6 +407,8 @@ def _known_before(interp, dim) -> bool:
     """Whether a symbolic dim is the size of a value that exists before the loop (names in scope, arguments'
     attributes), so the rows can be sized by it there."""
     from ..runtime.signature import object_attributes
+    if is_checkable(dim):        # (an expression of the arguments' dims: computed anywhere)
+        return True
     env = interp.b.env
     pending = [v for frame in interp.memory.frames_in_scope() for v in frame.locals.values()]
     pending += [v for obj in interp.memory.objects.values() for v in object_attributes(obj).values()]
