@@ -339,3 +339,15 @@ def test_an_lstm_over_time_is_numpys():
     assert_same(transpile(lstm)(*args), lstm(*args))
     with pytest.raises(CompileError, match="size computed in the loop"):
         transpile(shrinking)(rng.normal(size=8))
+
+
+def concatenated_with_another(xs):
+    hs = []
+    for t in range(xs.shape[0]):
+        hs.append(xs[t])
+    return np.concatenate([hs, xs])
+
+
+def test_a_list_inside_another_argument_is_refused():
+    with pytest.raises(CompileError, match="built by appends in a run-time loop"):
+        transpile(concatenated_with_another)(rng.normal(size=(3, 2)))

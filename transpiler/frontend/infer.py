@@ -1434,8 +1434,7 @@ class Interpreter:
             return self.call(py_func, args, kwargs)
         if isinstance(fn, (row_lists.Start, row_lists.Probe, row_lists.Item)):
             return row_lists.special_call(self, fn, args)
-        if (row_lists.contains(args) or row_lists.contains(kwargs)) \
-                and not (isinstance(fn, types.FunctionType) and not _is_library(fn)):
+        if row_lists.among(args, kwargs) and not (isinstance(fn, types.FunctionType) and not _is_library(fn)):
             return row_lists.call(self, fn, args, kwargs)   # np.stack(hs) ... (a user's function takes it as it is)
         has_var = contains_var(args) or contains_var(kwargs)
         if _hashable(fn) and fn in numpy_api.FUNCTIONS and has_var:

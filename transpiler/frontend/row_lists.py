@@ -97,6 +97,12 @@ class RowList(_Refusing):
                         f"np.stack({self.name}) for anything else", TypeError)
 
 
+def among(args, kwargs) -> bool:
+    """Whether a call's arguments are such lists themselves (one held deeper, `np.concatenate([hs, x])`, refuses
+    itself when the callee iterates it: _Refusing)."""
+    return any(isinstance(a, _Refusing) for a in args) or any(isinstance(a, _Refusing) for a in kwargs.values())
+
+
 def contains(value) -> bool:
     if isinstance(value, _Refusing):
         return True
