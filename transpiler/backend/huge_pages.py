@@ -5,13 +5,19 @@ every call, and on a kernel whose transparent huge pages are "madvise" only (the
 then faults on first touch: converting GPT-2's float32 token embedding to float64 (309 MB) took 79 ms this way
 against NumPy's 23 ms. NumPy asks for huge pages (`madvise(MADV_HUGEPAGE)`) on every allocation of 4 MiB or more;
 `use_huge_pages` makes the kernel's `malloc` calls go through a function that does the same. The memory is still
-malloc's (results are freed with `free` once NumPy lets go of them); only the page size changes.
+malloc's; only the page size changes.
+
+The same function first asks the cache of freed large result buffers (runtime/result_cache.py) for a block of
+about the size, for sizes of at least its MIN_BYTES: a block from there has been touched (and advised) already,
+where a fresh one faults again on every page once glibc has given its heap's top back to the system.
 """
 from __future__ import annotations
 
 import sys
 
 from mlir import ir
+
+from ..runtime import result_cache
 
 THRESHOLD = 1 << 22      # bytes: NumPy's threshold (numpy/_core/src/multiarray/alloc.c)
 MADV_HUGEPAGE = 14       # Linux
@@ -20,11 +26,22 @@ _NAME = "transpiler_malloc"
 _HELPER = f"""
 llvm.func @malloc(i64) -> !llvm.ptr
 llvm.func @madvise(!llvm.ptr, i64, i32) -> i32
+llvm.func @{result_cache.TAKE_NAME}(i64) -> !llvm.ptr
 llvm.func @{_NAME}(%size: i64) -> !llvm.ptr {{
+  %null = llvm.mlir.zero : !llvm.ptr
+  %cache_min = llvm.mlir.constant({result_cache.MIN_BYTES} : i64) : i64
+  %cacheable = llvm.icmp "uge" %size, %cache_min : i64
+  llvm.cond_br %cacheable, ^take, ^fresh
+^take:
+  %cached = llvm.call @{result_cache.TAKE_NAME}(%size) : (i64) -> !llvm.ptr
+  %hit = llvm.icmp "ne" %cached, %null : !llvm.ptr
+  llvm.cond_br %hit, ^reused(%cached : !llvm.ptr), ^fresh
+^reused(%block: !llvm.ptr):
+  llvm.return %block : !llvm.ptr
+^fresh:
   %p = llvm.call @malloc(%size) : (i64) -> !llvm.ptr
   %threshold = llvm.mlir.constant({THRESHOLD} : i64) : i64
   %large = llvm.icmp "uge" %size, %threshold : i64
-  %null = llvm.mlir.zero : !llvm.ptr
   %allocated = llvm.icmp "ne" %p, %null : !llvm.ptr
   %advise = llvm.and %large, %allocated : i1
   llvm.cond_br %advise, ^advise, ^done
