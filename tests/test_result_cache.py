@@ -47,6 +47,7 @@ def overlapping(arrays: list) -> list:
 @pytest.fixture
 def empty_cache():
     gc.collect()              # results of earlier tests waiting in reference cycles: freed before, not during
+    result_cache.set_limit(result_cache.DEFAULT_MB << 20)    # whatever TRANSPILER_RESULT_CACHE_MB says
     result_cache.clear()
     yield
     result_cache.set_limit(result_cache.configured_limit())
@@ -140,7 +141,7 @@ def test_the_cache_stays_within_its_bounds(empty_cache):
     results = [f(np.ones(128), np.ones(n)) for n in widths]
     del results
     blocks, nbytes = result_cache.held()
-    assert 0 < blocks <= result_cache.MAX_BLOCKS and nbytes <= result_cache.configured_limit()
+    assert 0 < blocks <= result_cache.MAX_BLOCKS and nbytes <= result_cache.DEFAULT_MB << 20
     result_cache.set_limit(10 << 20)
     blocks, nbytes = result_cache.held()
     assert nbytes <= 10 << 20
@@ -149,6 +150,13 @@ def test_the_cache_stays_within_its_bounds(empty_cache):
     out = f(np.ones(128), np.ones(8192))
     del out
     assert result_cache.held() == (0, 0)
+
+
+@pytest.mark.parametrize("value, nbytes", [("0", 0), ("1.5", 3 << 19), ("", result_cache.DEFAULT_MB << 20),
+                                           ("many", result_cache.DEFAULT_MB << 20), ("-3", 0)])
+def test_the_limit_comes_from_the_environment(monkeypatch, value, nbytes):
+    monkeypatch.setenv("TRANSPILER_RESULT_CACHE_MB", value)
+    assert result_cache.configured_limit() == nbytes
 
 
 def test_a_large_result_after_the_heap_is_trimmed_does_not_fault(empty_cache):
