@@ -292,8 +292,9 @@ def take_address() -> int:
 def set_limit(nbytes: int) -> None:
     """The most bytes the cache may hold from now on (0: none); blocks beyond it are freed now."""
     global _limit
+    set_native = _compile()[3]       # first: compiling sets the configured limit
     _limit = nbytes
-    _compile()[3](nbytes)
+    set_native(nbytes)
 
 
 def held() -> tuple[int, int]:
