@@ -17,7 +17,7 @@ The same jobs run with the same arguments as on OpenBLAS's pool, so every result
 (tests/test_blas_pool.py).
 
 After a call's jobs the team spins as long as OpenBLAS's own workers would (SPIN_MS, through kmp_set_blocktime
-around the call's parallel region; the kernels' loops keep their own 1 ms, runtime/jit.py): with 1 ms each of
+around the call's parallel region; the kernels' loops keep their own 5 ms, runtime/jit.py): with 1 ms each of
 NumPy's products waited for a worker to wake. With the pool, OpenMP's spinning workers yield the core at every
 turn (OPENMP_USE_YIELD): on a loaded machine two jobs that wait for each other otherwise held each other out for a
 time slice. (OpenBLAS's own workers do not yield on x86-64: their YIELDING is a row of `nop`s.) Otherwise the jobs
