@@ -44,14 +44,20 @@ def overlapping(arrays: list) -> list:
     return [(x, y) for x, y in zip(spans, spans[1:]) if x[1] > y[0]]
 
 
+LIMIT = 64 << 20
+
+
 @pytest.fixture
-def empty_cache():
+def empty_cache(monkeypatch):
+    """The cache on (kernels compiled in the test call it), with LIMIT bytes and nothing held."""
+    monkeypatch.setenv("TRANSPILER_RESULT_CACHE_MB", str(LIMIT >> 20))
     gc.collect()              # results of earlier tests waiting in reference cycles: freed before, not during
-    result_cache.set_limit(result_cache.DEFAULT_MB << 20)    # whatever TRANSPILER_RESULT_CACHE_MB says
+    result_cache.set_limit(LIMIT)
     result_cache.clear()
     yield
-    result_cache.set_limit(result_cache.configured_limit())
     result_cache.clear()
+    monkeypatch.delenv("TRANSPILER_RESULT_CACHE_MB")
+    result_cache.set_limit(result_cache.configured_limit())
 
 
 @pytest.mark.parametrize("shape, dtype", [((1024, 1024), np.float64), ((513, 700), np.float32),
@@ -141,7 +147,7 @@ def test_the_cache_stays_within_its_bounds(empty_cache):
     results = [f(np.ones(128), np.ones(n)) for n in widths]
     del results
     blocks, nbytes = result_cache.held()
-    assert 0 < blocks <= result_cache.MAX_BLOCKS and nbytes <= result_cache.DEFAULT_MB << 20
+    assert 0 < blocks <= result_cache.MAX_BLOCKS and nbytes <= LIMIT
     result_cache.set_limit(10 << 20)
     blocks, nbytes = result_cache.held()
     assert nbytes <= 10 << 20
@@ -152,11 +158,23 @@ def test_the_cache_stays_within_its_bounds(empty_cache):
     assert result_cache.held() == (0, 0)
 
 
-@pytest.mark.parametrize("value, nbytes", [("0", 0), ("1.5", 3 << 19), ("", result_cache.DEFAULT_MB << 20),
-                                           ("many", result_cache.DEFAULT_MB << 20), ("-3", 0)])
-def test_the_limit_comes_from_the_environment(monkeypatch, value, nbytes):
+@pytest.mark.parametrize("value, nbytes", [("0", 0), ("1.5", 3 << 19), ("", 0), ("many", 0), ("-3", 0), ("64", LIMIT)])
+def test_the_cache_is_off_unless_the_environment_gives_it_a_limit(monkeypatch, value, nbytes):
     monkeypatch.setenv("TRANSPILER_RESULT_CACHE_MB", value)
-    assert result_cache.configured_limit() == nbytes
+    assert result_cache.configured_limit() == nbytes and result_cache.enabled() == (nbytes > 0)
+    monkeypatch.delenv("TRANSPILER_RESULT_CACHE_MB")
+    assert result_cache.configured_limit() == 0 and not result_cache.enabled()
+
+
+def test_off_kernels_do_not_call_the_cache(monkeypatch):
+    """Off (the default), a kernel is compiled without the call (and the cache's code is never compiled for it);
+    its large results are freed as before."""
+    monkeypatch.delenv("TRANSPILER_RESULT_CACHE_MB", raising=False)
+    f = transpile(scaled, disk_cache=False)
+    x = np.ones((512, 1024))
+    np.testing.assert_array_equal(f(x), scaled(x))
+    ((_, kernel), _, _) = f.specialization((x,), {})
+    assert result_cache.TAKE_NAME not in kernel.library_functions
 
 
 def test_a_large_result_after_the_heap_is_trimmed_does_not_fault(empty_cache):

@@ -8,10 +8,15 @@ in some processes (482 faults, 2.0-2.7 ms a call instead of ~1 ms; docs/performa
 
 Here a freed result buffer of at least MIN_BYTES is kept instead (`release`, which `memref._Owned` calls) and the
 kernel's next allocation of about its size takes it back (`take`, which the kernels' `transpiler_malloc` calls
-for large sizes). The cache holds at most MAX_BLOCKS blocks and `limit` bytes (TRANSPILER_RESULT_CACHE_MB, default
-DEFAULT_MB; 0 turns it off); the oldest block is freed to make room. A block is handed out once: a result that
-is still alive is never in the cache, so two results never share memory. The blocks stay malloc's (a kernel may
-free a taken block with `free`), and keep the huge-page advice they got when first allocated.
+for large sizes). The cache holds at most MAX_BLOCKS blocks and `limit` bytes (TRANSPILER_RESULT_CACHE_MB); the
+oldest block is freed to make room. A block is handed out once: a result that is still alive is never in the
+cache, so two results never share memory. The blocks stay malloc's (a kernel may free a taken block with `free`),
+and keep the huge-page advice they got when first allocated.
+
+Off unless TRANSPILER_RESULT_CACHE_MB is set (DEFAULT_MB): a held block is memory NumPy's own temporaries can no
+longer reuse, and in NumPy's gelu right after ours that pushed the free top of glibc's heap past its trim
+threshold, so NumPy's call faulted 1764 times and ran 10% slower (docs/performance.md, "Right after NumPy"): the
+cache moved the faults from our call to NumPy's. Off, kernels are compiled without the call to `take`.
 
 Native code (the LLVM dialect, compiled once per process by MLIR's ExecutionEngine), so that the kernels call it
 without the interpreter and `_Owned` frees through it at the cost of the `free` it replaces. Linux (glibc's
@@ -33,7 +38,7 @@ from . import memref
 TAKE_NAME = "transpiler_result_take"   # the symbol the kernels call: a cached block of about `size` bytes, or null
 MIN_BYTES = 1 << 20                    # smaller blocks: glibc's free lists serve them without faults
 MAX_BLOCKS = 8
-DEFAULT_MB = 64
+DEFAULT_MB = 0                         # off by default: see the module's doc
 # A cached block serves a request of `size` bytes if it holds between size and size + size / FIT_SLACK bytes
 FIT_SLACK = 4
 
@@ -244,12 +249,17 @@ _limit = 0
 
 
 def available() -> bool:
-    """Where the kernels' large allocations go through the cache (glibc's malloc_usable_size sizes a block)."""
+    """Where the kernels' large allocations can go through the cache (glibc's malloc_usable_size sizes a block)."""
     return sys.platform.startswith("linux")
 
 
+def enabled() -> bool:
+    """Whether kernels compiled now call the cache (available, and TRANSPILER_RESULT_CACHE_MB above 0)."""
+    return available() and configured_limit() > 0
+
+
 def configured_limit() -> int:
-    """Bytes the cache may hold: TRANSPILER_RESULT_CACHE_MB (0 turns it off), else DEFAULT_MB."""
+    """Bytes the cache may hold: TRANSPILER_RESULT_CACHE_MB (0: off), else DEFAULT_MB."""
     value = os.environ.get("TRANSPILER_RESULT_CACHE_MB", "").strip()
     try:
         megabytes = float(value) if value else DEFAULT_MB
