@@ -25,10 +25,9 @@ are OpenBLAS's own: its exec_blas hands every job of a call to the callback, job
 calling thread runs job 0), after the thread count and the split are decided, with the same buffers.
 
 Opt-in (TRANSPILER_BLAS_POOL=1): it brings a compiled attention head right after NumPy's from 1.23x to 2.10x NumPy,
-but NumPy's own GPT-2 forward once ran 15-27% slower (medians) on it, which later side-by-side runs neither
-reproduced nor ruled out on a machine shared with other sessions (benchmarks/blas_pools.py), and the user's NumPy
-code must not get slower because a compiled function ran. The measurements: docs/performance.md, "Right after
-NumPy".
+but NumPy's own GPT-2 forward runs slower on it (15-27% by medians once; 1.10-1.22 per pair in three runs of
+benchmarks/blas_pools.py on 2026-12-02), and the user's NumPy code must not get slower because a compiled function
+ran. The measurements: docs/performance.md, "Right after NumPy".
 """
 from __future__ import annotations
 
