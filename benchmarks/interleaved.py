@@ -8,8 +8,9 @@ alone.
 Without the pause the two sides' thread pools meet: after a multi-threaded product NumPy's OpenBLAS keeps its
 workers spinning for about 0.1 s, and a compiled kernel that starts in that window shares the cores with them.
 Each row gives NumPy's median, ours timed apart (blocks and pauses, the main benchmark's way) and ours timed in
-pairs (a NumPy call, then ours, repeated), each with its ratio to NumPy's median of the same mode. The bar is the
-workload's own (benchmarks.md), held in both modes.
+pairs (a NumPy call, then ours, repeated), each with its ratio to NumPy's median of the same mode, and the median
+page faults of one of our calls in each mode (the process's minor faults: a fresh output faults on every page, see
+runtime/result_cache.py). The bar is the workload's own (benchmarks.md), held in both modes.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import argparse
 import datetime
 import json
 import os
+import resource
 import statistics
 import sys
 import time
@@ -30,17 +32,36 @@ from .workloads import WORKLOADS
 INTERLEAVED_WORKLOADS = [w for w in WORKLOADS if w.name in ("gelu", "softmax", "layer_norm", "attention")]
 
 
-def paired(numpy_call, ours_call, pairs: int) -> tuple[list, list]:
-    """Seconds per call of each side, the calls alternating one by one with no pause."""
+def minor_faults() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def paired(numpy_call, ours_call, pairs: int, faults: list | None = None) -> tuple[list, list]:
+    """Seconds per call of each side, the calls alternating one by one with no pause; our calls' page faults are
+    appended to `faults` if given."""
     numpy_s, ours_s = [], []
     for _ in range(pairs):
         start = time.perf_counter()
         numpy_call()
         middle = time.perf_counter()
+        before = minor_faults()
         ours_call()
+        end = time.perf_counter()
+        if faults is not None:
+            faults.append(minor_faults() - before)
         numpy_s.append(middle - start)
-        ours_s.append(time.perf_counter() - middle)
+        ours_s.append(end - middle)
     return numpy_s, ours_s
+
+
+def faults_per_call(call, calls: int) -> float:
+    """Median page faults of one call, called back to back."""
+    counts = []
+    for _ in range(calls):
+        before = minor_faults()
+        call()
+        counts.append(minor_faults() - before)
+    return statistics.median(counts)
 
 
 def measure(workload, pairs: int, budget: timing.Budget) -> dict:
@@ -53,23 +74,28 @@ def measure(workload, pairs: int, budget: timing.Budget) -> dict:
              timing.Side("ours", ours_call, timing.timed(ours_call)[1])]
     timing.run_rounds(sides, budget)
     apart = {s.name: statistics.median(s.samples) for s in sides}
+    apart_faults = faults_per_call(ours_call, 20)
     time.sleep(timing.SWITCH_PAUSE_S)
-    numpy_s, ours_s = paired(numpy_call, ours_call, pairs)
+    faults: list = []
+    numpy_s, ours_s = paired(numpy_call, ours_call, pairs, faults)
     together = {"numpy": statistics.median(numpy_s), "ours": statistics.median(ours_s)}
     return {"workload": workload.name, "label": label, "bar": workload.bar, "pairs": pairs,
             "apart_median_s": apart, "interleaved_median_s": together,
+            "ours_faults_per_call": {"apart": apart_faults, "interleaved": statistics.median(faults)},
             "apart_x_numpy": apart["numpy"] / apart["ours"],
             "interleaved_x_numpy": together["numpy"] / together["ours"]}
 
 
 def table(rows: list) -> str:
-    lines = ["| work | NumPy (apart / interleaved) | ours apart | ours interleaved | bar |", "|---|---|---|---|---|"]
+    lines = ["| work | NumPy (apart / interleaved) | ours apart | ours interleaved | our faults a call (apart / "
+             "interleaved) | bar |", "|---|---|---|---|---|---|"]
     for r in rows:
-        a, t = r["apart_median_s"], r["interleaved_median_s"]
+        a, t, f = r["apart_median_s"], r["interleaved_median_s"], r["ours_faults_per_call"]
         ok = min(r["apart_x_numpy"], r["interleaved_x_numpy"]) >= r["bar"]
         lines.append(f"| {r['label']} | {a['numpy'] * 1e3:.3f} / {t['numpy'] * 1e3:.3f} ms "
                      f"| {a['ours'] * 1e3:.3f} ms ({r['apart_x_numpy']:.2f}x) "
                      f"| {t['ours'] * 1e3:.3f} ms ({r['interleaved_x_numpy']:.2f}x) "
+                     f"| {f['apart']:g} / {f['interleaved']:g} "
                      f"| ≥ {r['bar']:g}x {'✓' if ok else '✗'} |")
     return "\n".join(lines)
 

@@ -119,8 +119,10 @@ def test_interleaved_mode_times_apart_and_in_pairs(tmp_path, capsys):
         medians = row[f"{mode}_median_s"]
         assert set(medians) == {"numpy", "ours"} and all(v > 0 for v in medians.values())
         assert row[f"{mode}_x_numpy"] == pytest.approx(medians["numpy"] / medians["ours"])
-    numpy_s, ours_s = interleaved.paired(lambda: None, lambda: None, 4)
-    assert len(numpy_s) == len(ours_s) == 4
+        assert row["ours_faults_per_call"][mode] >= 0
+    faults: list = []
+    numpy_s, ours_s = interleaved.paired(lambda: None, lambda: bytearray(1 << 22), 4, faults)
+    assert len(numpy_s) == len(ours_s) == len(faults) == 4 and all(n >= 0 for n in faults)
     table = capsys.readouterr().out
     assert harness.cpu_model() in table and "| softmax (12, 256, 256) |" in table
 

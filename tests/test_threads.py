@@ -506,3 +506,36 @@ def test_results_are_identical_under_every_thread_setting(tmp_path, setting):
     assert set(got.files) == set(one_thread)
     for name, expected in one_thread.items():
         np.testing.assert_array_equal(got[name], expected, err_msg=name)
+
+
+BLOCK_TIME_SCRIPT = """
+import ctypes
+import numpy as np
+from transpiler import transpile
+from transpiler.runtime import jit
+
+def scaled(x):
+    return np.tanh(x) * 2.0
+
+x = np.linspace(-3.0, 3.0, 1 << 21)
+out = transpile(scaled, disk_cache=False)(x)
+omp = ctypes.CDLL(jit.openmp_library())
+print(omp.kmp_get_blocktime(), bool(np.allclose(out, np.tanh(x) * 2.0)))
+"""
+
+
+@pytest.mark.parametrize("env, expected", [({}, "5"), ({"KMP_BLOCKTIME": "1"}, "1"), ({"KMP_BLOCKTIME": "20"}, "20")],
+                         ids=["ours", "the-users-1", "the-users-20"])
+def test_workers_spin_5_ms_after_a_kernel_unless_the_user_set_a_block_time(tmp_path, env, expected):
+    """5 ms (runtime/jit.py: the next kernel after a short NumPy call finds the workers awake); the user's
+    KMP_BLOCKTIME wins."""
+    if openmp_library() is None:
+        pytest.fail("the OpenMP runtime (intel-openmp) is missing")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = tmp_path / "block_time.py"
+    script.write_text(BLOCK_TIME_SCRIPT)
+    child_env = {k: v for k, v in os.environ.items() if k != "KMP_BLOCKTIME"}
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=root,
+                       env={**child_env, "PYTHONPATH": root, **env}, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [expected, "True"]

@@ -17,7 +17,7 @@ from .frontend.source import function_source
 from .frontend.builder import Builder
 from .frontend.infer import Interpreter
 from .program import Program, Var, kernel_symbol
-from .runtime import allocation, disk_cache
+from .runtime import allocation, disk_cache, result_cache
 from .runtime.globals_guard import GlobalsGuard
 from .runtime import blas, errstate
 from .runtime.jit import Kernel, llvm_options, openmp_library
@@ -195,7 +195,7 @@ def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads:
         key = None
         if use_disk_cache and disk_cache.directory():
             options = (f"O{opt_level} threads={threads} llvm={' '.join(llvm_options())}"
-                       f" openblas={blas.direct_available()}")
+                       f" openblas={blas.direct_available()} result_cache={result_cache.enabled()}")
             with stages.stage("disk cache"):
                 key = disk_cache.key(text, name, options)
                 entry = disk_cache.load(key)

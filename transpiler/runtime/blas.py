@@ -25,7 +25,7 @@ import threading
 import numpy as np
 
 from ..backend.blas_lowering import BLAS_SYMBOLS, LAPACK_SYMBOLS
-from . import errstate, numpy_calls, openmp
+from . import errstate, numpy_calls, openmp, result_cache
 from .memref import descriptor_type
 
 _ELEMENT = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
@@ -35,10 +35,11 @@ _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_vo
 
 def library_functions(llvm_module_text: str) -> list:
     """Names of the library functions the lowered module calls (NumPy's matmul, OpenBLAS's gemm, the NumPy
-    functions of numpy_calls.py)."""
+    functions of numpy_calls.py, the cache of large result buffers)."""
     names = set(re.findall(r"@(linalg_(?:batch_)?matmul(?:_view(?:sx)+(?:f16|f32|f64)){3})\b", llvm_module_text))
     names.update(re.findall(r"@_mlir_ciface_(npcall_\w+)\b", llvm_module_text))
-    names.update(name for name in (*BLAS_SYMBOLS, *LAPACK_SYMBOLS) if f"@{name}(" in llvm_module_text)
+    names.update(name for name in (*BLAS_SYMBOLS, *LAPACK_SYMBOLS, result_cache.TAKE_NAME)
+                 if f"@{name}(" in llvm_module_text)
     return sorted(names)
 
 
@@ -51,6 +52,8 @@ def bind(names: list) -> tuple[dict, list]:
             symbols[name] = _openblas().gemm[name]
         elif name in LAPACK_SYMBOLS:
             symbols[name] = _openblas().lapack[name]
+        elif name == result_cache.TAKE_NAME:
+            symbols[name] = result_cache.take_address()
         else:
             cb = numpy_calls.callback(name) if numpy_calls.is_call(name) else callback(name)
             keepalive.append(cb)

@@ -17,7 +17,7 @@ The same jobs run with the same arguments as on OpenBLAS's pool, so every result
 (tests/test_blas_pool.py).
 
 After a call's jobs the team spins as long as OpenBLAS's own workers would (SPIN_MS, through kmp_set_blocktime
-around the call's parallel region; the kernels' loops keep their own 1 ms, runtime/jit.py): with 1 ms each of
+around the call's parallel region; the kernels' loops keep their own 5 ms, runtime/jit.py): with 1 ms each of
 NumPy's products waited for a worker to wake. With the pool, OpenMP's spinning workers yield the core at every
 turn (OPENMP_USE_YIELD): on a loaded machine two jobs that wait for each other otherwise held each other out for a
 time slice. (OpenBLAS's own workers do not yield on x86-64: their YIELDING is a row of `nop`s.) Otherwise the jobs
@@ -25,10 +25,9 @@ are OpenBLAS's own: its exec_blas hands every job of a call to the callback, job
 calling thread runs job 0), after the thread count and the split are decided, with the same buffers.
 
 Opt-in (TRANSPILER_BLAS_POOL=1): it brings a compiled attention head right after NumPy's from 1.23x to 2.10x NumPy,
-but NumPy's own GPT-2 forward once ran 15-27% slower (medians) on it, which later side-by-side runs neither
-reproduced nor ruled out on a machine shared with other sessions (benchmarks/blas_pools.py), and the user's NumPy
-code must not get slower because a compiled function ran. The measurements: docs/performance.md, "Right after
-NumPy".
+but NumPy's own GPT-2 forward runs slower on it (15-27% by medians once; 1.10-1.22 per pair in three runs of
+benchmarks/blas_pools.py on 2026-12-02), and the user's NumPy code must not get slower because a compiled function
+ran. The measurements: docs/performance.md, "Right after NumPy".
 """
 from __future__ import annotations
 

@@ -27,9 +27,11 @@ def openmp_library() -> str | None:
 
 
 # After a parallel loop, OpenMP's workers spin this long (ms) before they sleep: long enough to catch the next loop
-# of the same kernel without a wake-up (tens of microseconds on a virtual machine), short enough not to steal a
-# core from NumPy or BLAS for long. The user's own KMP_BLOCKTIME wins.
-OPENMP_BLOCKTIME_MS = "1"
+# of the same kernel, and the next kernel after a short NumPy call between them (softmax's 1.2 ms), without a
+# wake-up (0.1-0.3 ms on a virtual machine: softmax right after NumPy's 0.33-0.38 ms with 1 ms, 0.31-0.33 with 5);
+# short enough not to hold a core long. NumPy's threaded products right after ours were no slower with 5 than with
+# 1 (docs/performance.md, "Right after NumPy"). The user's own KMP_BLOCKTIME wins.
+OPENMP_BLOCKTIME_MS = "5"
 # How many threads a parallel loop gets on a machine that other processes share: the OpenMP runtime's load
 # balancing (dynamic adjustment on, Intel's `load_balance` mode) gives each parallel region no more threads than
 # there are cores not busy with other processes (it counts running threads in /proc, at most once a second). With

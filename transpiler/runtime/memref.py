@@ -126,8 +126,18 @@ class Frame:
         return namespace["call"]
 
 
+_release = _libc.free   # how _Owned gives its buffer back: `free`, or the cache of large buffers (result_cache.py)
+
+
+def release_results_with(release) -> None:
+    """From now on results give their buffers back through `release(pointer)` (None: `free`)."""
+    global _release
+    _release = release if release is not None else _libc.free
+
+
 class _Owned:
-    """Keeps a kernel-allocated buffer alive while a NumPy array views it; frees it with the array."""
+    """Keeps a kernel-allocated buffer alive while a NumPy array views it; gives it back with the array (free, or
+    the cache of large result buffers: result_cache.py)."""
     __slots__ = ("ptr", "__array_interface__")
 
     def __init__(self, ptr: int, data: int, shape: tuple, strides: tuple, typestr: str):
@@ -136,7 +146,7 @@ class _Owned:
                                     "typestr": typestr, "version": 3}
 
     def __del__(self):
-        _libc.free(self.ptr)
+        _release(self.ptr)
 
 
 def results_adopter(out_ranks: list, dtypes: list):
