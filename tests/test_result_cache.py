@@ -254,6 +254,7 @@ MEMORY_SCRIPT = textwrap.dedent(r'''
 ''')
 
 
+@pytest.mark.slow     # (about 20 s; the cache is opt-in)
 def test_memory_stays_bounded_over_many_large_results(tmp_path):
     """150 calls with results of 1.1-11 MiB in a fresh process: RSS grows by at most the cache's limit and a
     result (it holds at most that), and the cache never holds more than its limit."""
