@@ -351,3 +351,16 @@ def concatenated_with_another(xs):
 def test_a_list_inside_another_argument_is_refused():
     with pytest.raises(CompileError, match="built by appends in a run-time loop"):
         transpile(concatenated_with_another)(rng.normal(size=(3, 2)))
+
+
+def squares(n):
+    out = []
+    for i in range(n):
+        out.append(i ** 2)      # a Python int's power in a run-time loop
+    return np.array(out)
+
+
+def test_python_ints_appended_are_numpys():
+    assert_same(transpile(squares)(6), squares(6))
+    with pytest.raises(ValueError, match="empty"):      # NumPy's np.array([]) is float64; the rows are int64
+        transpile(squares)(0)

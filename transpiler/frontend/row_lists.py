@@ -31,6 +31,9 @@ _WHY_LISTED = ("writing into this array is not supported: it was appended to the
                "(or that loop rebinds a name from or to it), and NumPy's list holds the array itself where compiled "
                "code keeps a copy; append a copy (`{name}.append(x.copy())`) to write into the array afterwards")
 
+_ATTRIBUTES_WRITTEN = ("assigning attributes in a run-time loop that appends to a list ('{name}') is not supported: "
+                       "NumPy's list holds the appended arrays themselves, which an attribute could reach")
+
 # NumPy functions that make an array of their list argument first (np.asarray) and reduce or transform it
 _AS_ARRAY = {np.sum, np.mean, np.max, np.min, np.amax, np.amin, np.prod, np.std, np.var, np.argmax, np.argmin,
              np.any, np.all, np.cumsum, np.median, np.average, np.ptp, np.nansum, np.nanmean, np.nanmax, np.nanmin}
@@ -343,12 +346,14 @@ def run_for(interp, run, stmt: ast.For, frame, rng: RuntimeRange, lists: dict, *
     for name, probe in probes.items():
         frame.locals[f" probe {name}"] = probe
         frame.locals[name] = Building(name)
-    interp.speculating += 1
-    try:
+    writes = interp.attributes.writes
+    try:       # (a genuine run-time loop: not `speculating`, which would refuse what its int64 semantics allow)
         run(_probe_form(stmt, lists), frame, rng, **kwargs)
+        probe_wrote = interp.attributes.writes != writes
     finally:
-        interp.speculating -= 1
         state.rollback()
+    if probe_wrote:
+        raise UserError(_ATTRIBUTES_WRITTEN.format(name=next(iter(lists))), TypeError)
     # 2. the rows, made before the loop
     rebound = assigned_names(stmt.body) | assigned_names([ast.Assign([stmt.target], ast.Constant(0))])
     rebound_from = _buffers(interp, [frame.locals[n] for n in rebound if n in frame.locals])
@@ -385,9 +390,7 @@ def run_for(interp, run, stmt: ast.For, frame, rng: RuntimeRange, lists: dict, *
     finally:
         interp.memory.stop_watching()
     if interp.attributes.writes != writes:
-        raise UserError(f"assigning attributes in a run-time loop that appends to a list ('{next(iter(lists))}') is "
-                        "not supported: NumPy's list holds the appended arrays themselves, which an attribute could "
-                        "reach", TypeError)
+        raise UserError(_ATTRIBUTES_WRITTEN.format(name=next(iter(lists))), TypeError)
     # (arrays made in the loop are written only before they are appended, or the write was refused: Item, Start)
     appended = {buffer for item in items.values() for buffer in item.deps}
     for buffer in written:
