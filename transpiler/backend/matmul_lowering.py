@@ -42,8 +42,8 @@ def matmuls_to_calls(module: ir.Module, direct_blas: bool = False, threads: bool
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(collect, ir.WalkOrder.PRE_ORDER)
-    # A matrix times a vector and a vector times the same matrix: one pass over the matrix (gemv_pair.py)
-    ops = gemv_pair.fuse(module, ops, _operand_maps, _zero_fill_before, erase_with_body)
+    # A matrix times a vector and a vector times the same matrix, `(A @ x) @ A` too: one pass over A (gemv_pair.py)
+    ops = gemv_pair.fuse(module, ops, _operand_maps, _zero_fill_before, erase_with_body, direct_blas)
     for op in ops:
         if op.name == "linalg.contract":    # stacks and complex products (codegen/matmul._contract)
             fill = _zero_fill_before(op)    # BLAS overwrites c
