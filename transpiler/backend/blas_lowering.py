@@ -131,7 +131,7 @@ def _helper(module: ir.Module, wide) -> str:
         branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ne, macs, _index(0)), [], has_else=True)
         with ir.InsertionPoint(branch.then_block):
             blas_or_copy(module, name, a, b, c, [(a, m, k), (b, k, n)],
-                          lambda: _chunked_gemm(gemm, gemv, a, b, c, m, n, k, macs))
+                          lambda: _chunked_gemm(module, gemm, gemv, a, b, c, m, n, k, macs))
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
             linalg.fill(zero(wide), outs=[c])   # k = 0: a sum of nothing
@@ -238,15 +238,27 @@ def layout_flags(s0, s1, rows, cols):
     return by_rows, by_columns
 
 
-def _chunked_gemm(gemm, gemv, a, b, c, m, n, k, macs) -> None:
+def _chunked_gemm(module, gemm, gemv, a, b, c, m, n, k, macs) -> None:
     """c = a @ b on BLAS matrices, in chunks of the output over the threads: gemm, or gemv when b is one column, as
     NumPy calls it for a matrix times a column (its results then are NumPy's, and a matrix-vector product runs at
     gemv's speed, not gemm's)."""
+    from . import few_rows     # (it builds on this module)
     wide = ir.MemRefType(c.type).element_type
     item = _index(item_size(wide))
-    matrices = [matrix(_address(x, item), *_strides(x), rows, cols) for x, rows, cols in ((a, m, k), (b, k, n))]
-    gemm_calls(gemm, gemv, wide, *matrices, output(_address(c, item), _strides(c)[0], n), m, n, k, item,
-               chunk_count(macs))
+    chunks = chunk_count(macs)
+    one = _index(1)
+    # 2 to 8 rows by a large row-major b: our loops, compiled once per process, beat gemm (few_rows.py)
+    few = arith.andi(few_rows.worth_it(m, n, k, item_size(wide)),
+                     arith.andi(_eq(_strides(b)[1], one), _eq(_strides(c)[1], one)))
+    branch = scf.IfOp(few, [], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        with _over_chunks(chunks, n) as (start, size):
+            few_rows.call(module, a, _slice(b, 1, start, size), _slice(c, 1, start, size))
+        scf.YieldOp([])
+    with ir.InsertionPoint(branch.else_block):
+        matrices = [matrix(_address(x, item), *_strides(x), rows, cols) for x, rows, cols in ((a, m, k), (b, k, n))]
+        gemm_calls(gemm, gemv, wide, *matrices, output(_address(c, item), _strides(c)[0], n), m, n, k, item, chunks)
+        scf.YieldOp([])
 
 
 def chunk_count(macs):
