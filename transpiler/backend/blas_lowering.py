@@ -16,6 +16,7 @@ For each float32 or float64 product `c = a @ b` on buffers:
   `c` row by row) and copies any that is not (negative, zero or scattered strides) first;
 - it splits the larger of the two output dims into as many chunks as the machine has cores (fewer for a small
   product: at least CHUNK_MIN_MACS multiply-adds each), threads or not, and calls gemm on each chunk.
+  2 to 8 rows by a large row-major b call our few-row loops per chunk instead (few_rows.py).
 Chunks split the output, never a sum: each element is the sum of the same products, though OpenBLAS does not
 always add them in the same order for a chunk as for the whole (float64 results differ in the last bits on a Zen 5
 with AVX-512; docs/guarantees.md states the rule).
