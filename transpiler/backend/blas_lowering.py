@@ -247,6 +247,14 @@ def _chunked_gemm(module, gemm, gemv, a, b, c, m, n, k, macs) -> None:
     wide = ir.MemRefType(c.type).element_type
     item = _index(item_size(wide))
     chunks = chunk_count(macs)
+
+    def blas():
+        matrices = [matrix(_address(x, item), *_strides(x), rows, cols) for x, rows, cols in ((a, m, k), (b, k, n))]
+        gemm_calls(gemm, gemv, wide, *matrices, output(_address(c, item), _strides(c)[0], n), m, n, k, item, chunks)
+
+    if str(wide) not in few_rows.SYMBOLS:    # (complex products)
+        blas()
+        return
     one = _index(1)
     # 2 to 8 rows by a large row-major b: our loops, compiled once per process, beat gemm (few_rows.py)
     few = arith.andi(few_rows.worth_it(m, n, k, item_size(wide)),
@@ -257,8 +265,7 @@ def _chunked_gemm(module, gemm, gemv, a, b, c, m, n, k, macs) -> None:
             few_rows.call(module, a, _slice(b, 1, start, size), _slice(c, 1, start, size))
         scf.YieldOp([])
     with ir.InsertionPoint(branch.else_block):
-        matrices = [matrix(_address(x, item), *_strides(x), rows, cols) for x, rows, cols in ((a, m, k), (b, k, n))]
-        gemm_calls(gemm, gemv, wide, *matrices, output(_address(c, item), _strides(c)[0], n), m, n, k, item, chunks)
+        blas()
         scf.YieldOp([])
 
 
