@@ -157,7 +157,7 @@ def _helper(module: ir.Module, element, chained: bool) -> str:
         one = _index(1)
         by_rows = scf.IfOp(_eq(s1, one), [], has_else=True)
         with ir.InsertionPoint(by_rows.then_block):
-            _one_pass(_unit_inner(a), u, v, rows_out, cols_out, chained)
+            _one_pass(module, _unit_inner(a), u, v, rows_out, cols_out, chained)
             scf.YieldOp([])
         with ir.InsertionPoint(by_rows.else_block):
             if chained:
@@ -175,12 +175,12 @@ def _other_layouts(module, a, u, v, rows_out, cols_out, s0) -> None:
     element = ir.MemRefType(a.type).element_type
     by_columns = scf.IfOp(_eq(s0, _index(1)), [], has_else=True)
     with ir.InsertionPoint(by_columns.then_block):
-        _one_pass(_unit_inner(blas_lowering._transpose(a)), v, u, cols_out, rows_out, False)
+        _one_pass(module, _unit_inner(blas_lowering._transpose(a)), v, u, cols_out, rows_out, False)
         scf.YieldOp([])
     with ir.InsertionPoint(by_columns.else_block):
         copy = memref.alloc(_plain(element), [memref.dim(a, _index(i)) for i in (0, 1)], [])
         blas_lowering._copy(module, a, copy)
-        _one_pass(_unit_inner(copy), u, v, rows_out, cols_out, False)
+        _one_pass(module, _unit_inner(copy), u, v, rows_out, cols_out, False)
         memref.dealloc(copy)
         scf.YieldOp([])
 
@@ -197,7 +197,7 @@ def _unit_inner(x):
                                    [dyn], [size, size], [dyn, 1])
 
 
-def _one_pass(a, u, v, dots, sums, chained: bool) -> None:
+def _one_pass(module, a, u, v, dots, sums, chained: bool) -> None:
     """dots[i] = a[i, :] . u, sums[j] = sum_i v[i] * a[i, j]; a's rows contiguous; vectors and results columns.
     Chained: v is dots (each row's dot is stored before it scales the row)."""
     element = ir.MemRefType(a.type).element_type
@@ -210,10 +210,43 @@ def _one_pass(a, u, v, dots, sums, chained: bool) -> None:
         scf.YieldOp([])
     chunks = blas_lowering.chunk_count(arith.muli(rows, cols))
     partial = memref.alloc(_plain(element), [chunks, cols], [])
+    # (each chunk a call: loops.thread_only_large_loops counts it as worth a thread, as it counts a BLAS call)
     par = scf.ParallelOp([], [zero], [chunks], [one], [])
     body = par.regions[0].blocks.append(ir.IndexType.get())
     with ir.InsertionPoint(body):
-        chunk = body.arguments[0]
+        name = _chunk_function(module, a.type, dense.type, v.type, partial.type, chained)
+        func.CallOp([], ir.FlatSymbolRefAttr.get(name), [a, dense, v, dots, partial, body.arguments[0], chunks])
+        scf.ReduceOp([], 0)
+    add = scf.ParallelOp([], [zero], [cols], [one], [])
+    body = add.regions[0].blocks.append(ir.IndexType.get())
+    with ir.InsertionPoint(body):
+        j = body.arguments[0]
+        total = scf.ForOp(one, chunks, one, [memref.load(partial, [zero, j])])
+        with ir.InsertionPoint(total.body):
+            scf.YieldOp([arith.addf(total.inner_iter_args[0], memref.load(partial, [total.induction_variable, j]))])
+        memref.store(total.results[0], sums, [j, zero])
+        scf.ReduceOp([], 0)
+    memref.dealloc(partial)
+    memref.dealloc(dense)
+
+
+CHUNK_FUNCTIONS = blas_lowering.WORTH_A_THREAD[:2]   # (pair, chained)
+
+
+def _chunk_function(module, a_type, dense_type, v_type, partial_type, chained: bool) -> str:
+    """The function that runs one chunk of rows (a, dense u, v, dots, partial sums, chunk, chunks), once per module."""
+    element = ir.MemRefType(a_type).element_type
+    name = CHUNK_FUNCTIONS[chained] + str(element)
+    if name in ir.SymbolTable(module.operation):
+        return name
+    index = ir.IndexType.get()
+    with ir.InsertionPoint.at_block_begin(module.body):
+        fn = func.FuncOp(name, ([a_type, dense_type, v_type, v_type, partial_type, index, index], []),
+                         visibility="private")
+    with ir.InsertionPoint(fn.add_entry_block()):
+        a, dense, v, dots, partial, chunk, chunks = fn.arguments
+        zero, one = _index(0), _index(1)
+        rows, cols = memref.dim(a, zero), memref.dim(a, one)
         start = arith.divui(arith.muli(rows, chunk), chunks)
         end = arith.divui(arith.muli(rows, arith.addi(chunk, one)), chunks)
         fill = scf.ForOp(zero, cols, one)
@@ -229,18 +262,8 @@ def _one_pass(a, u, v, dots, sums, chained: bool) -> None:
                 _rows(a, dense, v, dots, partial, chunk,
                       [arith.addi(i, _index(r)) if r else i for r in range(count)], cols, chained)
                 scf.YieldOp([])
-        scf.ReduceOp([], 0)
-    add = scf.ParallelOp([], [zero], [cols], [one], [])
-    body = add.regions[0].blocks.append(ir.IndexType.get())
-    with ir.InsertionPoint(body):
-        j = body.arguments[0]
-        total = scf.ForOp(one, chunks, one, [memref.load(partial, [zero, j])])
-        with ir.InsertionPoint(total.body):
-            scf.YieldOp([arith.addf(total.inner_iter_args[0], memref.load(partial, [total.induction_variable, j]))])
-        memref.store(total.results[0], sums, [j, zero])
-        scf.ReduceOp([], 0)
-    memref.dealloc(partial)
-    memref.dealloc(dense)
+        func.ReturnOp([])
+    return name
 
 
 def _rows(a, u, v, dots, partial, chunk, rows: list, cols, chained: bool) -> None:
