@@ -16,6 +16,7 @@ For each float32 or float64 product `c = a @ b` on buffers:
   `c` row by row) and copies any that is not (negative, zero or scattered strides) first;
 - it splits the larger of the two output dims into as many chunks as the machine has cores (fewer for a small
   product: at least CHUNK_MIN_MACS multiply-adds each), threads or not, and calls gemm on each chunk.
+  2 to 8 rows by a large row-major b call our few-row loops per chunk instead (few_rows.py).
 Chunks split the output, never a sum: each element is the sum of the same products, though OpenBLAS does not
 always add them in the same order for a chunk as for the whole (float64 results differ in the last bits on a Zen 5
 with AVX-512; docs/guarantees.md states the rule).
@@ -42,6 +43,9 @@ GEMM_SYMBOLS = {"f32": "transpiler_cblas_sgemm", "f64": "transpiler_cblas_dgemm"
                 "complex<f32>": "transpiler_cblas_cgemm", "complex<f64>": "transpiler_cblas_zgemm"}
 GEMV_SYMBOLS = {"f32": "transpiler_cblas_sgemv", "f64": "transpiler_cblas_dgemv"}
 BLAS_SYMBOLS = (*GEMM_SYMBOLS.values(), *GEMV_SYMBOLS.values())
+# Functions of ours called per chunk as gemm is (each worth a thread: loops.thread_only_large_loops): gemv_pair's
+# chunks of rows, few_rows' loops.
+WORTH_A_THREAD = ("transpiler_gemv_pair_chunk_", "transpiler_gemv_chain_chunk_", "transpiler_few_rows_")
 # LAPACK's dgesv (np.linalg.inv and solve, codegen/lapack_call.py): bound to the same library's ILP64 Fortran
 # `scipy_dgesv_64_`, the function NumPy's _umath_linalg calls
 LAPACK_SYMBOLS = {"transpiler_lapack_dgesv": "scipy_dgesv_64_"}
@@ -131,7 +135,7 @@ def _helper(module: ir.Module, wide) -> str:
         branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ne, macs, _index(0)), [], has_else=True)
         with ir.InsertionPoint(branch.then_block):
             blas_or_copy(module, name, a, b, c, [(a, m, k), (b, k, n)],
-                          lambda: _chunked_gemm(gemm, gemv, a, b, c, m, n, k, macs))
+                          lambda: _chunked_gemm(module, gemm, gemv, a, b, c, m, n, k, macs))
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
             linalg.fill(zero(wide), outs=[c])   # k = 0: a sum of nothing
@@ -238,15 +242,34 @@ def layout_flags(s0, s1, rows, cols):
     return by_rows, by_columns
 
 
-def _chunked_gemm(gemm, gemv, a, b, c, m, n, k, macs) -> None:
+def _chunked_gemm(module, gemm, gemv, a, b, c, m, n, k, macs) -> None:
     """c = a @ b on BLAS matrices, in chunks of the output over the threads: gemm, or gemv when b is one column, as
     NumPy calls it for a matrix times a column (its results then are NumPy's, and a matrix-vector product runs at
     gemv's speed, not gemm's)."""
+    from . import few_rows     # (it builds on this module)
     wide = ir.MemRefType(c.type).element_type
     item = _index(item_size(wide))
-    matrices = [matrix(_address(x, item), *_strides(x), rows, cols) for x, rows, cols in ((a, m, k), (b, k, n))]
-    gemm_calls(gemm, gemv, wide, *matrices, output(_address(c, item), _strides(c)[0], n), m, n, k, item,
-               chunk_count(macs))
+    chunks = chunk_count(macs)
+
+    def blas():
+        matrices = [matrix(_address(x, item), *_strides(x), rows, cols) for x, rows, cols in ((a, m, k), (b, k, n))]
+        gemm_calls(gemm, gemv, wide, *matrices, output(_address(c, item), _strides(c)[0], n), m, n, k, item, chunks)
+
+    if str(wide) not in few_rows.SYMBOLS:    # (complex products)
+        blas()
+        return
+    one = _index(1)
+    # 2 to 8 rows by a large row-major b: our loops, compiled once per process, beat gemm (few_rows.py)
+    few = arith.andi(few_rows.worth_it(m, n, k, item_size(wide)),
+                     arith.andi(_eq(_strides(b)[1], one), _eq(_strides(c)[1], one)))
+    branch = scf.IfOp(few, [], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        with _over_chunks(chunks, n) as (start, size):
+            few_rows.call(module, a, _slice(b, 1, start, size), _slice(c, 1, start, size))
+        scf.YieldOp([])
+    with ir.InsertionPoint(branch.else_block):
+        blas()
+        scf.YieldOp([])
 
 
 def chunk_count(macs):

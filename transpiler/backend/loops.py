@@ -15,7 +15,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
-from .blas_lowering import BLAS_SYMBOLS
+from .blas_lowering import BLAS_SYMBOLS, WORTH_A_THREAD
 from .erasing import erase_with_body
 
 # Ops allowed in a loop whose accumulator is promoted: none of them writes memory (except the one store moved).
@@ -441,18 +441,23 @@ def _lanes(op) -> int:
     return max([ir.VectorType(r.type).shape[0] for r in op.results if isinstance(r.type, ir.VectorType)], default=1)
 
 
+def _worth_a_thread(callee: str) -> bool:
+    """A call of BLAS, or of our own loops sized as BLAS chunks are (gemv_pair.py's chunks of rows, few_rows.py)."""
+    return callee in BLAS_SYMBOLS or callee.startswith(WORTH_A_THREAD)
+
+
 def _cost(region, inside: set, index, min_work: int) -> ir.Value:
     """Operations one execution of `region` performs: 1 per op, an inner scf.for's body times its trip count
     (when its bounds are known before the parallel region; else once). A BLAS chunk (blas_lowering.py) is sized
-    to be worth a thread: it counts half of `min_work`, so that two chunks or more run on threads."""
+    to be worth a thread: it counts half of `min_work`, so that two chunks or more run on threads (our own loops
+    called per chunk too: _worth_a_thread)."""
     fixed, terms = 0, []
     for block in region.blocks:
         for op in block.operations:
             if op.name == "scf.for" and not any(_defined_inside(v, inside) for v in op.operands[:3]):
                 trip = arith.subi(op.operands[1], op.operands[0])
                 terms.append(arith.muli(trip, _cost(op.regions[0], inside, index, min_work)))
-            elif op.name == "func.call" and \
-                    ir.FlatSymbolRefAttr(op.attributes["callee"]).value in BLAS_SYMBOLS:
+            elif op.name == "func.call" and _worth_a_thread(ir.FlatSymbolRefAttr(op.attributes["callee"]).value):
                 fixed += min_work // 2
             elif len(op.regions):
                 terms.extend(_cost(r, inside, index, min_work) for r in op.regions)

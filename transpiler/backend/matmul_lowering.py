@@ -22,7 +22,7 @@ import functools
 from mlir import ir
 from mlir.dialects import arith, func, linalg, memref, scf
 
-from . import batched_blas, blas_lowering
+from . import batched_blas, blas_lowering, gemv_pair
 from .erasing import erase_with_body
 
 
@@ -42,6 +42,8 @@ def matmuls_to_calls(module: ir.Module, direct_blas: bool = False, threads: bool
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(collect, ir.WalkOrder.PRE_ORDER)
+    # A matrix times a vector and a vector times the same matrix, `(A @ x) @ A` too: one pass over A (gemv_pair.py)
+    ops = gemv_pair.fuse(module, ops, _operand_maps, _zero_fill_before, erase_with_body, direct_blas)
     for op in ops:
         if op.name == "linalg.contract":    # stacks and complex products (codegen/matmul._contract)
             fill = _zero_fill_before(op)    # BLAS overwrites c

@@ -25,7 +25,7 @@ import threading
 import numpy as np
 
 from ..backend.blas_lowering import BLAS_SYMBOLS, LAPACK_SYMBOLS
-from . import errstate, numpy_calls, openmp, result_cache
+from . import errstate, few_rows_library, numpy_calls, openmp, result_cache
 from .memref import descriptor_type
 
 _ELEMENT = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
@@ -38,6 +38,7 @@ def library_functions(llvm_module_text: str) -> list:
     functions of numpy_calls.py, the cache of large result buffers)."""
     names = set(re.findall(r"@(linalg_(?:batch_)?matmul(?:_view(?:sx)+(?:f16|f32|f64)){3})\b", llvm_module_text))
     names.update(re.findall(r"@_mlir_ciface_(npcall_\w+)\b", llvm_module_text))
+    names.update(re.findall(r"@_mlir_ciface_(transpiler_few_rows_f(?:32|64))\b", llvm_module_text))
     names.update(name for name in (*BLAS_SYMBOLS, *LAPACK_SYMBOLS, result_cache.TAKE_NAME)
                  if f"@{name}(" in llvm_module_text)
     return sorted(names)
@@ -54,6 +55,9 @@ def bind(names: list) -> tuple[dict, list]:
             symbols[name] = _openblas().lapack[name]
         elif name == result_cache.TAKE_NAME:
             symbols[name] = result_cache.take_address()
+        elif few_rows_library.is_symbol(name):      # our few-row product loops, compiled once per process
+            symbols["_mlir_ciface_" + name], keep = few_rows_library.address(name)
+            keepalive.append(keep)
         else:
             cb = numpy_calls.callback(name) if numpy_calls.is_call(name) else callback(name)
             keepalive.append(cb)
