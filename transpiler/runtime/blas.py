@@ -35,7 +35,7 @@ _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_vo
 
 def library_functions(llvm_module_text: str) -> list:
     """Names of the library functions the lowered module calls (NumPy's matmul, OpenBLAS's gemm, the NumPy
-    functions of numpy_calls.py, the cache of large result buffers)."""
+    functions of numpy_calls.py, the cache of large result buffers, our few-row product loops)."""
     names = set(re.findall(r"@(linalg_(?:batch_)?matmul(?:_view(?:sx)+(?:f16|f32|f64)){3})\b", llvm_module_text))
     names.update(re.findall(r"@_mlir_ciface_(npcall_\w+)\b", llvm_module_text))
     names.update(re.findall(r"@_mlir_ciface_(transpiler_few_rows_f(?:32|64))\b", llvm_module_text))
