@@ -202,7 +202,7 @@ def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads:
                 kernel = None
                 if entry is not None:
                     try:
-                        kernel = Kernel.load(entry.object, entry.library_functions, name, dtypes, ranks)
+                        kernel = Kernel.load(entry.object_files, entry.library_functions, name, dtypes, ranks)
                     except (LoadError, KeyError, ValueError):
                         disk_cache.discard(key)   # e.g. a symbol this process lacks, an unknown library function
             if kernel is not None:

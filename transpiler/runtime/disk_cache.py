@@ -28,7 +28,7 @@ import json
 import os
 import tempfile
 
-FORMAT = b"transpiler-kernel 2\n"
+FORMAT = b"transpiler-kernel 3\n"   # 3: a kernel is one object file per part (runtime/machine_code.py)
 SUFFIX = ".kernel"
 
 
@@ -73,7 +73,7 @@ def _version(package: str) -> str:
 
 @functools.cache
 def _host() -> str:
-    """LLVM's name and feature list of this CPU: the ExecutionEngine compiles for exactly these (and for the CPU
+    """LLVM's name and feature list of this CPU: kernels are compiled for exactly these (and for the CPU
     TRANSPILER_TARGET_CPU names, if set: backend/target.py)."""
     from ..backend.target import target_cpu
     from .objects import host_cpu
@@ -81,8 +81,8 @@ def _host() -> str:
 
 
 class Entry:
-    def __init__(self, obj: bytes, library_functions: list):
-        self.object = obj
+    def __init__(self, object_files: list, library_functions: list):
+        self.object_files = object_files   # the parts of one kernel, linked together
         self.library_functions = library_functions
 
 
@@ -117,14 +117,16 @@ def store(cache_key: str, entry: Entry) -> None:
     root = directory()
     if root is None:
         return
-    fields = {"key": cache_key, "library_functions": entry.library_functions, "size": len(entry.object)}
-    header = json.dumps({**fields, "sha256": _digest(fields, entry.object)}).encode()
+    data = b"".join(entry.object_files)
+    fields = {"key": cache_key, "library_functions": entry.library_functions, "size": len(data),
+              "parts": [len(part) for part in entry.object_files]}
+    header = json.dumps({**fields, "sha256": _digest(fields, data)}).encode()
     tmp = None
     try:
         os.makedirs(root, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=root)
         with os.fdopen(fd, "wb") as f:
-            f.write(FORMAT + header + b"\n" + entry.object)
+            f.write(FORMAT + header + b"\n" + data)
         os.replace(tmp, os.path.join(root, cache_key + SUFFIX))
     except OSError:
         if tmp is not None:
@@ -136,7 +138,7 @@ def store(cache_key: str, entry: Entry) -> None:
     if _sizes.get(root) is None:
         _sizes[root] = _total(root)
     else:
-        _sizes[root] += len(FORMAT) + len(header) + 1 + len(entry.object)
+        _sizes[root] += len(FORMAT) + len(header) + 1 + len(data)
     if _sizes[root] > limit:
         evict(root, limit)
         _sizes[root] = _total(root)
@@ -217,14 +219,21 @@ def _parse(data: bytes, cache_key: str) -> Entry | None:
     try:
         header = json.loads(data[len(FORMAT):end])
         obj = data[end + 1:]
-        fields = {"key": header["key"], "library_functions": header["library_functions"], "size": header["size"]}
+        fields = {"key": header["key"], "library_functions": header["library_functions"], "size": header["size"],
+                  "parts": header["parts"]}
         if header["key"] != cache_key or len(obj) != header["size"] or _digest(fields, obj) != header["sha256"]:
             return None
-        functions = header["library_functions"]
-        if not isinstance(functions, list) or not all(isinstance(f, str) for f in functions) \
-                or not check_elf(obj):
+        functions, parts = header["library_functions"], header["parts"]
+        if not isinstance(functions, list) or not all(isinstance(f, str) for f in functions):
             return None
-        return Entry(obj, list(functions))
+        if not isinstance(parts, list) or not parts or not all(type(n) is int and n > 0 for n in parts) \
+                or sum(parts) != len(obj):
+            return None
+        starts = [sum(parts[:k]) for k in range(len(parts))]
+        object_files = [obj[start:start + n] for start, n in zip(starts, parts)]
+        if not all(map(check_elf, object_files)):
+            return None
+        return Entry(object_files, list(functions))
     except (ValueError, KeyError, TypeError):
         return None
 

@@ -1,17 +1,16 @@
-"""Machine code: lower an MLIR module to LLVM, JIT it with MLIR's ExecutionEngine, and call it on NumPy arrays."""
+"""Machine code: compile an LLVM-dialect module to object files (machine_code.py), link them into the process
+(objects.py), and call the kernel on NumPy arrays."""
 from __future__ import annotations
 
 import ctypes
 import os
 import sys
-import tempfile
 import threading
 
 import mlir
 from mlir import ir
-from mlir.execution_engine import ExecutionEngine
 
-from . import blas, blas_pool, errstate, numpy_calls, objects, openmp
+from . import blas, blas_pool, errstate, machine_code, numpy_calls, objects, openmp
 from .memref import Frame, made_once, results_adopter
 
 def runtime_libraries() -> list:
@@ -54,8 +53,8 @@ _loading = threading.Lock()
 
 
 def load_runtime_libraries() -> None:
-    """Loaded once into the process with RTLD_GLOBAL: both the ExecutionEngine and linked objects resolve the
-    kernels' external symbols against the process. Also sets LLVM's options (above), once."""
+    """Loaded once into the process with RTLD_GLOBAL: linked objects resolve the kernels' external symbols against
+    the process. Also sets LLVM's options (above), once."""
     global _loaded
     with _loading:
         if _loaded:
@@ -91,12 +90,13 @@ class Kernel:
     """One compiled specialization: arrays in (C-contiguous), arrays out (owned by NumPy).
 
     Made either by compiling an LLVM-dialect module (`compile`) or by linking object code from the disk cache
-    (`load`); `object_code` gives what `load` takes."""
+    (`load`); `object_code` gives what `load` takes: the object files of the module's parts."""
 
     def __init__(self, fn, keepalive: list, library_functions: list, out_dtypes: list, out_ranks: list,
-                 origin: str):
+                 origin: str, object_files: list | None = None):
         self.fn = fn
-        self._keepalive = keepalive   # the engine / linked object and the callbacks the machine code calls
+        self._keepalive = keepalive   # the linked objects and the callbacks the machine code calls
+        self._object_files = object_files
         self.library_functions = library_functions
         self.calls_openblas = blas.uses_openblas(library_functions)
         self.calls_numpy = any(map(numpy_calls.is_call, library_functions))
@@ -110,32 +110,34 @@ class Kernel:
         self.folded_events = 0        # events of what was folded while compiling: reported by every call
 
     @classmethod
-    def compile(cls, llvm_module, name: str, out_dtypes: list, out_ranks: list, opt_level: int = 3) -> "Kernel":
+    def compile(cls, llvm_module, name: str, out_dtypes: list, out_ranks: list, opt_level: int = 3,
+                parts: int | None = None) -> "Kernel":
+        """`parts`: how many parts LLVM compiles in parallel (machine_code.compile_module; default one per core)."""
         load_runtime_libraries()
-        engine = ExecutionEngine(llvm_module, opt_level=opt_level)
         names = blas.library_functions(_function_names(llvm_module))
-        symbols, callbacks = blas.bind(names)
-        for symbol, address in symbols.items():
-            engine.raw_register_runtime(symbol, ctypes.c_void_p(address))
-        engine.initialize()
-        return cls(engine.lookup(name), [engine, callbacks], names, out_dtypes, out_ranks, "compiled")
+        object_files = machine_code.compile_module(llvm_module, opt_level, parts)
+        return cls._link(object_files, names, name, out_dtypes, out_ranks, "compiled")
 
     @classmethod
-    def load(cls, object_code: bytes, library_functions: list, name: str, out_dtypes: list,
+    def load(cls, object_files: list, library_functions: list, name: str, out_dtypes: list,
              out_ranks: list) -> "Kernel":
         load_runtime_libraries()
-        symbols, callbacks = blas.bind(library_functions)
-        linked = objects.LinkedObject(object_code, symbols)
-        fn = _PACKED(linked.lookup("_mlir__mlir_ciface_" + name))   # the packed wrapper the engine's lookup gives
-        return cls(fn, [linked, callbacks], library_functions, out_dtypes, out_ranks, "disk cache")
+        return cls._link(object_files, library_functions, name, out_dtypes, out_ranks, "disk cache")
 
-    def object_code(self) -> bytes:
-        engine = self._keepalive[0]
-        with tempfile.TemporaryDirectory(prefix="transpiler-") as tmp:
-            path = os.path.join(tmp, "kernel.o")
-            engine.dump_to_object_file(path)
-            with open(path, "rb") as f:
-                return f.read()
+    @classmethod
+    def _link(cls, object_files: list, library_functions: list, name: str, out_dtypes: list, out_ranks: list,
+              origin: str) -> "Kernel":
+        symbols, callbacks = blas.bind(library_functions)
+        linked = objects.LinkedObject(object_files, symbols)
+        fn = _PACKED(linked.lookup("_mlir__mlir_ciface_" + name))   # the packed wrapper of the C interface
+        return cls(fn, [linked, callbacks], library_functions, out_dtypes, out_ranks, origin,
+                   object_files if origin == "compiled" else None)
+
+    def object_code(self) -> list:
+        """The object files of a compiled kernel (one per part)."""
+        if self._object_files is None:
+            raise ValueError("only a compiled kernel keeps its object code")
+        return self._object_files
 
     def __call__(self, arrays: list) -> list:
         """The results of the kernel on C-contiguous `arrays`, as NumPy arrays (errstate.Events instead when it
