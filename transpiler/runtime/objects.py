@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+from typing import NamedTuple
 
 import llvm
 
@@ -146,6 +147,32 @@ class LinkedObject:
         jit, self._jit = getattr(self, "_jit", None), None
         if jit:
             self._lib.LLVMOrcDisposeLLJIT(jit)
+
+
+class Symbols(NamedTuple):
+    defined: set
+    undefined: set
+
+
+def symbols(obj: bytes) -> Symbols:
+    """The names of the global and weak symbols a relocatable ELF object (as LLVM writes them, or check_elf passed)
+    defines, and of those it uses without defining."""
+    import struct
+    shoff, = struct.unpack_from("<Q", obj, 40)
+    shnum, = struct.unpack_from("<H", obj, 60)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + 64 * i) for i in range(shnum)]
+    found = Symbols(set(), set())
+    for _name, sh_type, _flags, _addr, offset, size, link, _info, _align, _entsize in sections:
+        if sh_type != 2:                                      # SHT_SYMTAB
+            continue
+        strtab = sections[link][4]
+        for k in range(1, size // 24):
+            st_name, info, _other, shndx, _value, _size = struct.unpack_from("<IBBHQQ", obj, offset + 24 * k)
+            if st_name and info >> 4 in (1, 2):               # global or weak
+                start = strtab + st_name
+                name = obj[start:obj.index(b"\0", start)].decode()
+                (found.undefined if shndx == 0 else found.defined).add(name)
+    return found
 
 
 def check_elf(obj: bytes) -> bool:
