@@ -1,5 +1,6 @@
 """LLVM-dialect modules to object files (runtime/machine_code.py): the ExecutionEngine's object in one part, LLVM's
 `default<O3>` in two halves, and a module split in parts giving the same kernel as one part."""
+import ctypes
 import os
 import tempfile
 
@@ -164,3 +165,53 @@ def test_llvm_errors_are_compile_errors_not_crashes(llvm_options):
         lib.LLVMDisposeModule(translated)
     finally:
         lib.LLVMContextDispose(llvm_context)
+
+
+GLOBALS = """
+module {
+  llvm.mlir.global external @shared_value(0 : i64) : i64
+  llvm.mlir.global internal @local_counter(0 : i64) : i64
+  llvm.func @set_value(%x: i64) {
+    %p = llvm.mlir.addressof @shared_value : !llvm.ptr
+    llvm.store %x, %p : i64, !llvm.ptr
+    llvm.return
+  }
+  llvm.func @get_value() -> i64 {
+    %p = llvm.mlir.addressof @shared_value : !llvm.ptr
+    %v = llvm.load %p : !llvm.ptr -> i64
+    llvm.return %v : i64
+  }
+  LOCAL
+}
+"""
+COUNT = """
+  llvm.func @count() -> i64 {
+    %p = llvm.mlir.addressof @local_counter : !llvm.ptr
+    %one = llvm.mlir.constant(1 : i64) : i64
+    %v = llvm.load %p : !llvm.ptr -> i64
+    %w = llvm.add %v, %one : i64
+    llvm.store %w, %p : i64, !llvm.ptr
+    llvm.return %w : i64
+  }
+"""
+
+
+@pytest.mark.parametrize("local_variable", [False, True])
+def test_variables_are_defined_once_across_parts(llvm_options, monkeypatch, local_variable):
+    """A variable visible outside the module is defined by one part and declared by the others (what one function
+    writes the others read). A module-local variable that code writes cannot be shared
+    that way: such a module stays in one part."""
+    from mlir import ir
+    from transpiler.runtime import objects
+    monkeypatch.setattr(machine_code, "SPLIT_MIN_INSTRUCTIONS", 0)
+    context = driver.new_context()
+    with context:
+        module = ir.Module.parse(GLOBALS.replace("LOCAL", COUNT if local_variable else ""))
+    parts = machine_code.compile_module(module, 3, parts=3)
+    assert len(parts) == (1 if local_variable else 3)     # (set_value, get_value and their packed wrappers)
+    assert sum("shared_value" in objects.symbols(part).defined for part in parts) == 1
+    linked = objects.LinkedObject(parts, {})
+    set_value = ctypes.CFUNCTYPE(None, ctypes.c_int64)(linked.lookup("set_value"))
+    get_value = ctypes.CFUNCTYPE(ctypes.c_int64)(linked.lookup("get_value"))
+    set_value(42)
+    assert get_value() == 42

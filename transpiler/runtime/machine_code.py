@@ -418,7 +418,7 @@ def compile_module(llvm_module, opt_level: int = 3, parts: int | None = None) ->
 
     def compile_part(k):
         try:
-            results[k] = _compile_part(lib, data, set(groups[k]), owner, shared, opt_level)
+            results[k] = _compile_part(lib, data, set(groups[k]), owner, shared, opt_level, defines_globals=k == 0)
         except BaseException as e:   # (re-raised on the calling thread)
             errors.append(e)
     threads = [threading.Thread(target=compile_part, args=(k,), name=f"transpiler-llvm-{k}")
@@ -433,9 +433,12 @@ def compile_module(llvm_module, opt_level: int = 3, parts: int | None = None) ->
     return results
 
 
-def _compile_part(lib, bitcode: bytes, mine: set, owner: dict, shared: set, opt_level: int) -> bytes:
+def _compile_part(lib, bitcode: bytes, mine: set, owner: dict, shared: set, opt_level: int,
+                  defines_globals: bool) -> bytes:
     """One part, in its own LLVM context: the functions of `mine` defined, those of other parts declared (with
-    their attributes: elim-avail-extern keeps them), functions used across parts external and hidden."""
+    their attributes: elim-avail-extern keeps them), functions used across parts external and hidden. Module-local
+    constants are copied into every part that uses them; variables visible outside the module are defined by the
+    first part only (`defines_globals`), declared by the others."""
     machine = _TargetMachine(opt_level)
     context = lib.LLVMContextCreate()
     module = _c_p()
@@ -453,6 +456,12 @@ def _compile_part(lib, bitcode: bytes, mine: set, owner: dict, shared: set, opt_
                 lib.LLVMSetVisibility(fn, _HIDDEN)
             if name in owner and name not in mine:
                 lib.LLVMSetLinkage(fn, _AVAILABLE_EXTERNALLY)
+        if not defines_globals:
+            g = lib.LLVMGetFirstGlobal(module)
+            while g:
+                if not lib.LLVMIsDeclaration(g) and lib.LLVMGetLinkage(g) not in (_INTERNAL, _PRIVATE):
+                    lib.LLVMSetLinkage(g, _AVAILABLE_EXTERNALLY)
+                g = lib.LLVMGetNextGlobal(g)
         machine.run_passes(module, "elim-avail-extern," + OPTIMIZE)
         return machine.emit(module)
     finally:
