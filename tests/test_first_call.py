@@ -93,3 +93,42 @@ def test_the_preload_thread_ends_with_the_first_compilation(tmp_path):
         print({ORIGIN}, {libmlir_loaded()}, [t.name for t in threading.enumerate() if 'transpiler' in t.name])
     """, "")
     assert out == ["compiled", "True", "[]"]
+
+
+def divide_in_place(x, y):
+    x /= y
+
+
+def test_a_kernel_from_the_cache_still_replays_a_floating_point_event(tmp_path):
+    """Whether a kernel can raise a floating-point event is stored with it (the cache hit no longer prints the
+    MLIR it was read from): with the warnings on, a division by zero into an argument warns as NumPy does, and the
+    argument is divided once (its old contents are kept for the replay)."""
+    code = """
+        import warnings
+        from test_first_call import divide_in_place
+        x, y = np.arange(1.0, 7.0), np.array([2.0, 0.0, 2.0, 2.0, 2.0, 2.0])
+        f = transpile(divide_in_place)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            f(x, y)
+        print(f.specialization((x, y), {})[0][1].origin.replace(' ', '-'), len(caught), x.tolist() == [0.5, float('inf'), 1.5, 2.0, 2.5, 3.0])
+    """
+    assert run(code, tmp_path, TRANSPILER_FP_WARNINGS="1") == ["compiled", "1", "True"]
+    assert run(code, tmp_path, TRANSPILER_FP_WARNINGS="1") == ["disk-cache", "1", "True"]
+
+
+def test_the_key_ignores_where_the_source_is(tmp_path):
+    """The same function at other lines of another file (the MLIR differs only in its source locations): one
+    entry, loaded by the second."""
+    for k, blank_lines in enumerate((0, 7)):
+        (tmp_path / f"where_{k}.py").write_text("import numpy as np\n" + "\n" * blank_lines
+                                                + "def scaled(x):\n    return np.sqrt(x) * 2\n")
+    code = f"""
+        sys.path.insert(0, {str(tmp_path)!r})
+        import where_0, where_1
+        for module in (where_0, where_1):
+            f = transpile(module.scaled)
+            assert np.array_equal(f(x * x), np.sqrt(x * x) * 2)
+            print(f.specialization((x * x,), {{}})[0][1].origin.replace(' ', '-'))
+    """
+    assert run(code, tmp_path / "cache") == ["compiled", "disk-cache"]

@@ -3,9 +3,9 @@
 Key (SHA-256 of): the entry format version, the compiler's own source (every .py file of the package, so any
 compiler change invalidates), the MLIR and LLVM package versions, the host CPU and its features (the code is
 compiled for them), the compile options (optimization level, threads, LLVM options), and the kernel's MLIR as
-generated from the program. That MLIR is the whole input of the compiler's later stages: it already has every
-compile-time value, dtype and size, so two programs with the same MLIR compile to the same kernel whatever source
-produced them.
+generated from the program (as bytecode without source locations: driver.mlir_identity). That MLIR is the whole
+input of the compiler's later stages: it already has every compile-time value, dtype and size, so two programs with
+the same MLIR compile to the same kernel whatever source produced them.
 
 Location: `TRANSPILER_CACHE_DIR`, else `$XDG_CACHE_HOME/transpiler`, else `~/.cache/transpiler`; an empty
 `TRANSPILER_CACHE_DIR` turns the cache off. `python -m transpiler --clear-cache` empties it. Size: at most
@@ -41,10 +41,11 @@ def directory() -> str | None:
     return os.path.join(base, "transpiler")
 
 
-def key(mlir_text: str, entry: str, options: str) -> str:
+def key(mlir: str | bytes, entry: str, options: str) -> str:
+    """`mlir`: the kernel's generated MLIR, as text or as bytecode without locations (driver.mlir_identity)."""
     h = hashlib.sha256(FORMAT)
-    for part in (_compiler_fingerprint(), _host(), options, entry, mlir_text):
-        h.update(part.encode())
+    for part in (_compiler_fingerprint(), _host(), options, entry, mlir):
+        h.update(part.encode() if isinstance(part, str) else part)
         h.update(b"\0")
     return h.hexdigest()
 
@@ -96,9 +97,10 @@ def _host() -> str:
 
 
 class Entry:
-    def __init__(self, object_files: list, library_functions: list):
+    def __init__(self, object_files: list, library_functions: list, may_raise: bool = True):
         self.object_files = object_files   # the parts of one kernel, linked together
         self.library_functions = library_functions
+        self.may_raise = may_raise         # whether it can raise floating-point events (driver.may_raise)
 
 
 def load(cache_key: str) -> Entry | None:
@@ -134,7 +136,7 @@ def store(cache_key: str, entry: Entry) -> None:
         return
     data = b"".join(entry.object_files)
     fields = {"key": cache_key, "library_functions": entry.library_functions, "size": len(data),
-              "parts": [len(part) for part in entry.object_files]}
+              "parts": [len(part) for part in entry.object_files], "may_raise": bool(entry.may_raise)}
     header = json.dumps({**fields, "sha256": _digest(fields, data)}).encode()
     tmp = None
     try:
@@ -235,11 +237,12 @@ def _parse(data: bytes, cache_key: str) -> Entry | None:
         header = json.loads(data[len(FORMAT):end])
         obj = data[end + 1:]
         fields = {"key": header["key"], "library_functions": header["library_functions"], "size": header["size"],
-                  "parts": header["parts"]}
+                  "parts": header["parts"], "may_raise": header["may_raise"]}
         if header["key"] != cache_key or len(obj) != header["size"] or _digest(fields, obj) != header["sha256"]:
             return None
         functions, parts = header["library_functions"], header["parts"]
-        if not isinstance(functions, list) or not all(isinstance(f, str) for f in functions):
+        if not isinstance(functions, list) or not all(isinstance(f, str) for f in functions) \
+                or not isinstance(header["may_raise"], bool):
             return None
         if not isinstance(parts, list) or not parts or not all(type(n) is int and n > 0 for n in parts) \
                 or sum(parts) != len(obj):
@@ -248,7 +251,7 @@ def _parse(data: bytes, cache_key: str) -> Entry | None:
         object_files = [obj[start:start + n] for start, n in zip(starts, parts)]
         if not all(map(check_elf, object_files)):
             return None
-        return Entry(object_files, list(functions))
+        return Entry(object_files, list(functions), header["may_raise"])
     except (ValueError, KeyError, TypeError):
         return None
 
