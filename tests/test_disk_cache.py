@@ -304,7 +304,7 @@ def test_a_malformed_object_with_a_recomputed_checksum_is_never_linked(cache_dir
     shoff = struct.unpack_from("<Q", obj, 40)[0]
     damaged = bytearray(obj)
     struct.pack_into("<Q", damaged, shoff + 64 * 1 + 48, 3)        # section 1: sh_addralign = 3
-    fields = {k: header[k] for k in ("key", "library_functions", "size")}
+    fields = {k: header[k] for k in ("key", "library_functions", "size", "parts", "may_raise")}
     header["sha256"] = disk_cache._digest(fields, bytes(damaged))
     open(entry, "wb").write(_entry_bytes(header, bytes(damaged)))
     code = textwrap.dedent(f"""

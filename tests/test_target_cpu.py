@@ -3,6 +3,7 @@ machine builds and checks the code an AVX2-only machine runs. The checks of othe
 as the setting is read once per process."""
 import json
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -41,6 +42,7 @@ def every_function(x):
 
 
 CODE_SCRIPT = """
+import pickle
 import sys
 import numpy as np
 from transpiler import transpile
@@ -48,7 +50,7 @@ from tests.test_target_cpu import transcendental
 f = transpile(transcendental, disk_cache=False, threads=False)
 f(np.linspace(-3, 3, 256).reshape(4, 64))
 (entry,) = f._cache.values()
-sys.stdout.buffer.write(entry[1].object_code())
+sys.stdout.buffer.write(pickle.dumps(entry[1].object_code()))   # the object file of each part
 """
 
 
@@ -107,11 +109,14 @@ def test_float64_math_converts_no_integer_element_by_element():
     assert not [c for c in conversions if "f64 to i64" in c or "i64 to f64" in c]
 
 
-def disassembly(obj: bytes, tmp_path) -> str:
-    path = tmp_path / "kernel.o"
-    path.write_bytes(obj)
-    return subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True,
-                          check=True).stdout
+def disassembly(pickled_objects: bytes, tmp_path) -> str:
+    text = ""
+    for k, obj in enumerate(pickle.loads(pickled_objects)):
+        path = tmp_path / f"kernel-{k}.o"
+        path.write_bytes(obj)
+        text += subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True,
+                               check=True).stdout
+    return text
 
 
 @pytest.mark.skipif(shutil.which("objdump") is None, reason="needs objdump (binutils) to read the machine code")

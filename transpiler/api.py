@@ -12,6 +12,7 @@ import numpy as np
 from . import compile_log, driver, pickling
 from .errors import CompileError
 from .runtime import call, errstate
+from .runtime.jit import preload_runtime_libraries
 from .runtime.signature import flatten, with_int_values
 from .tracebacks import user_frames
 
@@ -138,6 +139,7 @@ class Transpiled:
                 if entry is None:
                     try:
                         with compile_log.Compilation(self.py_func) as stages:
+                            preload_runtime_libraries()   # (on another thread, while this one compiles)
                             with stages.stage("typing"):
                                 typed_key, typed = self._typed(key, bound)
                             if typed_key != key:    # (ints given their values, rebound numbers made constants

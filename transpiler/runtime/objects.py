@@ -1,8 +1,7 @@
-"""Load a compiled kernel back from its object file, without compiling anything.
+"""Link a kernel's object files into the process: those machine_code.py just compiled, or those of the disk cache.
 
-MLIR's ExecutionEngine can write the machine code it compiled to an object file but cannot read one back, and the
-packages ship no linker to turn it into a shared library. LLVM's own JIT (ORC's LLJIT) can link an object file in
-memory, and its C API is exported by the `libLLVM.so` the MLIR bindings already load: this module drives it
+The packages ship no linker to turn object files into a shared library. LLVM's own JIT (ORC's LLJIT) can link object
+files in memory, and its C API is exported by the `libLLVM.so` the MLIR bindings already load: this module drives it
 through ctypes. Symbols the object needs resolve against the process (libm, libc, MLIR's runtime libraries loaded
 with RTLD_GLOBAL) and against the callbacks given by name (NumPy's matmul, see blas.py).
 """
@@ -11,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+from typing import NamedTuple
 
 import llvm
 
@@ -74,6 +74,11 @@ def _llvm():
     return _lib
 
 
+def llvm_library():
+    """libLLVM.so, loaded once (with ORC's and the host queries' signatures declared, the X86 target initialized)."""
+    return _llvm()
+
+
 def set_llvm_options(options: list) -> None:
     """Set LLVM's command-line options (process-wide, for every later compilation; call once)."""
     args = [b"transpiler"] + [o.encode() for o in options]
@@ -82,13 +87,18 @@ def set_llvm_options(options: list) -> None:
 
 def host_cpu() -> str:
     """LLVM's name and feature string of this CPU."""
+    return " ".join(host_cpu_parts())
+
+
+def host_cpu_parts() -> tuple[str, str]:
+    """(LLVM's name of this CPU, its feature string)."""
     lib = _llvm()
     parts = []
     for query in (lib.LLVMGetHostCPUName, lib.LLVMGetHostCPUFeatures):
         message = query()
         parts.append(ctypes.string_at(message).decode())
         lib.LLVMDisposeMessage(message)
-    return " ".join(parts)
+    return parts[0], parts[1]
 
 
 class LoadError(RuntimeError):
@@ -104,10 +114,11 @@ def _check(lib, err) -> None:
 
 
 class LinkedObject:
-    """One object file linked into its own LLJIT instance; `lookup` gives function addresses."""
+    """Object files linked together into their own LLJIT instance; `lookup` gives function addresses."""
 
-    def __init__(self, data: bytes, symbols: dict):
-        """`symbols`: name -> address of functions the object calls that the process does not export."""
+    def __init__(self, data: bytes | list, symbols: dict):
+        """`data`: one object file or a list of them (the parts of one kernel, which call each other's functions);
+        `symbols`: name -> address of functions the objects call that the process does not export."""
         lib = self._lib = _llvm()
         jit = _c_p()
         _check(lib, lib.LLVMOrcCreateLLJIT(ctypes.byref(jit), None))
@@ -123,8 +134,9 @@ class LinkedObject:
                                _EvaluatedSymbol(address, _SymbolFlags(_EXPORTED_CALLABLE, 0)))
                 for name, address in symbols.items()])
             _check(lib, lib.LLVMOrcJITDylibDefine(dylib, lib.LLVMOrcAbsoluteSymbols(pairs, len(symbols))))
-        buffer = lib.LLVMCreateMemoryBufferWithMemoryRangeCopy(data, len(data), b"kernel.o")
-        _check(lib, lib.LLVMOrcLLJITAddObjectFile(jit, dylib, buffer))   # takes the buffer
+        for k, part in enumerate([data] if isinstance(data, bytes) else data):
+            buffer = lib.LLVMCreateMemoryBufferWithMemoryRangeCopy(part, len(part), f"kernel-{k}.o".encode())
+            _check(lib, lib.LLVMOrcLLJITAddObjectFile(jit, dylib, buffer))   # takes the buffer
 
     def lookup(self, name: str) -> int:
         address = ctypes.c_uint64()
@@ -135,6 +147,32 @@ class LinkedObject:
         jit, self._jit = getattr(self, "_jit", None), None
         if jit:
             self._lib.LLVMOrcDisposeLLJIT(jit)
+
+
+class Symbols(NamedTuple):
+    defined: set
+    undefined: set
+
+
+def symbols(obj: bytes) -> Symbols:
+    """The names of the global and weak symbols a relocatable ELF object (as LLVM writes them, or check_elf passed)
+    defines, and of those it uses without defining."""
+    import struct
+    shoff, = struct.unpack_from("<Q", obj, 40)
+    shnum, = struct.unpack_from("<H", obj, 60)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + 64 * i) for i in range(shnum)]
+    found = Symbols(set(), set())
+    for _name, sh_type, _flags, _addr, offset, size, link, _info, _align, _entsize in sections:
+        if sh_type != 2:                                      # SHT_SYMTAB
+            continue
+        strtab = sections[link][4]
+        for k in range(1, size // 24):
+            st_name, info, _other, shndx, _value, _size = struct.unpack_from("<IBBHQQ", obj, offset + 24 * k)
+            if st_name and info >> 4 in (1, 2):               # global or weak
+                start = strtab + st_name
+                name = obj[start:obj.index(b"\0", start)].decode()
+                (found.undefined if shndx == 0 else found.defined).add(name)
+    return found
 
 
 def check_elf(obj: bytes) -> bool:
