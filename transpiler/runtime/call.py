@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import allocation, errstate, numpy_calls
+from .. import result_destination
 from .signature import build_result
 from ..types.shapes import ConditionalGuardFailed, SizesDiffer
 
@@ -43,6 +44,11 @@ def runner(typed, kernel):
     keep_written = written if kernel.may_raise or replay else []
     # the common return: one array the kernel made, no check flags
     out = template[1] if template[0] == "out" and template[2] == "array" and not checks and not attributes else None
+    # a returned array the call allocates and the kernel writes into (result_destination.py): its last input
+    destination = typed.destination
+    if destination is not None:
+        result_shape = result_destination.shape_function(program, destination)
+        result_dtype, empty = np.dtype(program.inputs[destination].dtype), np.empty
 
     def run(leaves: list, originals: list, arrays: list, objects=()):
         """`objects`: the argument objects in flatten's order (signature.flatten), for the rebound attributes."""
@@ -65,9 +71,16 @@ def runner(typed, kernel):
         if keep_written and (replay or errstate.any_reported()):
             kept = [(leaves[i], leaves[i].copy()) for i in keep_written] \
                 if sum([leaves[i].nbytes for i in keep_written]) <= KEEP_LIMIT_BYTES else False
+        if destination is not None:
+            result = empty(result_shape(arrays), result_dtype)
+            arrays = [*arrays, result]
         try:
             results = invoke(arrays)
+            if destination is not None:
+                results = [result]
         except errstate.Events as events:
+            if destination is not None:
+                events.results = [result]
             if checks:   # a failed check is the call's error, as without the event (an int64 overflow, say)
                 failed(events.results, kept)
             if kept is False:
