@@ -17,6 +17,9 @@ from .runtime.signature import flatten, with_int_values
 from .tracebacks import user_frames
 
 
+_error_state, _DEFAULT_ERROR_STATE = errstate.current_state, errstate.DEFAULT_STATE
+
+
 class Transpiled:
     """A compiled function: called like the original, compiled once per argument signature."""
 
@@ -166,7 +169,8 @@ class Transpiled:
         return key, entry, leaves, originals, objects
 
     def __call__(self, *args, **kwargs):
-        if errstate.numpy_must_run():   # np.errstate(...="raise") and the like: NumPy raises where it would
+        if _error_state() is not _DEFAULT_ERROR_STATE and errstate.numpy_must_run():
+            # np.errstate(...="raise") and the like: NumPy raises where it would
             return self.py_func(*args, **kwargs)
         if self.py_func.__code__ is not self._code:
             self._code_replaced()

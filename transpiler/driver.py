@@ -19,6 +19,7 @@ from .frontend.source import function_source
 from .frontend.builder import Builder
 from .frontend.infer import Interpreter
 from .program import Program, Var, kernel_symbol
+from .result_destination import pass_result_destination
 from .runtime import allocation, disk_cache, result_cache
 from .runtime.globals_guard import GlobalsGuard
 from .runtime import blas, errstate
@@ -42,6 +43,9 @@ class Typed:
     # (class, name) of the attributes among them rebound to Python ints or floats (api.Transpiled makes them run-time
     # values from then on)
     rebound_numbers: frozenset = frozenset()
+    # the input the returned array is written into, allocated by the call (result_destination.py); None: the kernel
+    # allocates its results
+    destination: int | None = None
 
     def __post_init__(self):
         # what each call checks, derived once: module-level arrays the kernel folded in (valid while unchanged),
@@ -49,7 +53,7 @@ class Typed:
         self.globals_guard = GlobalsGuard(self.program.globals_read)
         self.allocations = allocation.plan(self.program)
         written = {id(v) for v, _ in self.program.writes}
-        self.written = [i for i, v in enumerate(self.program.inputs) if id(v) in written]
+        self.written = [i for i, v in enumerate(self.program.inputs) if id(v) in written and i != self.destination]
 
 
 def trace_free_typing(fn, keys: list, names: list) -> Typed:
@@ -87,10 +91,11 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
         raise compile_error(str(e), src.filename, node.lineno, node.col_offset, e.kind) from None
     program.outputs = outputs + [flag for flag, _, _ in program.checks]  # check flags come back last
     program.callees = interp.outliner.programs
+    destination = pass_result_destination(program, template, attributes)
     program.check()
     rebound_numbers = frozenset((type(objects[index]), name) for index, name, value, _ in interp.attribute_writes
                                 if _python_number(value))
-    return Typed(program, template, errstate.event_bits(folded), attributes, rebound_numbers)
+    return Typed(program, template, errstate.event_bits(folded), attributes, rebound_numbers, destination)
 
 
 def _python_number(value) -> bool:

@@ -16,6 +16,8 @@ import numpy as np
 from .types.shapes import ShapeEnv, fmt_shape, sym_text
 
 _ids = itertools.count()
+# the input name of the returned array's destination, an input the call allocates (result_destination.py)
+RESULT_DESTINATION = "(result)"
 
 
 def next_var_id() -> int:
@@ -133,7 +135,8 @@ class Program:
             if v.weak:   # a Python scalar
                 return {"b": "bool", "i": "int", "f": "float", "c": "complex"}[v.dtype.kind]
             return f"{v.dtype}{fmt_shape(v.shape) if v.shape else ''}"
-        return ", ".join(f"{n}: {text(v)}" for n, v in zip(self.input_names, self.inputs))
+        return ", ".join(f"{n}: {text(v)}" for n, v in zip(self.input_names, self.inputs)
+                         if n != RESULT_DESTINATION)
 
     def own_text(self) -> str:
         params = ", ".join(f"{n}: {v.type_text()} {v}" for n, v in zip(self.input_names, self.inputs))

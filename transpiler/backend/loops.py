@@ -17,6 +17,7 @@ from mlir.dialects import arith, memref, scf
 
 from .blas_lowering import BLAS_SYMBOLS, WORTH_A_THREAD
 from .erasing import erase_with_body
+from .written_arguments import is_result_destination
 
 # Ops allowed in a loop whose accumulator is promoted: none of them writes memory (except the one store moved).
 _READ_ONLY_PREFIXES = ("arith.", "math.", "index.", "complex.")    # complex.re/im/create ... (a complex sum's parts)
@@ -319,7 +320,9 @@ def _fusable(a, b) -> bool:
     written = {buffer for (kind, buffer, _), _ in accesses if kind == "store"}
     if any(not _plain_buffer(buffer) for buffer in written):
         return False
-    arguments_written = any(isinstance(buffer.owner, ir.Block) for buffer in written)
+    # (the returned array the call allocated is no view of another argument: written_arguments.is_result_destination)
+    arguments_written = any(isinstance(buffer.owner, ir.Block) and not is_result_destination(buffer)
+                            for buffer in written)
     for (kind, buffer, indices), ivs in accesses:
         # a buffer either loop writes, or (when an argument is written, which may alias another argument) any
         # argument: every access stays in this iteration's slice, on the buffer itself (through a view, `np.flip(b)`
@@ -379,7 +382,13 @@ def thread_only_large_loops(module: ir.Module, min_work: int) -> None:
     """Give every `omp.parallel` an `if`: threads only when the loop nest does at least `min_work` operations
     (iterations times the ops of one iteration, inner sequential loops included, computed from the run-time
     bounds). Waking the OpenMP workers costs tens of microseconds on a virtual machine; a smaller loop runs in
-    the calling thread (a serialized parallel region: no wake-up, no synchronization)."""
+    the calling thread: a plain copy of the loop nest beside the parallel region (`_sequential_beside`), or, where
+    it is not copied, the parallel region serialized (no wake-up, no synchronization, but the OpenMP runtime's
+    entry and its dynamic schedule's calls: 0.3-0.5 us of a call on 10 elements). Copies cost compile time (LLVM
+    compiles and vectorizes each loop twice: layer norm's kernel took 0.2 -> 0.3 s with every nest copied), so only
+    SEQUENTIAL_COPY_OPS operations are copied per function, the first nests': small kernels, whose calls are short
+    enough for the runtime's entry to show, get them all; a model's kernel its first few."""
+    budget = {}       # func.func -> operations still to copy
     regions = []
     module.operation.walk(lambda op: (op.name == "omp.parallel" and regions.append(op)) or ir.WalkResult.ADVANCE)
     index = ir.IndexType.get()
@@ -403,6 +412,85 @@ def thread_only_large_loops(module: ir.Module, min_work: int) -> None:
         par.regions[0].blocks[0].append_to(guarded.regions[0])
         erase_with_body(par)
         _schedule_in_chunks(guarded, nest)
+        function = _function_of(guarded)
+        size = _size(guarded)
+        if size <= budget.setdefault(function, SEQUENTIAL_COPY_OPS):
+            budget[function] -= size
+            _sequential_beside(guarded, cond)
+
+
+# The most operations of parallel loop nests copied as plain loops per function (thread_only_large_loops)
+SEQUENTIAL_COPY_OPS = 32
+
+
+def _function_of(op):
+    op = op.operation
+    while op.name != "func.func":
+        op = op.parent
+    return op
+
+
+def _size(op) -> int:
+    count = [0]
+    op.operation.walk(lambda nested: count.__setitem__(0, count[0] + 1) or ir.WalkResult.ADVANCE)
+    return count[0]
+
+
+def _sequential_beside(par, cond) -> None:
+    """`scf.if cond {par} else {the same loop nest as scf.for loops}`, for a parallel region that is one loop nest
+    without reductions (`omp.parallel { omp.wsloop { omp.loop_nest {body} } }`); other regions stay as they are.
+    The copy runs the same body over the same iterations, in the calling thread."""
+    ops = list(par.regions[0].blocks[0].operations)
+    # (before the loop: arithmetic only, its chunk size: _schedule_in_chunks)
+    if len(ops) < 2 or ops[-2].operation.name != "omp.wsloop" or len(ops[-2].operands) > 1 \
+            or len(ops[-2].regions[0].blocks) != 1 \
+            or not all(op.operation.name.startswith("arith.") for op in ops[:-2]):
+        return
+    inner = list(ops[-2].regions[0].blocks[0].operations)
+    if len(inner) != 1 or inner[0].operation.name != "omp.loop_nest" or len(inner[0].regions[0].blocks) != 1:
+        return
+    # the body's `memref.alloca_scope` (convert-scf-to-openmp's) becomes blocks when the OpenMP region is lowered,
+    # which an scf.for cannot hold: the copy takes the scope's contents, where it allocates nothing on the stack
+    if any(_allocates_on_stack(op) for op in inner[0].regions[0].blocks[0].operations):
+        return
+    with ir.InsertionPoint(par), par.location:
+        branch = scf.IfOp(cond, [], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            then_end = scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            else_end = scf.YieldOp([])
+    par.move_before(then_end)
+    copy = par.clone(ip=ir.InsertionPoint(else_end))
+    copied = list(copy.regions[0].blocks[0].operations)
+    for op in copied[:-2]:      # (the arithmetic before the loop, used by the loop only if at all)
+        op.move_before(copy)
+    nest = list(copied[-2].regions[0].blocks[0].operations)[0]
+    n = len(nest.operands) // 3
+    bounds = list(nest.operands)
+    end, ivs = copy, []
+    for k in range(n):
+        with ir.InsertionPoint(end), par.location:
+            loop = scf.ForOp(bounds[k], bounds[n + k], bounds[2 * n + k])
+            with ir.InsertionPoint(loop.body):
+                end = scf.YieldOp([])
+        ivs.append(loop.induction_variable)
+    body = nest.regions[0].blocks[0]
+    for arg, iv in zip(body.arguments, ivs):
+        arg.replace_all_uses_with(iv)
+    for op in list(body.operations):
+        if op.operation.name == "memref.alloca_scope":
+            for scoped in list(op.regions[0].blocks[0].operations)[:-1]:   # (not its terminator)
+                scoped.move_before(end)
+        elif op.operation.name != "omp.yield":
+            op.move_before(end)
+    erase_with_body(copy)
+
+
+def _allocates_on_stack(op) -> bool:
+    found = []
+    op.operation.walk(lambda nested: (nested.name in ("memref.alloca", "llvm.alloca") and found.append(nested))
+                      or ir.WalkResult.ADVANCE)
+    return bool(found)
 
 
 # A threaded loop is handed out in this many chunks (OpenMP's dynamic schedule), not in one static block per thread:

@@ -17,7 +17,8 @@ gather), a store into memory the loop may also read elsewhere, a strided innermo
 
 Correctness of the reordering: the vector loop reads 16 elements of each array before writing 16; that equals the
 scalar loop only if no iteration reads what another one writes. Every store here goes to a buffer the function
-allocated (memref.alloc: no argument and no other buffer is a view of it), and every load from a stored buffer
+allocated (memref.alloc: no argument and no other buffer is a view of it) or to the returned array the call
+allocated for it (result_destination.py: no other argument is a view of it either), and every load from a stored buffer
 reads the element that the same iteration stores (the same indices).
 
 float32 tanh (`tanh_f32`): |x| in 30 intervals by its bits (four per octave from 2**-4 to 8, [0, 2**-4) and
@@ -38,6 +39,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm, scf, vector
 
 from . import target, vector_power
+from .written_arguments import is_result_destination
 from .erasing import erase_with_body
 
 MARK = "transpiler.vector_loop"    # a math op left for `vectorize` by vector_math.expand
@@ -203,8 +205,8 @@ def _vectorize(loop) -> None:
                 raise _Unsupported("strided innermost dim")
             if op.name == "memref.store":
                 owner = _operation(memory)
-                if owner is None or owner.name not in ("memref.alloc", "memref.alloca") or not indices or \
-                        indices[-1] != index:
+                if not (owner is not None and owner.name in ("memref.alloc", "memref.alloca") or
+                        is_result_destination(memory)) or not indices or indices[-1] != index:
                     raise _Unsupported("a store into memory the function did not allocate")
                 stored.setdefault(memory, []).append(list(indices))
         elif not (op.name.startswith("arith.") or op.name == "llvm.intr.fma" or

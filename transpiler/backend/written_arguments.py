@@ -14,13 +14,27 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, func, memref, scf
 
-from ..codegen.emitter import WRITTEN_ATTR
+from ..codegen.emitter import DESTINATION_ATTR, WRITTEN_ATTR
 
 
 def written_functions(module: ir.Module):
     for op in module.body.operations:
         if op.operation.name == "func.func" and WRITTEN_ATTR in op.attributes:
             yield op
+
+
+def is_result_destination(value) -> bool:
+    """Whether `value` is the kernel's argument that is its returned array, allocated by the call for this call alone
+    (codegen's DESTINATION_ATTR, result_destination.py): like a buffer the function allocated, no other argument is
+    a view of it."""
+    if not isinstance(value, ir.BlockArgument):
+        return False
+    block = value.owner
+    function = block.owner.operation if block.owner is not None else None
+    if function is None or function.name != "func.func" or DESTINATION_ATTR not in function.attributes \
+            or list(function.regions[0].blocks)[0] != block:
+        return False
+    return ir.IntegerAttr(function.attributes[DESTINATION_ATTR]).value == value.arg_number
 
 
 def _return_op(f):

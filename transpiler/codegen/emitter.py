@@ -6,12 +6,15 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, bufferization, func, tensor
 
-from ..program import Program, Var
+from ..program import RESULT_DESTINATION, Program, Var
 from ..types.shapes import Sym
 from .scalar import storage_type
 
 EMITTERS: dict = {}
 WRITTEN_ATTR = "transpiler.written_arguments"   # the kernel's last results: final contents of these arguments
+# the argument that is the returned array, allocated by the call for this call alone (result_destination.py): no
+# other argument views it (backend/vector_loops.py stores into it as into a buffer the function allocated)
+DESTINATION_ATTR = "transpiler.result_destination"
 _INDEX_OPS = {"add": arith.addi, "sub": arith.subi, "mul": arith.muli, "floordiv": arith.floordivsi,
               "min": arith.minsi, "max": arith.maxsi,
               "wrap": lambda i, n: arith.select(arith.cmpi(arith.CmpIPredicate.slt, i, arith.constant(i.type, 0)),
@@ -136,6 +139,9 @@ class Emitter:
         f = func.FuncOp(p.name, (arg_types, out_types + written_types), visibility=None if public else "private")
         if public:
             f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            if RESULT_DESTINATION in p.input_names:
+                f.attributes[DESTINATION_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                                                    p.input_names.index(RESULT_DESTINATION))
         if written:
             f.attributes[WRITTEN_ATTR] = ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i)
                                                            for i, v in enumerate(p.inputs) if id(v) in written])

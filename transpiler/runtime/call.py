@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import allocation, errstate, numpy_calls
+from . import allocation, blas, errstate, numpy_calls, openmp
+from .. import result_destination
 from .signature import build_result
 from ..types.shapes import ConditionalGuardFailed, SizesDiffer
 
@@ -43,6 +44,15 @@ def runner(typed, kernel):
     keep_written = written if kernel.may_raise or replay else []
     # the common return: one array the kernel made, no check flags
     out = template[1] if template[0] == "out" and template[2] == "array" and not checks and not attributes else None
+    # a returned array the call allocates and the kernel writes into (result_destination.py): its last input
+    destination = typed.destination
+    if destination is not None:
+        result_shape = result_destination.shape_function(program, destination)
+        result_dtype, empty = np.dtype(program.inputs[destination].dtype), np.empty
+
+    if destination is not None and not (implicit or allocations or written or attributes or checks) \
+            and not (kernel.calls_numpy or kernel.calls_openblas):
+        return into_destination(typed, kernel, check_sizes)
 
     def run(leaves: list, originals: list, arrays: list, objects=()):
         """`objects`: the argument objects in flatten's order (signature.flatten), for the rebound attributes."""
@@ -65,9 +75,16 @@ def runner(typed, kernel):
         if keep_written and (replay or errstate.any_reported()):
             kept = [(leaves[i], leaves[i].copy()) for i in keep_written] \
                 if sum([leaves[i].nbytes for i in keep_written]) <= KEEP_LIMIT_BYTES else False
+        if destination is not None:
+            result = empty(result_shape(arrays), result_dtype)
+            arrays = [*arrays, result]
         try:
             results = invoke(arrays)
+            if destination is not None:
+                results = [result]
         except errstate.Events as events:
+            if destination is not None:
+                events.results = [result]
             if checks:   # a failed check is the call's error, as without the event (an int64 overflow, say)
                 failed(events.results, kept)
             if kept is False:
@@ -107,6 +124,45 @@ def runner(typed, kernel):
             setattr(objects[index], name, build_result(attribute, results, originals, made=made))
         return value
     return run
+
+
+def into_destination(typed, kernel, check_sizes):
+    """run(leaves, originals, arrays) for the common cheap call, in one function generated per specialization: a
+    kernel that writes the returned array into a destination the call allocates (result_destination.py), with no
+    argument written, no check flags, no library calls; at most a size check first. What `runner`'s general run
+    and the kernel's invoker do for it, without their branches and three Python calls (about 1 us of a 3 us call
+    on a loaded machine)."""
+    program = typed.program
+    n = len(program.inputs)
+    names = [f"a{i}" for i in range(n)]
+    result = names[-1]
+    layout = kernel.frame.layout(tuple(v.ndim for v in program.inputs))
+    lines = ["def run(leaves, originals, arrays, objects=()):"]
+    if n > 1:
+        lines.append(f"    {', '.join(names[:-1])}, = arrays")
+    if check_sizes is not None:    # (run-time sizes the kernel was compiled to assume equal: runner's run)
+        lines += ["    try:",
+                  "        check_sizes(arrays)",
+                  "    except ConditionalGuardFailed:",
+                  "        raise Replay from None"]
+    lines += [f"    shape = {result_destination.destination_shape(program, n - 1, 'a{}')}",
+              f"    {result} = empty(shape, dtype)",
+              "    before_kernel()"]
+    lines += layout.call_lines(names, "    ", {result: "shape"})
+    lines += ["    status = unpack_from(buffer)[-1]",
+              "    free.append((buffer, base))",
+              "    if interrupted.is_set():    # a Ctrl-C during a callback: the kernel finished, now raise it",
+              "        interrupted.clear()",
+              "        raise KeyboardInterrupt",
+              "    if (status or folded) and reported(status | folded):   # floating-point events the caller reports",
+              f"        raise events([{result}], reported(status | folded))",
+              f"    return {result}"]
+    namespace = {**layout.namespace(), "check_sizes": check_sizes, "ConditionalGuardFailed": ConditionalGuardFailed,
+                 "Replay": Replay, "empty": np.empty, "dtype": np.dtype(program.inputs[-1].dtype),
+                 "before_kernel": openmp.before_kernel, "entry": kernel.fn, "interrupted": blas.INTERRUPTED,
+                 "folded": kernel.folded_events, "reported": errstate.reported, "events": errstate.Events}
+    exec("\n".join(lines), namespace)
+    return namespace["run"]
 
 
 class Replay(Exception):

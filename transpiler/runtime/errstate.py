@@ -95,6 +95,12 @@ def any_reported() -> bool:
     return reported(sum(_BITS.values())) != 0
 
 
+# the per-call test (api.py): `current_state() is not DEFAULT_STATE and numpy_must_run()`, one C call while the error
+# state is the default one (without NumPy 2's ContextVar, `object()`: never the default, numpy_must_run decides)
+current_state = _state.get if _state is not None else object
+DEFAULT_STATE = _DEFAULT
+
+
 def numpy_must_run() -> bool:
     """Whether the current error state asks for raise, call, print or log on some floating-point event."""
     global _last

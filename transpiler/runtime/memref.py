@@ -73,12 +73,38 @@ class Frame:
     def caller(self, in_ranks: tuple):
         """call(entry, arrays) for input arrays of these ranks (C-contiguous): (the results' descriptor words,
         the inputs' data pointers)."""
-        return made_once(self._callers, tuple(in_ranks), self._make_caller)
+        return made_once(self._callers, ("caller", *in_ranks), lambda key: self._make_caller(tuple(in_ranks)))
+
+    def layout(self, in_ranks: tuple) -> "FrameLayout":
+        """The frame of a call with inputs of these ranks, and its buffers (one free list per layout)."""
+        return made_once(self._callers, ("layout", *in_ranks), lambda key: FrameLayout(self, tuple(in_ranks)))
 
     def _make_caller(self, in_ranks: tuple):
-        result_words = self.result_words
-        status = result_words        # the status word, right after the results: unpacked with them
-        starts = [0] if self.out_ranks else []
+        layout = self.layout(in_ranks)
+        names = [f"a{i}" for i in range(len(in_ranks))]
+        # straight-line code for these ranks: a generic loop over the arrays cost a microsecond more per call
+        lines = ["def call(entry, arrays):"]
+        if names:
+            lines.append(f"    {', '.join(names)}, = arrays")
+        lines += layout.call_lines(names, "    ")
+        lines += ["    results = unpack_from(buffer)",
+                  "    free.append((buffer, base))",
+                  f"    return results, ({''.join(name + 'p, ' for name in names)})"]
+        namespace = layout.namespace()
+        exec("\n".join(lines), namespace)
+        return namespace["call"]
+
+
+class FrameLayout:
+    """Where each word of a Frame's buffer goes for inputs of given ranks (Frame's doc), and the code that fills the
+    buffer and calls the kernel (`call_lines`), shared by Frame's caller and the cheap call's generated run
+    (runtime/call.py)."""
+
+    def __init__(self, frame: Frame, in_ranks: tuple):
+        self.in_ranks = in_ranks
+        result_words = frame.result_words
+        self.status = status = result_words        # the status word, right after the results: unpacked with them
+        starts = [0] if frame.out_ranks else []
         words = status + 1
         for rank in in_ranks:
             starts.append(words)
@@ -87,10 +113,11 @@ class Frame:
         words += 3
         first_slot, n = words, len(starts)
         size = first_slot + 2 * n
+        self.entry_offset = 8 * (first_slot + n)    # the packed entry point's argument: base + this
         pointer_offsets = [8 * start for start in starts] + [8 * (first_slot + i) for i in range(n)]
         pointers = struct.Struct(f"{2 * n}q")
         status_descriptor = struct.Struct("3q")
-        free: list = []
+        self.free: list = []
 
         def new_buffer():
             buffer = np.zeros(size, np.int64)   # (the kernel stores 32 bits of the status word: the rest stays 0)
@@ -98,32 +125,32 @@ class Frame:
             pointers.pack_into(buffer, 8 * first_slot, *[base + offset for offset in pointer_offsets])
             status_descriptor.pack_into(buffer, 8 * starts[-1], base + 8 * status, base + 8 * status, 0)
             return buffer, base
+        self.new_buffer = new_buffer
+        self.pack_into = struct.Struct(f"{starts[-1] - status - 1}q").pack_into   # the input descriptors
+        self.unpack_from = struct.Struct(f"{result_words + 1}q").unpack_from    # the results' words and the status
 
-        # straight-line code for these ranks: a generic loop over the arrays cost a microsecond more per call
-        names = [f"a{i}" for i in range(len(in_ranks))]
-        fields = []
-        for name, rank in zip(names, in_ranks):
+    def call_lines(self, names: list, indent: str, shapes: dict | None = None) -> list:
+        """Lines that take a buffer, pack the descriptors of the arrays named `names` (C-contiguous, of this
+        layout's ranks) and call `entry`, leaving `buffer` and `base` (given back to `free` by the caller's next
+        lines) and `{name}p`, each array's data pointer. `shapes`: an expression for an array's shape, where it is
+        known without reading it."""
+        lines, fields = [], []
+        for name, rank in zip(names, self.in_ranks):
             dims = [f"{name}s[{k}]" for k in range(rank)]
             strides = ["*".join(f"({d} or 1)" for d in dims[k + 1:]) or "1" for k in range(rank)]
             fields += [f"{name}p", f"{name}p", "0", *dims, *strides]
-        lines = ["def call(entry, arrays):"]
-        if names:
-            lines.append(f"    {', '.join(names)}, = arrays")
-        for name, rank in zip(names, in_ranks):
-            lines.append(f"    {name}p = {_POINTER.format(name)}")
+            lines.append(f"{indent}{name}p = {_POINTER.format(name)}")
             if rank:
-                lines.append(f"    {name}s = {name}.shape")
-        lines += ["    buffer, base = free.pop() if free else new_buffer()",
-                  f"    pack_into(buffer, {8 * (status + 1)}, {', '.join(fields)})" if fields else "",
-                  f"    entry(base + {8 * (first_slot + n)})",
-                  "    results = unpack_from(buffer)",
-                  "    free.append((buffer, base))",
-                  f"    return results, ({''.join(name + 'p, ' for name in names)})"]
-        namespace = {"free": free, "new_buffer": new_buffer, "read": _read_pointer,
-                     "data_pointer": data_pointer, "pack_into": struct.Struct(f"{starts[-1] - status - 1}q").pack_into,
-                     "unpack_from": struct.Struct(f"{result_words + 1}q").unpack_from}
-        exec("\n".join(lines), namespace)
-        return namespace["call"]
+                lines.append(f"{indent}{name}s = {(shapes or {}).get(name, name + '.shape')}")
+        lines += [f"{indent}buffer, base = free.pop() if free else new_buffer()",
+                  f"{indent}pack_into(buffer, {8 * (self.status + 1)}, {', '.join(fields)})" if fields else "",
+                  f"{indent}entry(base + {self.entry_offset})"]
+        return lines
+
+    def namespace(self) -> dict:
+        """The names `call_lines` and the lines around them use."""
+        return {"free": self.free, "new_buffer": self.new_buffer, "read": _read_pointer,
+                "data_pointer": data_pointer, "pack_into": self.pack_into, "unpack_from": self.unpack_from}
 
 
 _release = _libc.free   # how _Owned gives its buffer back: `free`, or the cache of large buffers (result_cache.py)
