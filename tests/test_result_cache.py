@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from transpiler import transpile
+from transpiler import result_destination
 from transpiler.runtime import result_cache
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -49,8 +50,10 @@ LIMIT = 64 << 20
 
 @pytest.fixture
 def empty_cache(monkeypatch):
-    """The cache on (kernels compiled in the test call it), with LIMIT bytes and nothing held."""
+    """The cache on (kernels compiled in the test call it), with LIMIT bytes and nothing held; the kernels allocate
+    their results (an elementwise result would otherwise be the caller's np.empty: result_destination.py)."""
     monkeypatch.setenv("TRANSPILER_RESULT_CACHE_MB", str(LIMIT >> 20))
+    monkeypatch.setattr(result_destination, "ENABLED", False)
     gc.collect()              # results of earlier tests waiting in reference cycles: freed before, not during
     result_cache.set_limit(LIMIT)
     result_cache.clear()

@@ -31,7 +31,6 @@ import sys
 import threading
 
 from mlir import ir
-from mlir.execution_engine import ExecutionEngine
 
 from . import memref
 
@@ -279,7 +278,8 @@ def _compile():
         context.enable_multithreading(False)    # no pool threads (driver.new_context)
         with context, ir.Location.unknown():
             # O0: ~20 ms once per process against ~80 ms at O2; the functions run once per large allocation
-            engine = ExecutionEngine(ir.Module.parse(source), opt_level=0)
+            from mlir.execution_engine import ExecutionEngine   # (only when the opt-in cache is on: a cache hit
+            engine = ExecutionEngine(ir.Module.parse(source), opt_level=0)   # imports no engine, test_first_call)
             engine.initialize()
         # raw_lookup(name) finds `_mlir_<name>`: the functions themselves, not packed wrappers
         take = engine.raw_lookup(TAKE_NAME)
