@@ -1,16 +1,39 @@
 """The CLI: `python -m transpiler FILE --emit STAGE` with --function and --arg, and its error format."""
+import contextlib
+import io
 import os
 import subprocess
 import sys
 
 import pytest
 
+from transpiler.__main__ import main
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def run(*args, cwd=ROOT):
+def run_process(*args, cwd=ROOT):
+    """`python -m transpiler ARGS` in a child process: the command as a user runs it (its exit status, its stderr)."""
     return subprocess.run([sys.executable, "-m", "transpiler", *args], cwd=cwd, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": ROOT})
+
+
+def run(*args):
+    """The CLI's main(ARGS) in this process, from the repository root (no interpreter to start, no compiler to
+    import: the suite's time), giving what run_process gives; the paths and modules the CLI added are removed."""
+    out, err = io.StringIO(), io.StringIO()
+    saved_path, saved_modules, cwd = list(sys.path), set(sys.modules), os.getcwd()
+    try:
+        os.chdir(ROOT)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        os.chdir(cwd)
+        sys.path[:] = saved_path
+        for name in set(sys.modules) - saved_modules:
+            if name.startswith("_transpiler_cli_"):
+                del sys.modules[name]
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
 
 
 @pytest.mark.parametrize("stage", ["typed", "mlir", "optimized", "llvm"])
@@ -22,7 +45,7 @@ def test_example_every_stage(stage):
 
 
 def test_default_stage_is_mlir_and_arg_overrides_annotation():
-    r = run("examples/gelu.py", "--arg", "x=float64[?,768]")
+    r = run_process("examples/gelu.py", "--arg", "x=float64[?,768]")
     assert r.returncode == 0, r.stderr
     assert "tensor<?x768xf64>" in r.stdout and "func.func @gelu" in r.stdout
 
@@ -54,7 +77,7 @@ def test_array_types_are_c_contiguous(tmp_path):
 def test_errors_are_located_without_traceback(tmp_path):
     src = tmp_path / "bad.py"
     src.write_text("import numpy as np\n\ndef f(x: 'bool[?]'):\n    return x - x\n")
-    r = run(str(src))
+    r = run_process(str(src))
     assert r.returncode == 1
     assert r.stderr.startswith(f"{src}:4:12: error: ")
     assert "Traceback" not in r.stderr
@@ -69,7 +92,7 @@ def test_missing_type_is_reported(tmp_path):
 
 
 def test_bad_arg_spec_and_missing_function():
-    r = run("examples/gelu.py", "--arg", "x=float128[?]")
+    r = run_process("examples/gelu.py", "--arg", "x=float128[?]")
     assert r.returncode == 1 and "dtype" in r.stderr and "Traceback" not in r.stderr
     r = run("examples/gelu.py", "--function", "nope")
     assert r.returncode == 1 and "nope" in r.stderr

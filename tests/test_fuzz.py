@@ -29,8 +29,9 @@ test_writes_fuzz.py). Arguments come in several layouts (`with_layout`: contiguo
 misaligned at an odd byte offset), and the same array is sometimes passed for two parameters (the programs do not
 write).
 
-Default: 600 drawn programs (hypothesis repeats small ones) + 1,800 value draws over a pool of 80 programs,
-derandomized (a fixed, repeatable set), under a minute. Longer runs, with random seeds:
+Default: 400 drawn programs (hypothesis repeats small ones) + 1,200 value draws over a pool of 80 programs,
+derandomized (a fixed, repeatable set), under a minute; the slow suite (`-m slow`) draws as many again, other ones
+(the `_more` tests: another name is another derandomized seed). Longer runs, with random seeds:
     FUZZ_EXAMPLES=20000 uv run pytest -q tests/test_fuzz.py    # 20000 value draws (pool of 250), 5000 programs
 Failures found become explicit tests in tests/test_fuzz_regressions.py.
 """
@@ -53,8 +54,8 @@ from helpers import aliasing_mismatch
 from transpiler import CompileError, transpile
 
 FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0"))
-VALUE_EXAMPLES = FUZZ_EXAMPLES or 1800          # (the default suite's share, which sits near ten minutes)
-PROGRAM_EXAMPLES = max(FUZZ_EXAMPLES // 4, 1200) if FUZZ_EXAMPLES else 600
+VALUE_EXAMPLES = FUZZ_EXAMPLES or 1200          # (the default suite's share, which has to stay under ten minutes)
+PROGRAM_EXAMPLES = max(FUZZ_EXAMPLES // 4, 1200) if FUZZ_EXAMPLES else 400
 POOL_SIZE = 80 if not FUZZ_EXAMPLES else 250
 LONG = bool(FUZZ_EXAMPLES)
 
@@ -874,6 +875,11 @@ LIBRARY_POOL = [generate(RandomChooser(20_000 + seed), ops=LIBRARY_OPS,
           phases=list(Phase) if LONG else [Phase.explicit, Phase.reuse, Phase.generate])
 @given(st.data())
 def test_random_programs(data):
+    check_random_program(data)
+
+
+def check_random_program(data) -> None:
+    """One drawn program, on drawn arguments, against NumPy."""
     prog = generate(DataChooser(data), max_statements=5)
     note(prog.source)
     _, args = draw_inputs(data, prog, allow_one=False)
@@ -912,6 +918,36 @@ def check_pool_program(data, pool: list) -> None:
 @given(st.data())
 def test_random_library_values(data):
     """The same over a pool of programs that use the library functions along axes (a third on complex inputs)."""
+    check_pool_program(data, LIBRARY_POOL)
+
+
+# The slow suite's share: as many draws again, other ones (derandomized from another test name, so not a repeat of
+# the default suite's).
+@pytest.mark.slow
+@settings(max_examples=PROGRAM_EXAMPLES, **FUZZ_SETTINGS, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(st.data())
+def test_random_programs_more(data):
+    check_random_program(data)
+
+
+@pytest.mark.slow
+@settings(max_examples=VALUE_EXAMPLES, **FUZZ_SETTINGS)
+@given(st.data())
+def test_random_values_more(data):
+    check_pool_program(data, POOL)
+
+
+@pytest.mark.slow
+@settings(max_examples=VALUE_EXAMPLES // 5, **FUZZ_SETTINGS)
+@given(st.data())
+def test_random_complex_values_more(data):
+    check_pool_program(data, COMPLEX_POOL)
+
+
+@pytest.mark.slow
+@settings(max_examples=VALUE_EXAMPLES // 5, **FUZZ_SETTINGS)
+@given(st.data())
+def test_random_library_values_more(data):
     check_pool_program(data, LIBRARY_POOL)
 
 

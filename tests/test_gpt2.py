@@ -171,6 +171,7 @@ def assert_demo_output(r, expected, n_tokens):
     assert "does not compile" not in r.stderr
 
 
+@pytest.mark.slow     # the default suite runs the demo on a weights file (below): one child process, not two
 def test_demo_check_tiny(tiny_params):
     r = run_demo("--check", "--tokens", "5", "--model", "tiny")
     assert_demo_output(r, generate(PROMPT_IDS, tiny_params, TINY["n_head"], 5), 5)

@@ -97,15 +97,10 @@ def test_optimized_softmax_has_fewer_linalg_ops():
 @pytest.mark.parametrize("stage", ["typed", "mlir", "optimized", "llvm"])
 @pytest.mark.parametrize("fn", [nn.softmax, nn.layer_norm])
 def test_every_stage_with_dynamic_and_static_dims(stage, fn):
-    import os
-    import subprocess
-    import sys
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    from test_cli import run      # the CLI's main() in this process (test_cli.py runs the command itself too)
     args = ["--arg", "x=float32[?,768]"] if fn is nn.softmax else [
         "--arg", "x=float32[?,768]", "--arg", "g=float32[768]", "--arg", "b=float32[768]"]
-    r = subprocess.run([sys.executable, "-m", "transpiler", "stdlib/nn.py", "--function", fn.__name__,
-                        *args, "--emit", stage], cwd=root, capture_output=True, text=True,
-                       env={**os.environ, "PYTHONPATH": root})
+    r = run("stdlib/nn.py", "--function", fn.__name__, *args, "--emit", stage)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip()
     if stage in ("mlir", "optimized"):
