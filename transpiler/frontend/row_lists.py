@@ -136,7 +136,9 @@ def appended_lists(interp, stmt: ast.For, frame) -> dict:
     """{NAME: [its append statements]} for the empty lists this loop only appends to (each append a statement of
     its own, outside loops and functions nested in the body), held by that name only and made after any run-time
     loop or branch the loop is in; {} when it does anything else with them."""
-    if stmt.orelse:
+    if stmt.orelse or interp.speculating:
+        # (a loop over a compile-time range tried as a run-time loop: its appends make it unrolled, as before, so
+        # that a table it builds of numbers stays a compile-time list)
         return {}
     sites: dict = {}
     nested_sites: set = set()
