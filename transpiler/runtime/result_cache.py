@@ -92,6 +92,22 @@ module {
     llvm.return
   }
 
+  // the oldest block back to malloc; under the lock, with at least one block held
+  llvm.func @evict_oldest() {
+    %c0 = llvm.mlir.constant(0 : i64) : i64
+    %blocks = llvm.mlir.addressof @blocks : !llvm.ptr
+    %sizes = llvm.mlir.addressof @sizes : !llvm.ptr
+    %heldp = llvm.mlir.addressof @held : !llvm.ptr
+    %b0 = llvm.load %blocks : !llvm.ptr -> !llvm.ptr
+    %s0 = llvm.load %sizes : !llvm.ptr -> i64
+    llvm.call @free(%b0) : (!llvm.ptr) -> ()
+    %h = llvm.load %heldp : !llvm.ptr -> i64
+    %h0 = llvm.sub %h, %s0 : i64
+    llvm.store %h0, %heldp : i64, !llvm.ptr
+    llvm.call @remove(%c0) : (i64) -> ()
+    llvm.return
+  }
+
   // a cached block holding size .. size + size / FIT_SLACK bytes, the newest such, out of the cache; else null
   llvm.func @_mlir_transpiler_result_take(%size: i64) -> !llvm.ptr {
     %c0 = llvm.mlir.constant(0 : i64) : i64
@@ -171,13 +187,8 @@ module {
     %full = llvm.or %too_many, %too_much : i1
     llvm.cond_br %full, ^evict, ^store
   ^evict:
-    // the oldest block goes back to malloc (count > 0 here: with none held, one block within the limit fits)
-    %b0 = llvm.load %blocks : !llvm.ptr -> !llvm.ptr
-    %s0 = llvm.load %sizes : !llvm.ptr -> i64
-    llvm.call @free(%b0) : (!llvm.ptr) -> ()
-    %h0 = llvm.sub %h, %s0 : i64
-    llvm.store %h0, %heldp : i64, !llvm.ptr
-    llvm.call @remove(%c0) : (i64) -> ()
+    // (count > 0 here: with none held, one block within the limit fits)
+    llvm.call @evict_oldest() : () -> ()
     llvm.br ^room
   ^store:
     %bn = llvm.getelementptr %blocks[0, %n] : (!llvm.ptr, i64) -> !llvm.ptr, !llvm.array<MAX_BLOCKS x ptr>
@@ -213,12 +224,7 @@ module {
     %evict = llvm.and %some, %over : i1
     llvm.cond_br %evict, ^free, ^done
   ^free:
-    %b0 = llvm.load %blocks : !llvm.ptr -> !llvm.ptr
-    %s0 = llvm.load %sizes : !llvm.ptr -> i64
-    llvm.call @free(%b0) : (!llvm.ptr) -> ()
-    %h0 = llvm.sub %h, %s0 : i64
-    llvm.store %h0, %heldp : i64, !llvm.ptr
-    llvm.call @remove(%c0) : (i64) -> ()
+    llvm.call @evict_oldest() : () -> ()
     llvm.br ^room
   ^done:
     %r1 = llvm.call @pthread_mutex_unlock(%lock) : (!llvm.ptr) -> i32
