@@ -191,10 +191,7 @@ def _message(lib, pointer) -> str:
 
 def _check_error(lib, err) -> None:
     if err:
-        msg = lib.LLVMGetErrorMessage(err)
-        text = ctypes.string_at(msg).decode(errors="replace")
-        lib.LLVMDisposeErrorMessage(msg)
-        raise CompileError(text)
+        raise CompileError(objects.error_text(lib, err))
 
 
 def llvm_version() -> str:

@@ -105,12 +105,17 @@ class LoadError(RuntimeError):
     """The object could not be linked (e.g. a symbol is missing): the caller compiles instead."""
 
 
+def error_text(lib, err) -> str:
+    """The message of an LLVMErrorRef (which it consumes)."""
+    msg = lib.LLVMGetErrorMessage(err)
+    text = ctypes.string_at(msg).decode(errors="replace")
+    lib.LLVMDisposeErrorMessage(msg)
+    return text
+
+
 def _check(lib, err) -> None:
     if err:
-        msg = lib.LLVMGetErrorMessage(err)
-        text = ctypes.string_at(msg).decode(errors="replace")
-        lib.LLVMDisposeErrorMessage(msg)
-        raise LoadError(text)
+        raise LoadError(error_text(lib, err))
 
 
 class LinkedObject:
