@@ -117,16 +117,25 @@ def preload_runtime_libraries() -> None:
         _preload.start()
 
 
+_preloaded = False      # the preload thread's dlopen succeeded
+
+
 def _dlopen_global(path: str) -> None:
+    global _preloaded
     libc = ctypes.CDLL(None)
     libc.dlopen.restype, libc.dlopen.argtypes = ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_int]
-    libc.dlopen(path.encode(), os.RTLD_NOW | os.RTLD_GLOBAL)   # (never closed: the library stays loaded)
+    # (never closed: the library stays loaded)
+    _preloaded = libc.dlopen(path.encode(), os.RTLD_NOW | os.RTLD_GLOBAL) is not None
 
 
 def _join_preload() -> None:
+    """Wait for the preload; once it loaded the library, later links need not look for missing symbols."""
+    global _runner_utils_loaded
     thread = _preload
     if thread is not None:
         thread.join()
+        if _preloaded:
+            _runner_utils_loaded = True
 
 
 def llvm_options() -> list:
