@@ -465,6 +465,10 @@ def _index(v: int):
     return arith.constant(ir.IndexType.get(), v)
 
 
+# linalg.matmul's indexing maps as their results: (m, k), (k, n), (m, n)
+MATMUL_MAPS = [("d0", "d2"), ("d2", "d1"), ("d0", "d1")]
+
+
 def _eq(x, y):
     return arith.cmpi(arith.CmpIPredicate.eq, x, y)
 

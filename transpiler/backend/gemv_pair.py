@@ -24,7 +24,7 @@ from mlir import ir
 from mlir.dialects import arith, func, memref, scf, vector
 
 from . import blas_lowering
-from .blas_lowering import _dynamic, _index, _plain, _strides
+from .blas_lowering import _dynamic, _eq, _index, _plain, _strides
 
 ROWS = 4                       # rows of A per pass over a row of partial sums: one load of s feeds 4 rows
 VECTOR_BYTES = 64              # one AVX-512 register (two AVX2 ones)
@@ -33,7 +33,7 @@ _CHAIN = "transpiler_gemv_chain_{}"
 _VIEWS = {"memref.expand_shape", "memref.collapse_shape", "memref.subview", "memref.cast", "memref.transpose",
           "memref.reinterpret_cast"}
 _HARMLESS = _VIEWS | {"memref.dim", "memref.alloc", "memref.alloca", "memref.extract_strided_metadata"}
-_CANONICAL = [("d0", "d2"), ("d2", "d1"), ("d0", "d1")]
+_CANONICAL = blas_lowering.MATMUL_MAPS
 
 
 def fuse(module: ir.Module, ops: list, operand_maps, zero_fill_before, erase, chains: bool) -> list:
@@ -322,7 +322,3 @@ def _sweep(a, u, dots, partial, chunk, rows: list, cols, scales) -> None:
 
 def _float(element, value: float):
     return arith.constant(element, ir.FloatAttr.get(element, value))
-
-
-def _eq(x, y):
-    return arith.cmpi(arith.CmpIPredicate.eq, x, y)

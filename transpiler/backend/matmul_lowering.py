@@ -265,7 +265,7 @@ def _operand_maps(op) -> list:
     return [tuple(str(e) for e in ir.AffineMapAttr(m).value.results) for m in maps]
 
 
-_CANONICAL = [("d0", "d2"), ("d2", "d1"), ("d0", "d1")]   # matmul's (m, k), (k, n), (m, n)
+_CANONICAL = blas_lowering.MATMUL_MAPS
 
 
 def _as_indexed(value, dims, canonical):
