@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import struct
 import threading
 from typing import NamedTuple
 
@@ -162,7 +163,6 @@ class Symbols(NamedTuple):
 def symbols(obj: bytes) -> Symbols:
     """The names of the global and weak symbols a relocatable ELF object (as LLVM writes them, or check_elf passed)
     defines, and of those it uses without defining."""
-    import struct
     shoff, = struct.unpack_from("<Q", obj, 40)
     shnum, = struct.unpack_from("<H", obj, 60)
     sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + 64 * i) for i in range(shnum)]
@@ -184,7 +184,6 @@ def check_elf(obj: bytes) -> bool:
     """Whether `obj` is a well-formed 64-bit little-endian relocatable ELF object in the ways LLVM's loader relies
     on without checking (it aborts the process on, e.g., a section alignment that is not a power of two): header,
     section table, section ranges and alignments, and the symbol and relocation tables' references."""
-    import struct
     try:
         if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
             return False
