@@ -95,6 +95,29 @@ def test_the_preload_thread_ends_with_the_first_compilation(tmp_path):
     assert out == ["compiled", "True", "[]"]
 
 
+def refused_at_once(x):
+    return x.tolist()       # (refused: a list of Python numbers)
+
+
+def test_the_preload_thread_ends_with_a_compilation_that_fails(tmp_path):
+    """A first compilation that raises CompileError links nothing; the preload thread is joined all the same (its
+    dlopen made slower here than any typing)."""
+    out = run(f"""
+        import threading, time
+        from transpiler import CompileError
+        from transpiler.runtime import jit
+        from test_first_call import refused_at_once
+        dlopen = jit._dlopen_global
+        jit._dlopen_global = lambda path: (time.sleep(1), dlopen(path))
+        f = transpile(refused_at_once)
+        try:
+            f(x)
+        except CompileError:
+            print([t.name for t in threading.enumerate() if 'transpiler' in t.name])
+    """, "")
+    assert out == ["[]"]
+
+
 def divide_in_place(x, y):
     x /= y
 

@@ -12,7 +12,7 @@ import numpy as np
 from . import compile_log, driver, pickling
 from .errors import CompileError
 from .runtime import call, errstate
-from .runtime.jit import preload_runtime_libraries
+from .runtime.jit import join_preload, preload_runtime_libraries
 from .runtime.signature import flatten, with_int_values
 from .tracebacks import user_frames
 
@@ -159,6 +159,8 @@ class Transpiled:
                     except CompileError as e:   # the same arguments fail the same way: not compiled again
                         entry = _Failed(e)
                         key, _, _ = self._flatten(bound)    # (with int values, if typing found it needs them)
+                    finally:
+                        join_preload()      # (already joined where a kernel was linked)
                     self._cache[key] = entry
                     self.compilations += 1
                     while len(self._cache) > self.max_specializations:

@@ -84,7 +84,7 @@ def load_runtime_symbols(object_files: list, provided: dict) -> None:
     """Load MLIR's runtime utilities if the objects need a symbol that neither they, the process nor `provided`
     (the callbacks given to the linker) define."""
     global _runner_utils_loaded
-    _join_preload()
+    join_preload()
     if _runner_utils_loaded:
         return
     process = ctypes.CDLL(None)
@@ -106,8 +106,9 @@ def preload_runtime_libraries() -> None:
     """Start loading MLIR's runtime utilities (libMLIR.so with them: 40-65 ms) on another thread, once per process,
     while the first compilation types its program: most kernels with a copy between strided views call their
     memrefCopy. ctypes holds Python's lock while it opens a library but not while it calls a C function, so the
-    thread calls libc's dlopen itself. Joined before the first kernel is linked (load_runtime_symbols), so no
-    thread outlives a compilation (a fork meanwhile could leave the loader's lock held in the child)."""
+    thread calls libc's dlopen itself. Joined before the first kernel is linked (load_runtime_symbols) and when
+    a compilation ends without one (`join_preload`, after a CompileError), so no thread outlives a compilation
+    (a fork meanwhile could leave the loader's lock held in the child)."""
     global _preload
     with _loading:
         if _preload is not None or _runner_utils_loaded:
@@ -128,7 +129,7 @@ def _dlopen_global(path: str) -> None:
     _preloaded = libc.dlopen(path.encode(), os.RTLD_NOW | os.RTLD_GLOBAL) is not None
 
 
-def _join_preload() -> None:
+def join_preload() -> None:
     """Wait for the preload; once it loaded the library, later links need not look for missing symbols."""
     global _runner_utils_loaded
     thread = _preload
