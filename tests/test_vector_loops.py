@@ -304,8 +304,11 @@ def test_table_power_float32_within_its_bound():
     one, unrounded: before its one rounding to float32 the float64 value is within 2**-29 of it), hence within 1 ulp
     of it rounded, with NumPy's special values and signs, on test_vector_math's pairs and on power_hard_pairs32; once
     with bases the loop finds all positive normal finite, once complete. Lengths that leave 0-15 elements to the
-    scalar remainder. (The expansion before it, whose float64 value was within 2**-28, reached 0.5304 here.)"""
+    scalar remainder. (The expansion before it, whose float64 value was within 2**-28, reached 0.5304 here.) On a
+    machine without AVX-512 the expansion runs: its bound, 0.5 + 2**-28 / 2**-23 ulp."""
     from tests.test_vector_math import positive_base_pairs, power_pairs
+    from transpiler.backend import vector_loops
+    bound = 0.53 if vector_loops.available() else 0.5 + 2.0 ** -5
     compiled = transpile(power_of, disk_cache=False)
     sets = [power_pairs("float32"), power_hard_pairs32(), positive_base_pairs("float32")]
     positive = [np.abs(x[np.isfinite(x) & (np.abs(x) >= np.finfo(np.float32).tiny)]) for x, _ in sets[:2]]
@@ -328,7 +331,7 @@ def test_table_power_float32_within_its_bound():
             finite = numbers & np.isfinite(expected) & (expected != 0)
             spacing = np.spacing(np.abs(expected[finite])).astype(np.longdouble)
             to_exact = np.abs(actual[finite].astype(np.longdouble) - exact[:end][finite]) / spacing
-            assert to_exact.max() <= 0.53, float(to_exact.max())
+            assert to_exact.max() <= bound, float(to_exact.max())
 
 
 def test_table_power_float32_in_loops_and_threads():
