@@ -102,7 +102,7 @@ def refused_at_once(x):
 def test_the_preload_thread_ends_with_a_compilation_that_fails(tmp_path):
     """A first compilation that raises CompileError links nothing; the preload thread is joined all the same (its
     dlopen made slower here than any typing)."""
-    out = run(f"""
+    out = run("""
         import threading, time
         from transpiler import CompileError
         from transpiler.runtime import jit
