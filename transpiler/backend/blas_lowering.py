@@ -44,8 +44,9 @@ GEMM_SYMBOLS = {"f32": "transpiler_cblas_sgemm", "f64": "transpiler_cblas_dgemm"
 GEMV_SYMBOLS = {"f32": "transpiler_cblas_sgemv", "f64": "transpiler_cblas_dgemv"}
 BLAS_SYMBOLS = (*GEMM_SYMBOLS.values(), *GEMV_SYMBOLS.values())
 # Functions of ours called per chunk as gemm is (each worth a thread: loops.thread_only_large_loops): gemv_pair's
-# chunks of rows, few_rows' loops.
-WORTH_A_THREAD = ("transpiler_gemv_pair_chunk_", "transpiler_gemv_chain_chunk_", "transpiler_few_rows_")
+# chunks of rows (of a pair, of a chain), few_rows' loops; each name is the prefix and the element type.
+GEMV_PAIR_CHUNK, GEMV_CHAIN_CHUNK = "transpiler_gemv_pair_chunk_", "transpiler_gemv_chain_chunk_"
+WORTH_A_THREAD = (GEMV_PAIR_CHUNK, GEMV_CHAIN_CHUNK, "transpiler_few_rows_")
 # LAPACK's dgesv (np.linalg.inv and solve, codegen/lapack_call.py): bound to the same library's ILP64 Fortran
 # `scipy_dgesv_64_`, the function NumPy's _umath_linalg calls
 LAPACK_SYMBOLS = {"transpiler_lapack_dgesv": "scipy_dgesv_64_"}

@@ -252,13 +252,10 @@ def _one_pass(module, a, u, v, dots, sums, chained: bool) -> None:
     memref.dealloc(dense)
 
 
-CHUNK_FUNCTIONS = blas_lowering.WORTH_A_THREAD[:2]   # (pair, chained)
-
-
 def _chunk_function(module, a_type, dense_type, v_type, partial_type, chained: bool) -> str:
     """The function that runs one chunk of rows (a, dense u, v, dots, partial sums, chunk, chunks), once per module."""
     element = ir.MemRefType(a_type).element_type
-    name = CHUNK_FUNCTIONS[chained] + str(element)
+    name = (blas_lowering.GEMV_CHAIN_CHUNK if chained else blas_lowering.GEMV_PAIR_CHUNK) + str(element)
     if name in ir.SymbolTable(module.operation):
         return name
     index = ir.IndexType.get()
