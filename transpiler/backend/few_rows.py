@@ -22,8 +22,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, func, math, memref, scf, vector
 
-from .blas_lowering import _dynamic, _index
-from .gemv_pair import VECTOR_BYTES, _unit_inner
+from .blas_lowering import VECTOR_BYTES, _dynamic, _index, unit_inner
 
 MAX_ROWS = 8          # rows of a in the largest block: 8 accumulators
 DEPTH = 8             # rows of b per pass over the block's rows of c (each pass loads and stores them once)
@@ -81,7 +80,7 @@ def define(module: ir.Module, element) -> str:
 
 def product(a, b, c, m, n, k) -> None:
     """c = a @ b, b's and c's rows contiguous, a in any strides: rows in blocks of 8, then 4, 2, 1 as m's bits say."""
-    b, c = _unit_inner(b), _unit_inner(c)
+    b, c = unit_inner(b), unit_inner(c)
     start, end = _index(0), n
     eight = _index(8)
     full = arith.muli(arith.divui(m, eight), eight)

@@ -26,10 +26,9 @@ from mlir import ir
 from mlir.dialects import arith, func, memref, scf, vector
 
 from . import blas_lowering
-from .blas_lowering import _dynamic, _eq, _index, _plain, _strides
+from .blas_lowering import VECTOR_BYTES, _dynamic, _eq, _index, _plain, _strides, unit_inner
 
 ROWS = 4                       # rows of A per pass over a row of partial sums: one load of s feeds 4 rows
-VECTOR_BYTES = 64              # one AVX-512 register (two AVX2 ones)
 _HELPER = "transpiler_gemv_pair_{}"
 _CHAIN = "transpiler_gemv_chain_{}"
 _VIEWS = {"memref.expand_shape", "memref.collapse_shape", "memref.subview", "memref.cast", "memref.transpose",
@@ -179,7 +178,7 @@ def _helper(module: ir.Module, element, chained: bool) -> str:
         one = _index(1)
         by_rows = scf.IfOp(_eq(s1, one), [], has_else=True)
         with ir.InsertionPoint(by_rows.then_block):
-            _one_pass(module, _unit_inner(a), u, v, rows_out, cols_out, chained)
+            _one_pass(module, unit_inner(a), u, v, rows_out, cols_out, chained)
             scf.YieldOp([])
         with ir.InsertionPoint(by_rows.else_block):
             if chained:
@@ -197,26 +196,14 @@ def _other_layouts(module, a, u, v, rows_out, cols_out, s0) -> None:
     element = ir.MemRefType(a.type).element_type
     by_columns = scf.IfOp(_eq(s0, _index(1)), [], has_else=True)
     with ir.InsertionPoint(by_columns.then_block):
-        _one_pass(module, _unit_inner(blas_lowering._transpose(a)), v, u, cols_out, rows_out, False)
+        _one_pass(module, unit_inner(blas_lowering._transpose(a)), v, u, cols_out, rows_out, False)
         scf.YieldOp([])
     with ir.InsertionPoint(by_columns.else_block):
         copy = memref.alloc(_plain(element), [memref.dim(a, _index(i)) for i in (0, 1)], [])
         blas_lowering._copy(module, a, copy)
-        _one_pass(module, _unit_inner(copy), u, v, rows_out, cols_out, False)
+        _one_pass(module, unit_inner(copy), u, v, rows_out, cols_out, False)
         memref.dealloc(copy)
         scf.YieldOp([])
-
-
-def _unit_inner(x):
-    """x as a memref whose rows are contiguous (checked or made so by the caller): a reinterpret_cast, which
-    canonicalization does not fold into the vector loads as it would a memref.cast (they need the static stride)."""
-    m = ir.MemRefType(x.type)
-    dyn = ir.ShapedType.get_dynamic_stride_or_offset()
-    size = ir.ShapedType.get_dynamic_size()
-    t = ir.MemRefType.get([size] * 2, m.element_type, ir.StridedLayoutAttr.get(dyn, [dyn, 1]), m.memory_space)
-    meta = memref.ExtractStridedMetadataOp(x)
-    return memref.reinterpret_cast(t, meta.base_buffer, [meta.offset], list(meta.sizes), [meta.strides[0]],
-                                   [dyn], [size, size], [dyn, 1])
 
 
 def _one_pass(module, a, u, v, dots, sums, chained: bool) -> None:
