@@ -84,6 +84,22 @@ def test_special_values_propagate():
     np.testing.assert_array_equal(np.isinf(got), np.isinf(expected))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_the_last_columns_are_computed_as_the_others(dtype):
+    """The columns after the last whole vector (one masked vector) have the bits of the same columns computed in
+    whole vectors; infinite elements of `a` make their rows infinite, and only those."""
+    k, n = SIZES[dtype][0]
+    lanes = few_rows.VECTOR_BYTES // np.dtype(dtype).itemsize
+    assert n % lanes
+    a, wide = arr((8, k), dtype, 13), arr((k, n + lanes - n % lanes), dtype, 14)
+    compiled = transpile(product)
+    np.testing.assert_array_equal(compiled(a, wide[:, :n]), compiled(a, wide)[:, :n])
+    b = np.random.default_rng(15).uniform(1, 2, (k, n)).astype(dtype)
+    a[0, 5], a[3, 7] = np.inf, -np.inf
+    got = compiled(a, b)
+    assert np.all(got[0] == np.inf) and np.all(got[3] == -np.inf) and np.isfinite(np.delete(got, [0, 3], 0)).all()
+
+
 def test_a_failed_compilation_still_gives_the_product(monkeypatch):
     def fail(symbol):
         raise RuntimeError("no compiler today")

@@ -155,7 +155,7 @@ def test_a_kernel_in_parts_goes_through_the_disk_cache(monkeypatch, tmp_path):
 def test_llvm_errors_are_compile_errors_not_crashes(llvm_options):
     """A pass list LLVM cannot parse is reported as an exception (driver.py turns it into a CompileError)."""
     context, module = lowered(softmax_rows, np.ones((2, 3)))
-    machine = machine_code._TargetMachine(3)
+    machine = machine_code._TargetMachine()
     lib, capi = machine_code._libraries()
     llvm_context = lib.LLVMContextCreate()
     try:

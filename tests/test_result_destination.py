@@ -224,3 +224,55 @@ def test_destinations_beside_written_arguments_allocation_checks_and_module_arra
             assert not np.shares_memory(result, out)
             assert_same(g(x, x + 1), outer_then_add(x, x + 1))
             assert_same(h(x), plus_table(x))
+
+
+DESTINATION_KERNELS = """
+func.func @marked(%a: memref<4xf64>, %out: memref<4xf64>) attributes {transpiler.result_destination = 1 : i64} {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  %view = memref.subview %out[0] [2] [1] : memref<4xf64> to memref<2xf64, strided<[1]>>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %x = memref.load %a[%i] : memref<4xf64>
+    memref.store %x, %out[%i] : memref<4xf64>
+  }
+  return
+}
+func.func @unmarked(%a: memref<4xf64>, %out: memref<4xf64>) {
+  return
+}
+"""
+
+
+def test_only_the_marked_argument_of_its_function_is_the_destination():
+    """written_arguments.is_result_destination, what loops._fusable and vector_loops rely on (no other argument
+    views it): the function's argument its DESTINATION_ATTR names; not another argument, a view of it, a block
+    argument of a loop inside, or an argument of a function without the attribute."""
+    from mlir import ir
+    from transpiler.backend.written_arguments import is_result_destination
+    from transpiler.codegen.emitter import DESTINATION_ATTR
+    assert DESTINATION_ATTR in DESTINATION_KERNELS
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(DESTINATION_KERNELS)
+        marked, unmarked = module.body.operations
+        a, out = marked.regions[0].blocks[0].arguments
+        assert is_result_destination(out) and not is_result_destination(a)
+        ops = {op.operation.name: op for op in marked.regions[0].blocks[0].operations}
+        assert not is_result_destination(ops["memref.subview"].results[0])
+        assert not is_result_destination(ops["scf.for"].regions[0].blocks[0].arguments[0])
+        assert not any(is_result_destination(v) for v in unmarked.regions[0].blocks[0].arguments)
+
+
+def test_the_destination_s_shape_is_computed_before_the_call_only_from_the_arguments_shapes():
+    """result_destination.shape_source: argument dims, static sizes and their sums, products ... (a division by a
+    positive constant only); None (no destination: the kernel allocates) for a size only the kernel knows."""
+    from transpiler.result_destination import shape_source
+    from transpiler.types.shapes import Sym
+    n, m = Sym("n", ("arg", 0, 0)), Sym("m", ("arg", 1, 1))
+    assert shape_source([n, 3]) == "(arrays[0].shape[0], 3, )"
+    assert shape_source([Sym("a", ("sub", n, 1)), Sym("b", ("floordiv", m, 2))]) == \
+        "((arrays[0].shape[0] - 1), (arrays[1].shape[1] // 2), )"
+    assert shape_source([n, Sym("k", ("arg", 0, 1))], ranks=[2, 2]) == "arrays[0].shape"
+    assert shape_source([Sym("q", ("floordiv", n, m))]) is None      # (a zero size is the size checks' error)
+    assert shape_source([Sym("s", ("same", n, m))]) is None          # (a comparison only the kernel makes)
+    assert shape_source([Sym("count(x > 0)", ("var", None))]) is None     # (a count only the kernel makes)

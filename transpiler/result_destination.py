@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .codegen import emitter as _emitter, elementwise as _elementwise_codegen
 from .program import RESULT_DESTINATION, Var
-from .types.shapes import Sym
+from .types.shapes import Sym, dim_source
 
 # the emitters that lower a primitive to one linalg.generic into a fresh `tensor.empty` (codegen/elementwise.py)
 _ELEMENTWISE_EMITTERS = frozenset([_elementwise_codegen._elementwise, _elementwise_codegen._convert,
@@ -68,13 +68,11 @@ def shape_source(dims: list, array: str = "arrays[{}]", ranks: list | None = Non
 
 
 def _dim_source(d, array: str) -> str | None:
-    if isinstance(d, int):
-        return repr(d)
-    if not isinstance(d, Sym):
-        return None
+    """shapes.dim_source, and sums, products ... of such sizes."""
+    source = dim_source(d, array)
+    if source is not None or not isinstance(d, Sym):
+        return source
     kind = d.origin[0]
-    if kind == "arg" and isinstance(d.origin[1], int) and isinstance(d.origin[2], int):
-        return f"{array.format(d.origin[1])}.shape[{d.origin[2]}]"
     if kind in _OPERATORS and len(d.origin) == 3:
         if kind == "floordiv" and not (isinstance(d.origin[2], int) and d.origin[2] > 0):
             return None     # (a division by a size: zero is the size checks' error, before the call)

@@ -36,6 +36,8 @@ CHUNK_ALIGN = 64                               # chunk bounds: a multiple of eve
 # Columns of a narrow b (rows of a narrow a) widened at a time: 768 x 1024 float64 is 6 MB, in the shared L3.
 # GPT-2 at 256 tokens: 708 ms with 512, 680 ms with 1024, 705 ms with 2048 (743 ms widening whole operands).
 TILE = 1024
+# The vector our own product loops take at a time (gemv_pair.py, few_rows.py): one AVX-512 register, two AVX2 ones
+VECTOR_BYTES = 64
 
 # The external symbols the kernel calls: runtime/blas.py binds them to OpenBLAS's ILP64 cblas_?gemm / cblas_?gemv.
 # (Complex products, batched_blas.py, call cgemm/zgemm, which take alpha and beta by pointer.)
@@ -44,8 +46,9 @@ GEMM_SYMBOLS = {"f32": "transpiler_cblas_sgemm", "f64": "transpiler_cblas_dgemm"
 GEMV_SYMBOLS = {"f32": "transpiler_cblas_sgemv", "f64": "transpiler_cblas_dgemv"}
 BLAS_SYMBOLS = (*GEMM_SYMBOLS.values(), *GEMV_SYMBOLS.values())
 # Functions of ours called per chunk as gemm is (each worth a thread: loops.thread_only_large_loops): gemv_pair's
-# chunks of rows, few_rows' loops.
-WORTH_A_THREAD = ("transpiler_gemv_pair_chunk_", "transpiler_gemv_chain_chunk_", "transpiler_few_rows_")
+# chunks of rows (of a pair, of a chain), few_rows' loops; each name is the prefix and the element type.
+GEMV_PAIR_CHUNK, GEMV_CHAIN_CHUNK = "transpiler_gemv_pair_chunk_", "transpiler_gemv_chain_chunk_"
+WORTH_A_THREAD = (GEMV_PAIR_CHUNK, GEMV_CHAIN_CHUNK, "transpiler_few_rows_")
 # LAPACK's dgesv (np.linalg.inv and solve, codegen/lapack_call.py): bound to the same library's ILP64 Fortran
 # `scipy_dgesv_64_`, the function NumPy's _umath_linalg calls
 LAPACK_SYMBOLS = {"transpiler_lapack_dgesv": "scipy_dgesv_64_"}
@@ -447,6 +450,18 @@ def _address(x, item):
 def _transpose(x):
     t = ir.MemRefType(x.type)
     return memref.transpose(_dynamic(t), x, ir.AffineMap.get_permutation([1, 0]))
+
+
+def unit_inner(x):
+    """x as a memref whose rows are contiguous (checked or made so by the caller): a reinterpret_cast, which
+    canonicalization does not fold into the vector loads as it would a memref.cast (they need the static stride)."""
+    m = ir.MemRefType(x.type)
+    dyn = ir.ShapedType.get_dynamic_stride_or_offset()
+    size = ir.ShapedType.get_dynamic_size()
+    t = ir.MemRefType.get([size] * 2, m.element_type, ir.StridedLayoutAttr.get(dyn, [dyn, 1]), m.memory_space)
+    meta = memref.ExtractStridedMetadataOp(x)
+    return memref.reinterpret_cast(t, meta.base_buffer, [meta.offset], list(meta.sizes), [meta.strides[0]],
+                                   [dyn], [size, size], [dyn, 1])
 
 
 def _dynamic(t) -> ir.Type:

@@ -6,7 +6,8 @@ one Zen 4 thread (the MLP's second layer: 38-41 ms for 240 MB of weights, 6 GB/s
 streams). Here the block's rows of `c` are accumulated DEPTH rows of `b` at a time, one vector of columns at a
 time: each vector of `b` feeds every row of `a` (one broadcast element each, folded into the multiply-add), and
 each row of `b` is read in order, as a stream. Rows run in blocks of 8, 4, 2 and 1 (each block one sweep over `b`;
-7 rows would take three, and stay with gemm); the columns after the last whole vector one by one.
+7 rows would take three, and stay with gemm); the columns after the last whole vector as one masked vector, in a
+pass of its own down b's rows (its lanes past the last column multiply zeros: no floating-point event of their own).
 
 The loops are compiled once per process and element type, as a library (runtime/few_rows_library.py), not into
 every kernel: as part of each kernel's BLAS helper they added 120-250 ms to the compilation of every kernel with a
@@ -20,10 +21,9 @@ Each element is the sum over k of the exact products, in order, with fused multi
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, func, math, memref, scf, vector
+from mlir.dialects import arith, func, memref, scf, vector
 
-from .blas_lowering import _dynamic, _index
-from .gemv_pair import VECTOR_BYTES, _unit_inner
+from .blas_lowering import VECTOR_BYTES, _dynamic, _index, unit_inner
 
 MAX_ROWS = 8          # rows of a in the largest block: 8 accumulators
 DEPTH = 8             # rows of b per pass over the block's rows of c (each pass loads and stores them once)
@@ -32,7 +32,7 @@ _BLOCKS = (8, 4, 2, 1)
 # (30000, 2000) 20-21 / 39-41 ms, float64 40 / 60 ms; (8, 2000) @ (2000, 2000) float32 1.85 / 2.95 ms, float64
 # 3.0 / 4.2; (3, 768) @ (768, 3072) float32 0.62 / 1.25; (2, 5000) @ (5000, 256) float32 0.14 / 0.27. Not: b of
 # 1.5 MB or less ((8, 768) @ (768, 128) float64 0.08 / 0.06 ms), narrow b ((2, 5000) @ (5000, 100) float32 0.15 /
-# 0.08: the last columns one by one), 7 rows (three sweeps: (7, 30000) @ (30000, 2000) 50 / 45 ms).
+# 0.08, measured when the last columns ran one by one), 7 rows (three sweeps: (7, 30000) @ (30000, 2000) 50 / 45 ms).
 MIN_B_BYTES = 4 << 20
 MIN_COLUMNS = 256
 SYMBOLS = {"f32": "transpiler_few_rows_f32", "f64": "transpiler_few_rows_f64"}
@@ -81,7 +81,7 @@ def define(module: ir.Module, element) -> str:
 
 def product(a, b, c, m, n, k) -> None:
     """c = a @ b, b's and c's rows contiguous, a in any strides: rows in blocks of 8, then 4, 2, 1 as m's bits say."""
-    b, c = _unit_inner(b), _unit_inner(c)
+    b, c = unit_inner(b), unit_inner(c)
     start, end = _index(0), n
     eight = _index(8)
     full = arith.muli(arith.divui(m, eight), eight)
@@ -102,7 +102,7 @@ def product(a, b, c, m, n, k) -> None:
 def _block(a, b, c, first_row, rows: int, k, start, end) -> None:
     """c[first_row:first_row + rows, start:end] = a[...] @ b[:, start:end]: zeros, then DEPTH rows of b at a time
     (the last ones one by one) added into the block's rows of c, a vector of columns at a time (each row of b is
-    read in order, as a stream); the columns after the last whole vector one by one."""
+    read in order, as a stream); the columns after the last whole vector as one masked vector (_last_columns)."""
     element = ir.MemRefType(c.type).element_type
     lanes = VECTOR_BYTES * 8 // element.width
     vt = ir.VectorType.get([lanes], element)
@@ -133,18 +133,26 @@ def _block(a, b, c, first_row, rows: int, k, start, end) -> None:
                     vector.store(total, c, [i, j])
                 scf.YieldOp([])
             scf.YieldOp([])
-        # the last columns: one by one, rows in a loop (at most lanes - 1 columns)
-    rest = scf.ForOp(row_index[0], arith.addi(row_index[0], _index(rows)), _index(1))
-    with ir.InsertionPoint(rest.body):
-        i = rest.induction_variable
-        column = scf.ForOp(vectors_end, end, _index(1))
-        with ir.InsertionPoint(column.body):
-            j = column.induction_variable
-            scalar = arith.constant(element, ir.FloatAttr.get(element, 0.0))
-            total = scf.ForOp(_index(0), k, _index(1), [scalar])
-            with ir.InsertionPoint(total.body):
-                kd = total.induction_variable
-                scf.YieldOp([math.fma(memref.load(b, [kd, j]), memref.load(a, [i, kd]), total.inner_iter_args[0])])
-            memref.store(total.results[0], c, [i, j])
-            scf.YieldOp([])
+    tail = arith.subi(end, vectors_end)
+    last = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ne, tail, _index(0)), [], has_else=False)
+    with ir.InsertionPoint(last.then_block):
+        _last_columns(a, b, c, row_index, k, vectors_end, tail, zero)
         scf.YieldOp([])
+
+
+def _last_columns(a, b, c, row_index: list, k, j, count, zero) -> None:
+    """c[i, j:j + count] = a[i, :] @ b[:, j:j + count] for the rows i (count < lanes): one masked vector per row,
+    its sums over k in order, with fused multiply-adds, in registers, stored once. The lanes past the last column
+    compute 0 * 0 + 0 (the elements of `a` are broadcast to them as zeros: no floating-point event of their own).
+    A pass of its own down b's rows: inside the main pass's k loops it ran 0.5-1 ms faster on (8, 8000) @
+    (8000, 2015) float32, but the library compiled 130 ms longer (once per process)."""
+    vt = ir.VectorType(zero.type)
+    mask = vector.create_mask(ir.VectorType.get(vt.shape, ir.IntegerType.get_signless(1)), [count])
+    loop = scf.ForOp(_index(0), k, _index(1), [zero] * len(row_index))
+    with ir.InsertionPoint(loop.body):
+        kd = loop.induction_variable
+        value = vector.maskedload(vt, b, [kd, j], mask, zero)
+        scf.YieldOp([vector.fma(value, arith.select(mask, vector.broadcast(vt, memref.load(a, [i, kd])), zero), acc)
+                     for i, acc in zip(row_index, loop.inner_iter_args)])
+    for i, total in zip(row_index, loop.results):
+        vector.maskedstore(c, [i, j], mask, total)

@@ -20,14 +20,15 @@ or without threads.
 """
 from __future__ import annotations
 
+import bisect
+
 from mlir import ir
 from mlir.dialects import arith, func, memref, scf, vector
 
 from . import blas_lowering
-from .blas_lowering import _dynamic, _eq, _index, _plain, _strides
+from .blas_lowering import VECTOR_BYTES, _dynamic, _eq, _index, _plain, _strides, unit_inner
 
 ROWS = 4                       # rows of A per pass over a row of partial sums: one load of s feeds 4 rows
-VECTOR_BYTES = 64              # one AVX-512 register (two AVX2 ones)
 _HELPER = "transpiler_gemv_pair_{}"
 _CHAIN = "transpiler_gemv_chain_{}"
 _VIEWS = {"memref.expand_shape", "memref.collapse_shape", "memref.subview", "memref.cast", "memref.transpose",
@@ -40,14 +41,20 @@ def fuse(module: ir.Module, ops: list, operand_maps, zero_fill_before, erase, ch
     """Replace each fusable pair among the linalg ops `ops` by one call of the pair's helper; the ops left.
     `chains`: whether `(A @ x) @ A` may be fused too (its helper calls OpenBLAS for a matrix whose rows are not
     contiguous)."""
-    products = [i for i, op in enumerate(ops) if op.name == "linalg.matmul"]
+    # each product's role once, and candidate pairs only among products of one matrix (in program order)
+    roles = {i: _role(op, operand_maps) for i, op in enumerate(ops) if op.name == "linalg.matmul"}
+    by_matrix: dict = {}
+    for i, role in roles.items():
+        if role is not None:
+            by_matrix.setdefault(role[0], []).append(i)
+    blocks: dict = {}     # block -> _Block, until a fusion changes it
     done = set()
-    for n, i in enumerate(products):
-        for j in products[n + 1:]:
-            if i in done or j in done:
+    for i, role in roles.items():
+        for j in by_matrix[role[0]] if role is not None else ():
+            if j <= i or i in done or j in done:
                 continue
             first, second = ops[i], ops[j]
-            pair = _pair(first, second, operand_maps, zero_fill_before, chains)
+            pair = _pair(first, second, role, roles[j], blocks, zero_fill_before, chains)
             if pair is None:
                 continue
             fills = [zero_fill_before(op) for op in (first, second)]
@@ -55,6 +62,7 @@ def fuse(module: ir.Module, ops: list, operand_maps, zero_fill_before, erase, ch
                 chained, matrix, *columns = pair
                 helper = _helper(module, ir.MemRefType(matrix.type).element_type, chained)
                 func.CallOp([], ir.FlatSymbolRefAttr.get(helper), [_dynamic_cast(matrix)] + [c() for c in columns])
+            blocks.pop(second.operation.block, None)
             for op in (*[f for f in fills if f is not None], first, second):
                 erase(op)
             done.update((i, j))
@@ -105,14 +113,33 @@ def _root(v):
     return v
 
 
-def _pair(first, second, operand_maps, zero_fill_before, chains: bool):
+class _Block:
+    """Where each operation of a block is, and which may read a product's result or write an operand: one pass
+    over the block, for every pair in it."""
+
+    def __init__(self, block):
+        self.position, self.unsafe_at, self.unsafe = {}, [], []
+        for k, op in enumerate(block.operations):
+            self.position[op.operation] = k
+            if not (op.name in _HARMLESS or op.name.startswith("arith.")):
+                self.unsafe_at.append(k)
+                self.unsafe.append(op.operation)
+
+    def unsafe_between(self, first, second) -> list:
+        lo, hi = self.position[first.operation], self.position[second.operation]
+        return self.unsafe[bisect.bisect_right(self.unsafe_at, lo):bisect.bisect_left(self.unsafe_at, hi)]
+
+
+def _pair(first, second, first_role, second_role, blocks: dict, zero_fill_before, chains: bool):
     """(chained, matrix, the vector A is dotted with, the vector that scales A's rows, A @ u's column, v @ A's
-    column) if the two products can run as one pass; else None. Chained: the second product's vector is the
-    first's result (`(A @ x) @ A`: row i scales by its own dot product), allowed where `chains`."""
-    if first.operation.block != second.operation.block:
+    column) if the two products (their _roles) can run as one pass; else None. Chained: the second product's
+    vector is the first's result (`(A @ x) @ A`: row i scales by its own dot product), allowed where `chains`.
+    `blocks`: each block's _Block, made here the first time."""
+    block = first.operation.block
+    if block != second.operation.block:
         return None
-    roles = [_role(op, operand_maps) for op in (first, second)]
-    if None in roles or roles[0][0] != roles[1][0] or roles[0][1] == roles[1][1]:
+    roles = [first_role, second_role]
+    if roles[0][0] != roles[1][0] or roles[0][1] == roles[1][1]:
         return None
     outputs = [_root(op.operands[2]) for op in (first, second)]
     chained = _root(roles[1][4]) == outputs[0]
@@ -122,17 +149,11 @@ def _pair(first, second, operand_maps, zero_fill_before, chains: bool):
     if not all(_owner(v) == "memref.alloc" for v in outputs) or outputs[0] == outputs[1] or \
             any(v in outputs for v in inputs):
         return None    # (a result that is a view of an input)
+    if block not in blocks:
+        blocks[block] = _Block(block)
     fill = zero_fill_before(second)
-    between, inside = [], False
-    for op in first.operation.block.operations:
-        if op.operation == second.operation:
-            break
-        if inside:
-            between.append(op.operation)
-        inside = inside or op.operation == first.operation
-    for op in between:
-        if not (op.name in _HARMLESS or op.name.startswith("arith.") or (fill is not None and op == fill.operation)):
-            return None   # something that may read the first result or write an operand
+    if any(fill is None or op != fill.operation for op in blocks[block].unsafe_between(first, second)):
+        return None   # something that may read the first result or write an operand
     dotted, scaled = (roles[0], roles[1]) if roles[0][1] else (roles[1], roles[0])
     return chained, roles[0][0], dotted[2], scaled[2], dotted[3], scaled[3]
 
@@ -157,7 +178,7 @@ def _helper(module: ir.Module, element, chained: bool) -> str:
         one = _index(1)
         by_rows = scf.IfOp(_eq(s1, one), [], has_else=True)
         with ir.InsertionPoint(by_rows.then_block):
-            _one_pass(module, _unit_inner(a), u, v, rows_out, cols_out, chained)
+            _one_pass(module, unit_inner(a), u, v, rows_out, cols_out, chained)
             scf.YieldOp([])
         with ir.InsertionPoint(by_rows.else_block):
             if chained:
@@ -175,26 +196,14 @@ def _other_layouts(module, a, u, v, rows_out, cols_out, s0) -> None:
     element = ir.MemRefType(a.type).element_type
     by_columns = scf.IfOp(_eq(s0, _index(1)), [], has_else=True)
     with ir.InsertionPoint(by_columns.then_block):
-        _one_pass(module, _unit_inner(blas_lowering._transpose(a)), v, u, cols_out, rows_out, False)
+        _one_pass(module, unit_inner(blas_lowering._transpose(a)), v, u, cols_out, rows_out, False)
         scf.YieldOp([])
     with ir.InsertionPoint(by_columns.else_block):
         copy = memref.alloc(_plain(element), [memref.dim(a, _index(i)) for i in (0, 1)], [])
         blas_lowering._copy(module, a, copy)
-        _one_pass(module, _unit_inner(copy), u, v, rows_out, cols_out, False)
+        _one_pass(module, unit_inner(copy), u, v, rows_out, cols_out, False)
         memref.dealloc(copy)
         scf.YieldOp([])
-
-
-def _unit_inner(x):
-    """x as a memref whose rows are contiguous (checked or made so by the caller): a reinterpret_cast, which
-    canonicalization does not fold into the vector loads as it would a memref.cast (they need the static stride)."""
-    m = ir.MemRefType(x.type)
-    dyn = ir.ShapedType.get_dynamic_stride_or_offset()
-    size = ir.ShapedType.get_dynamic_size()
-    t = ir.MemRefType.get([size] * 2, m.element_type, ir.StridedLayoutAttr.get(dyn, [dyn, 1]), m.memory_space)
-    meta = memref.ExtractStridedMetadataOp(x)
-    return memref.reinterpret_cast(t, meta.base_buffer, [meta.offset], list(meta.sizes), [meta.strides[0]],
-                                   [dyn], [size, size], [dyn, 1])
 
 
 def _one_pass(module, a, u, v, dots, sums, chained: bool) -> None:
@@ -230,13 +239,10 @@ def _one_pass(module, a, u, v, dots, sums, chained: bool) -> None:
     memref.dealloc(dense)
 
 
-CHUNK_FUNCTIONS = blas_lowering.WORTH_A_THREAD[:2]   # (pair, chained)
-
-
 def _chunk_function(module, a_type, dense_type, v_type, partial_type, chained: bool) -> str:
     """The function that runs one chunk of rows (a, dense u, v, dots, partial sums, chunk, chunks), once per module."""
     element = ir.MemRefType(a_type).element_type
-    name = CHUNK_FUNCTIONS[chained] + str(element)
+    name = (blas_lowering.GEMV_CHAIN_CHUNK if chained else blas_lowering.GEMV_PAIR_CHUNK) + str(element)
     if name in ir.SymbolTable(module.operation):
         return name
     index = ir.IndexType.get()

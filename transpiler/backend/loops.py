@@ -441,9 +441,10 @@ def _sequential_beside(par, cond) -> None:
     without reductions (`omp.parallel { omp.wsloop { omp.loop_nest {body} } }`); other regions stay as they are.
     The copy runs the same body over the same iterations, in the calling thread."""
     ops = list(par.regions[0].blocks[0].operations)
-    # (before the loop: arithmetic only, its chunk size: _schedule_in_chunks)
+    # (before the loop: arithmetic only, its chunk size: _schedule_in_chunks; a reduction's accumulator is an
+    # argument of the wsloop's block, which a plain loop has not: its one operand looks like a chunk's)
     if len(ops) < 2 or ops[-2].operation.name != "omp.wsloop" or len(ops[-2].operands) > 1 \
-            or len(ops[-2].regions[0].blocks) != 1 \
+            or len(ops[-2].regions[0].blocks) != 1 or len(ops[-2].regions[0].blocks[0].arguments) \
             or not all(op.operation.name.startswith("arith.") for op in ops[:-2]):
         return
     inner = list(ops[-2].regions[0].blocks[0].operations)

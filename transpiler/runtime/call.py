@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import allocation, blas, errstate, numpy_calls, openmp
+from . import allocation, errstate, numpy_calls, openmp
 from .. import result_destination
 from .signature import build_result
 from ..types.shapes import ConditionalGuardFailed, SizesDiffer
@@ -46,13 +46,12 @@ def runner(typed, kernel):
     out = template[1] if template[0] == "out" and template[2] == "array" and not checks and not attributes else None
     # a returned array the call allocates and the kernel writes into (result_destination.py): its last input
     destination = typed.destination
-    if destination is not None:
-        result_shape = result_destination.shape_function(program, destination)
-        result_dtype, empty = np.dtype(program.inputs[destination].dtype), np.empty
-
     if destination is not None and not (implicit or allocations or written or attributes or checks) \
             and not (kernel.calls_numpy or kernel.calls_openblas):
         return into_destination(typed, kernel, check_sizes)
+    if destination is not None:
+        result_shape = result_destination.shape_function(program, destination)
+        result_dtype, empty = np.dtype(program.inputs[destination].dtype), np.empty
 
     def run(leaves: list, originals: list, arrays: list, objects=()):
         """`objects`: the argument objects in flatten's order (signature.flatten), for the rebound attributes."""
@@ -151,16 +150,12 @@ def into_destination(typed, kernel, check_sizes):
     lines += layout.call_lines(names, "    ", {result: "shape"})
     lines += ["    status = unpack_from(buffer)[-1]",
               "    free.append((buffer, base))",
-              "    if interrupted.is_set():    # a Ctrl-C during a callback: the kernel finished, now raise it",
-              "        interrupted.clear()",
-              "        raise KeyboardInterrupt",
-              "    if (status or folded) and reported(status | folded):   # floating-point events the caller reports",
-              f"        raise events([{result}], reported(status | folded))",
+              *kernel.after_call_lines(f"[{result}]", "status", "    "),
               f"    return {result}"]
-    namespace = {**layout.namespace(), "check_sizes": check_sizes, "ConditionalGuardFailed": ConditionalGuardFailed,
-                 "Replay": Replay, "empty": np.empty, "dtype": np.dtype(program.inputs[-1].dtype),
-                 "before_kernel": openmp.before_kernel, "entry": kernel.fn, "interrupted": blas.INTERRUPTED,
-                 "folded": kernel.folded_events, "reported": errstate.reported, "events": errstate.Events}
+    namespace = {**layout.namespace(), **kernel.after_call_namespace(), "check_sizes": check_sizes,
+                 "ConditionalGuardFailed": ConditionalGuardFailed, "Replay": Replay, "empty": np.empty,
+                 "dtype": np.dtype(program.inputs[-1].dtype), "before_kernel": openmp.before_kernel,
+                 "entry": kernel.fn}
     exec("\n".join(lines), namespace)
     return namespace["run"]
 

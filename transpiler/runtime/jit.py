@@ -215,26 +215,36 @@ class Kernel:
         return made_once(self._invokers, tuple(in_ranks), self._make_invoker)
 
     def _make_invoker(self, in_ranks: tuple):
-        frame_call, adopt, fn = self.frame.caller(in_ranks), self._adopt, self.fn
-        calls_numpy, calls_openblas = self.calls_numpy, self.calls_openblas
-        before_kernel, interrupted = openmp.before_kernel, blas.INTERRUPTED
-        has_results, reported, events = bool(self.out_ranks), errstate.reported, errstate.Events
-        folded = self.folded_events
+        # straight-line code for this kernel: only the steps it needs
+        lines = ["def invoke(arrays):",
+                 "    before_kernel()"]
+        if self.calls_numpy:   # a failure kept from an earlier call whose other check was raised first
+            lines.append("    clear_failure()")
+        if self.calls_openblas:
+            lines += ["    with single_threaded():",
+                      "        words, inputs = frame_call(entry, arrays)"]
+        else:
+            lines.append("    words, inputs = frame_call(entry, arrays)")
+        lines.append("    results = adopt(words, inputs)" if self.out_ranks else "    results = []")
+        lines += self.after_call_lines("results", "words[-1]", "    ")
+        lines.append("    return results")
+        namespace = {**self.after_call_namespace(), "before_kernel": openmp.before_kernel,
+                     "clear_failure": numpy_calls.clear, "single_threaded": blas.single_threaded,
+                     "frame_call": self.frame.caller(in_ranks), "entry": self.fn, "adopt": self._adopt}
+        exec("\n".join(lines), namespace)
+        return namespace["invoke"]
 
-        def invoke(arrays: list) -> list:
-            before_kernel()
-            if calls_numpy:
-                numpy_calls.clear()     # a failure kept from an earlier call whose other check was raised first
-            if calls_openblas:
-                with blas.single_threaded():
-                    words, inputs = frame_call(fn, arrays)
-            else:
-                words, inputs = frame_call(fn, arrays)
-            results = adopt(words, inputs) if has_results else []
-            if interrupted.is_set():    # a Ctrl-C during a NumPy callback: the kernel finished, now raise it
-                interrupted.clear()
-                raise KeyboardInterrupt
-            if (words[-1] or folded) and reported(words[-1] | folded):   # the status word: floating-point
-                raise events(results, reported(words[-1] | folded))     # events the caller reports
-            return results
-        return invoke
+    def after_call_lines(self, results: str, status: str, indent: str) -> list:
+        """The lines after a call of the kernel (its invoker's, and the cheap call's generated run: runtime/call.py):
+        a Ctrl-C during a callback raised now, the floating-point events the caller reports (the status word
+        `status`, and those folded while compiling) raised as errstate.Events with `results`. Their names:
+        after_call_namespace."""
+        return [f"{indent}if interrupted.is_set():",     # (the kernel finished: now raise the Ctrl-C)
+                f"{indent}    interrupted.clear()",
+                f"{indent}    raise KeyboardInterrupt",
+                f"{indent}if ({status} or folded) and reported({status} | folded):",
+                f"{indent}    raise events({results}, reported({status} | folded))"]
+
+    def after_call_namespace(self) -> dict:
+        return {"interrupted": blas.INTERRUPTED, "folded": self.folded_events, "reported": errstate.reported,
+                "events": errstate.Events}

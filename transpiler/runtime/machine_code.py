@@ -22,6 +22,7 @@ Other optimization levels, or another LLVM, run `default<O{n}>` in one part.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import threading
 
@@ -194,7 +195,9 @@ def _check_error(lib, err) -> None:
         raise CompileError(objects.error_text(lib, err))
 
 
+@functools.cache
 def llvm_version() -> str:
+    """The linked libLLVM's version (once per process: every compilation asks)."""
     lib = _libraries()[0]
     major, minor, patch = _u(), _u(), _u()
     lib.LLVMGetVersion(ctypes.byref(major), ctypes.byref(minor), ctypes.byref(patch))
@@ -215,9 +218,10 @@ def _functions(lib, module):
 
 class _TargetMachine:
     """The host's target machine, as the ExecutionEngine makes it (JITTargetMachineBuilder::detectHost): this CPU
-    and its features, JIT code model and relocations, code generation at the optimization level."""
+    and its features, JIT code model and relocations, code generation at LLVM's default level whatever the
+    optimization level (_CODEGEN_LEVEL: the ExecutionEngine's objects, bit for bit)."""
 
-    def __init__(self, opt_level: int):
+    def __init__(self):
         lib = self.lib = _libraries()[0]
         message = lib.LLVMGetDefaultTargetTriple()
         triple = ctypes.string_at(message)
@@ -378,7 +382,7 @@ def compile_module(llvm_module, opt_level: int = 3, parts: int | None = None) ->
     core, at most 4; fewer for small modules)."""
     lib, capi = _libraries()
     operation = _operation_pointer(llvm_module)
-    machine = _TargetMachine(opt_level)
+    machine = _TargetMachine()
     context = lib.LLVMContextCreate()
     module = None
     try:
@@ -415,7 +419,7 @@ def compile_module(llvm_module, opt_level: int = 3, parts: int | None = None) ->
 
     def compile_part(k):
         try:
-            results[k] = _compile_part(lib, data, set(groups[k]), owner, shared, opt_level, defines_globals=k == 0)
+            results[k] = _compile_part(lib, data, set(groups[k]), owner, shared, defines_globals=k == 0)
         except BaseException as e:   # (re-raised on the calling thread)
             errors.append(e)
     threads = [threading.Thread(target=compile_part, args=(k,), name=f"transpiler-llvm-{k}")
@@ -430,13 +434,12 @@ def compile_module(llvm_module, opt_level: int = 3, parts: int | None = None) ->
     return results
 
 
-def _compile_part(lib, bitcode: bytes, mine: set, owner: dict, shared: set, opt_level: int,
-                  defines_globals: bool) -> bytes:
+def _compile_part(lib, bitcode: bytes, mine: set, owner: dict, shared: set, defines_globals: bool) -> bytes:
     """One part, in its own LLVM context: the functions of `mine` defined, those of other parts declared (with
     their attributes: elim-avail-extern keeps them), functions used across parts external and hidden. Module-local
     constants are copied into every part that uses them; variables visible outside the module are defined by the
     first part only (`defines_globals`), declared by the others."""
-    machine = _TargetMachine(opt_level)
+    machine = _TargetMachine()
     context = lib.LLVMContextCreate()
     module = _c_p()
     try:

@@ -278,10 +278,11 @@ class ShapeEnv:
         mismatch runs `check` for its message: evaluating each guard's expressions cost ~0.4 us per call."""
         if not (self.guards or self.nonzero):
             return None
-        terms = [f"{_source(a)} == {_source(b)}" for a, b, _ in self.guards] + \
-            [f"{_source(d)} != 0" for d, _ in self.nonzero]
-        if any("None" in term for term in terms):
+        pairs = [(dim_source(a), dim_source(b)) for a, b, _ in self.guards]
+        nonzero = [dim_source(d) for d, _ in self.nonzero]
+        if any(None in pair for pair in pairs) or None in nonzero:
             return self.check
+        terms = [f"{x} == {y}" for x, y in pairs] + [f"{x} != 0" for x in nonzero]
         namespace = {"check": self.check}
         exec(f"def fast(arrays):\n    if not ({' and '.join(terms)}):\n        check(arrays)", namespace)
         return namespace["fast"]
@@ -305,14 +306,14 @@ class ShapeEnv:
                 raise ValueError(message)
 
 
-def _source(d: Dim) -> str:
-    """A size as a Python expression over `arrays` (ShapeEnv.checker), or "None" when it is not a static size or an
-    argument's dim."""
+def dim_source(d: Dim, array: str = "arrays[{}]") -> str | None:
+    """A size as a Python expression over the kernel's input arrays (`array`: how the i-th one is written), or None
+    when it is not a static size or an argument's dim (ShapeEnv.checker; result_destination adds arithmetic)."""
     if isinstance(d, int):
         return repr(d)
-    if d.origin[0] == "arg" and isinstance(d.origin[1], int) and isinstance(d.origin[2], int):
-        return f"arrays[{d.origin[1]}].shape[{d.origin[2]}]"
-    return "None"
+    if isinstance(d, Sym) and d.origin[0] == "arg" and isinstance(d.origin[1], int) and isinstance(d.origin[2], int):
+        return f"{array.format(d.origin[1])}.shape[{d.origin[2]}]"
+    return None
 
 
 class GuardMessage(str):
