@@ -12,7 +12,7 @@ from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
 from ..types.shapes import sym_text
-from .builder import coerce
+from .builder import as_operand, coerce, operand_type
 from .memory import Step
 from . import complex_parts
 from . import elementwise as ew
@@ -165,6 +165,20 @@ def _divmod(b, x1, x2, /, out=None, dtype=None):
         raise UserError("np.divmod(out=) is not supported in compiled code: assign its two results", TypeError)
     return (ew.apply_ufunc(b, np.floor_divide, [x1, x2], dtype=dtype),
             ew.apply_ufunc(b, np.remainder, [x1, x2], dtype=dtype))
+
+
+@function(np.frexp)
+def _frexp(b, x, /, out=None, dtype=None):
+    """np.frexp: (mantissa, int32 exponent) in NumPy's loop dtype for x (float16 for int8, uint8 and bools, float32
+    for int16 and uint16, float64 for wider ints), each part one primitive (codegen/scalar._frexp)."""
+    if out is not None or dtype is not None:
+        raise UserError("np.frexp(out=, dtype=) is not supported in compiled code: assign its two results", TypeError)
+    x = as_operand(x)
+    in_dts, out_dts = dtypes.resolve_ufunc(np.frexp, [operand_type(x)])
+    x = coerce(b, x, in_dts[0])
+    x = ew.checked_in_kernel(b, [x])[0]
+    return tuple(b.emit1(prim, [x], dt, x.shape, scalar=x.ndim == 0)
+                 for prim, dt in zip(("frexp_mantissa", "frexp_exponent"), out_dts))
 
 
 @function(divmod)

@@ -1,0 +1,158 @@
+"""np.frexp and np.ldexp compared with NumPy: result dtypes, values bit for bit (signed zeros, inf, nan,
+subnormals), shapes (sizes 0 and 1), the warnings NumPy issues and errors. One compilation per case where the shapes
+allow."""
+import warnings
+
+import numpy as np
+import pytest
+
+from transpiler import CompileError, transpile
+from transpiler.runtime import errstate
+
+
+FLOATS = [np.float16, np.float32, np.float64]
+EXPONENT_DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.bool_]
+
+
+def _bits(a):
+    """The values' bits (floats as unsigned ints of their size), so that -0.0 and nan payloads compare."""
+    a = np.asarray(a)
+    return a.view(f"u{a.dtype.itemsize}") if a.dtype.kind == "f" else a
+
+
+def same_bits(actual, expected):
+    assert type(actual) is type(expected)
+    if isinstance(expected, tuple):
+        assert len(actual) == len(expected)
+        for a, e in zip(actual, expected):
+            same_bits(a, e)
+        return
+    assert actual.dtype == expected.dtype and np.shape(actual) == np.shape(expected)
+    np.testing.assert_array_equal(_bits(actual), _bits(expected))
+
+
+def float_edges(dtype):
+    fi = np.finfo(dtype)
+    tiny, sub = float(fi.smallest_normal), float(fi.smallest_subnormal)
+    values = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, sub, -sub, 3 * sub, tiny, -tiny, 0.75 * tiny,
+              float(fi.max), -float(fi.max), 1.0, -1.0, 0.5, 3.0, -0.7, 1e-3, 100.0]
+    rng = np.random.default_rng(3)
+    with np.errstate(all="ignore"):
+        values += list(rng.normal(size=8) * 10.0 ** rng.integers(-30, 30, size=8))
+    with np.errstate(all="ignore"):
+        return np.array(values).astype(dtype)
+
+
+# ---- frexp ----------------------------------------------------------------------------------------------------
+def frexp(x):
+    return np.frexp(x)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_frexp_is_numpys_bit_for_bit(dtype):
+    """The mantissa in x's float dtype with x's sign, an int32 exponent; zeros, infinities and nan as they are with
+    exponent 0; subnormals normalized (libm's frexp, NumPy's loop). Sizes 0 and 1, a 0-d array and a scalar."""
+    compiled = transpile(frexp)
+    x = float_edges(dtype)
+    same_bits(compiled(x), frexp(x))
+    same_bits(compiled(x[:1]), frexp(x[:1]))
+    same_bits(compiled(x[:0]), frexp(x[:0]))
+    same_bits(compiled(np.asarray(x[6])), frexp(np.asarray(x[6])))
+    same_bits(transpile(lambda x: np.frexp(x[7]))(x), frexp(x[7]))      # NumPy scalars
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.uint64, np.bool_],
+                         ids=lambda d: np.dtype(d).name)
+def test_frexp_of_ints_and_bools_in_numpys_loop_dtype(dtype):
+    """int8, uint8 and bools in float16, int16 in float32, wider ints in float64, as NumPy's loops."""
+    x = np.array([0, 1, 1, 0, 1], dtype) if dtype == np.bool_ else \
+        np.array([0, 1, 5, 100, np.iinfo(dtype).max, np.iinfo(dtype).min], dtype)
+    same_bits(transpile(frexp)(x), frexp(x))
+
+
+def test_frexp_refuses_what_numpy_refuses():
+    with pytest.raises(TypeError, match="not supported for the input types"):
+        transpile(frexp)(np.ones(2, np.complex128))
+    with pytest.raises(CompileError):       # (NumPy's out= writes two arrays: not compiled)
+        transpile(lambda x, m, e: np.frexp(x, out=(m, e)))(np.ones(2), np.ones(2), np.ones(2, np.int32))
+
+
+# ---- ldexp ----------------------------------------------------------------------------------------------------
+def ldexp_all(x, n8, nu8, n16, nu16, n32, nu32, n64, nb):
+    return tuple(np.ldexp(x, n) for n in (n8, nu8, n16, nu16, n32, nu32, n64, nb))
+
+
+def exponents(size):
+    base = np.array([0, 1, -1, 5, -5, 20, -20, 100, -100, 127, -128, 2000, -2000, 2 ** 40, -2 ** 40, 2 ** 62, 30])
+    out = []
+    for dt in EXPONENT_DTYPES:
+        if dt == np.bool_:
+            out.append(np.resize(np.array([True, False]), size))
+        else:
+            ii = np.iinfo(dt)
+            out.append(np.resize(np.clip(base, ii.min, ii.max).astype(dt), size))
+    return out
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_ldexp_is_numpys_bit_for_bit(dtype):
+    """libm's ldexp for each exponent dtype NumPy's loops take (int32 for the narrow ints and bools, int64 for uint32
+    and int64, clamped to a C int as NumPy's int64 loop): overflow to inf, underflow through the subnormals to
+    zero, signed zeros, inf and nan kept; float16 through float32 rounded once. Sizes 0 and 1."""
+    compiled = transpile(ldexp_all)
+    x = float_edges(dtype)
+    for size in (len(x), 1, 0):
+        args = (x[:size], *exponents(size))
+        with np.errstate(all="ignore"):
+            expected = ldexp_all(*args)
+        same_bits(compiled(*args), expected)
+
+
+def test_ldexp_dtypes_scalars_and_broadcasting():
+    """int x in NumPy's loop dtype (int8 in float16, int32 in float64), a Python float and a NumPy scalar, a Python
+    int exponent (NumPy's int32 loop), broadcast shapes."""
+    n = np.array([[1], [-3], [40]])
+    for fn, args in [(lambda x, n: np.ldexp(x, n), (np.arange(4, dtype=np.int8), n)),
+                     (lambda x, n: np.ldexp(x, n), (np.arange(4, dtype=np.int32), n[0])),
+                     (lambda x, n: np.ldexp(1.5, n), (None, n.astype(np.int16))),
+                     (lambda x, n: np.ldexp(x[1], n), (np.arange(4.0, dtype=np.float32), n)),
+                     (lambda x, n: np.ldexp(x, 3) + np.ldexp(x, -1), (np.arange(4.0, dtype=np.float32), None))]:
+        with np.errstate(all="ignore"):
+            expected = fn(*args)
+        same_bits(transpile(fn)(*args), expected)
+
+
+def test_ldexp_refuses_as_numpy():
+    """Float and uint64 exponents are NumPy's TypeError (no safe cast to its loops' ints); a Python int exponent
+    outside int32 NumPy's OverflowError (its int32 loop); complex x a TypeError."""
+    x = np.ones(3)
+    for n in (np.ones(3), np.ones(3, np.float32), np.ones(3, np.uint64)):
+        with pytest.raises(TypeError, match="not supported for the input types"):
+            transpile(lambda x, n: np.ldexp(x, n))(x, n)
+    with pytest.raises(TypeError, match="not supported for the input types"):
+        transpile(lambda x: np.ldexp(x, 2.0))(x)
+    with pytest.raises(TypeError, match="not supported for the input types"):
+        transpile(lambda x: np.ldexp(x + 1j, 2))(x)
+    with pytest.raises(OverflowError, match="out of bounds for int32"):
+        transpile(lambda x, n: np.ldexp(x, n))(x, 2 ** 40)
+
+
+def test_ldexp_warns_as_numpy(monkeypatch):
+    """With the opt-in warnings on, ldexp's overflow and underflow (NumPy's error state set to warn for it) are NumPy's
+    warnings."""
+    monkeypatch.setattr(errstate, "WARNINGS", True)
+    monkeypatch.setenv("TRANSPILER_FP_WARNINGS", "1")
+
+    def scaled(x, n):
+        return np.ldexp(x, n)
+    compiled = transpile(scaled)
+    for x, n in [(np.array([1.0, 1e-300, 2.0]), np.array([2000, -100, 3])), (np.array([1.0, 2.0]), np.array([3, 4])),
+                 (np.array([1.0, 3.0], np.float32), np.array([200, 1], np.int64))]:
+        got = []
+        for fn in (scaled, compiled):
+            with warnings.catch_warnings(record=True) as caught, np.errstate(under="warn"):
+                warnings.simplefilter("always")
+                result = fn(x, n)
+            got.append((result, sorted(str(w.message) for w in caught)))
+        same_bits(got[1][0], got[0][0])
+        assert got[1][1] == got[0][1]
