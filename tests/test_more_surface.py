@@ -1,6 +1,6 @@
-"""np.frexp and np.ldexp compared with NumPy: result dtypes, values bit for bit (signed zeros, inf, nan,
-subnormals), shapes (sizes 0 and 1), the warnings NumPy issues and errors. One compilation per case where the shapes
-allow."""
+"""np.frexp, np.ldexp and np.broadcast_arrays compared with NumPy: result dtypes, values bit for bit (signed zeros,
+inf, nan, subnormals), shapes (sizes 0 and 1), the warnings NumPy issues, views and errors. One compilation per case
+where the shapes allow."""
 import warnings
 
 import numpy as np
@@ -9,6 +9,7 @@ import pytest
 from transpiler import CompileError, transpile
 from transpiler.runtime import errstate
 
+from helpers import assert_same
 
 FLOATS = [np.float16, np.float32, np.float64]
 EXPONENT_DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.bool_]
@@ -156,3 +157,54 @@ def test_ldexp_warns_as_numpy(monkeypatch):
             got.append((result, sorted(str(w.message) for w in caught)))
         same_bits(got[1][0], got[0][0])
         assert got[1][1] == got[0][1]
+
+
+# ---- broadcast_arrays -----------------------------------------------------------------------------------------
+def _properties(v, args):
+    """What a caller sees of a result: shape, writability, whether writing warns (NumPy's DeprecationWarning), which
+    argument it is and which it shares memory with."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        writeable = v.flags.writeable
+        if writeable and v.size:
+            v[...] = v.copy()
+    return (v.shape, v.dtype, writeable, DeprecationWarning in {w.category for w in caught},
+            [v is a for a in args], [np.shares_memory(v, a) for a in args if isinstance(a, np.ndarray)])
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x, y: np.broadcast_arrays(x, y),
+    lambda x, y: np.broadcast_arrays(x[:, None], y[0], 2.0),
+    lambda x, y: np.broadcast_arrays(x),
+    lambda x, y: np.broadcast_arrays(x[:0], y[:, :1]),
+    lambda x, y: np.broadcast_arrays(x[0], 2.0),
+], ids=["vector_matrix", "column_row_scalar", "one", "empty", "scalars"])
+def test_broadcast_arrays_are_numpys_views(fn):
+    """An argument of the broadcast shape is returned itself, the others as views of stride 0 that NumPy lets be
+    written with a DeprecationWarning; a scalar becomes a new array."""
+    x, y = np.arange(3.0), np.arange(6.0).reshape(2, 3)
+    expected_args, args = (x.copy(), y.copy()), (x.copy(), y.copy())
+    expected, result = fn(*expected_args), transpile(fn)(*args)
+    assert_same(result, expected)
+    assert [_properties(v, args) for v in result] == [_properties(v, expected_args) for v in expected]
+
+
+def sums_of_broadcasts(x, y):
+    a, b = np.broadcast_arrays(x, y)
+    x[0] = 7.0              # seen through the view, as in NumPy
+    return a * b + a.sum(axis=0)
+
+
+def test_broadcast_arrays_read_follow_writes_and_refuse_writes_through_them():
+    x, y = np.arange(3.0), np.arange(6.0).reshape(2, 3)
+    assert_same(transpile(sums_of_broadcasts)(x.copy(), y), sums_of_broadcasts(x.copy(), y))
+
+    def written(x, y):
+        a, b = np.broadcast_arrays(x, y)
+        a[0, 0] = 1.0
+        return a
+    with pytest.raises(CompileError, match="broadcast_arrays") as info:
+        transpile(written)(x, y)
+    assert isinstance(info.value, TypeError)
+    with pytest.raises(ValueError):
+        transpile(lambda x, y: np.broadcast_arrays(x, y))(np.ones(3), np.ones((2, 4)))

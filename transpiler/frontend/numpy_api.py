@@ -681,6 +681,7 @@ def _register_shape_ops():
     function(np.atleast_2d)(so.atleast_2d)
     function(np.broadcast_to)(so.broadcast_to)
     function(np.broadcast_shapes)(so.broadcast_shapes)
+    function(np.broadcast_arrays)(so.broadcast_arrays)
     for fn, handler in [(np.zeros, so.zeros), (np.ones, so.ones), (np.empty, so.zeros), (np.full, so.full),
                         (np.arange, so.arange), (np.tri, so.tri), (np.eye, so.eye)]:
         function(fn)(handler)
