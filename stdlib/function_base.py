@@ -621,6 +621,44 @@ def modf(x, out=None):
     return (fraction[()], whole[()]) if x.ndim == 0 else (fraction, whole)
 
 
+def sort_complex(a):
+    b = np.array(a, copy=True)
+    b.sort()
+    if b.dtype.kind != "c":
+        # (NumPy: complex64 for int8, int16, uint8 and uint16, complex128 for the others, float32 and bool too)
+        return b.astype(np.complex64 if b.dtype.char in "bhBH" else np.complex128)
+    return b
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """NumPy's bounding box of the nonzero elements, a view of filt. Per trimmed axis, NumPy's first and last
+    nonzero positions (argwhere's min and max) are counted here without a data-dependent array: the leading and
+    trailing zeros of "some element nonzero" along that axis. All zero: NumPy slices [0:0], here [n:0], [n:] or
+    [:0]: empty as well."""
+    filt_ = np.asarray(filt)
+    trim = trim.lower()
+    if trim not in {"fb", "bf", "f", "b"}:
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    if axis is None:
+        axis_tuple = tuple(range(filt_.ndim))
+    else:
+        axis_tuple = _axis_tuple(axis, filt_.ndim, "axis")
+    if not axis_tuple:
+        return filt
+    nonzero = filt_ != 0
+    sl = []
+    for ax in range(filt_.ndim):
+        if ax not in axis_tuple:
+            sl.append(slice(None))
+            continue
+        others = tuple(k for k in range(filt_.ndim) if k != ax)
+        present = np.any(nonzero, axis=others) if others else nonzero
+        start = np.sum(np.cumsum(present) == 0) if "f" in trim else None
+        stop = filt_.shape[ax] - np.sum(np.cumsum(present[::-1]) == 0) if "b" in trim else None
+        sl.append(slice(start, stop))
+    return filt_[tuple(sl)]
+
+
 # ---- polynomials and cumulative functions ---------------------------------------------------------------------
 def polyval(p, x):
     p = np.asarray(p)

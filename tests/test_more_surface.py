@@ -1,6 +1,6 @@
-"""np.frexp, np.ldexp and np.broadcast_arrays compared with NumPy: result dtypes, values bit for bit (signed zeros,
-inf, nan, subnormals), shapes (sizes 0 and 1), the warnings NumPy issues, views and errors. One compilation per case
-where the shapes allow."""
+"""np.frexp, np.ldexp, np.broadcast_arrays, np.sort_complex and np.trim_zeros compared with NumPy: result dtypes,
+values bit for bit (signed zeros, inf, nan, subnormals), shapes (sizes 0 and 1), the warnings NumPy issues, views and
+errors. One compilation per case where the shapes allow."""
 import warnings
 
 import numpy as np
@@ -208,3 +208,57 @@ def test_broadcast_arrays_read_follow_writes_and_refuse_writes_through_them():
     assert isinstance(info.value, TypeError)
     with pytest.raises(ValueError):
         transpile(lambda x, y: np.broadcast_arrays(x, y))(np.ones(3), np.ones((2, 4)))
+
+
+# ---- sort_complex ---------------------------------------------------------------------------------------------
+def sort_complex(x):
+    return np.sort_complex(x)
+
+
+@pytest.mark.parametrize("x", [
+    np.array([3, -1, 2, 0], np.int8), np.array([3.0, -1, np.nan, 0], np.float32), np.array([[3, 1, 2], [0, 5, -4]]),
+    np.array([True, False, True]), np.array([[1 + 2j, 2 - 1j, 3 - 2j, 3 - 3j, 3 + 5j, np.nan]]),
+    np.zeros(0, np.complex64),
+], ids=["int8", "float32", "int64_2d", "bool", "complex128", "empty_complex64"])
+def test_sort_complex_is_numpys(x):
+    """Sorted along the last axis (real part, then imaginary: NumPy's order, nan last); complex64 for int8, int16,
+    uint8 and uint16, complex128 for the other real dtypes (float32 and bools too)."""
+    expected, result = np.sort_complex(x), transpile(sort_complex)(x)
+    same_bits(result.view(result.real.dtype), expected.view(expected.real.dtype))
+    assert result.dtype == expected.dtype
+
+
+# ---- trim_zeros -----------------------------------------------------------------------------------------------
+def trims(x):
+    return np.trim_zeros(x), np.trim_zeros(x, "f"), np.trim_zeros(x, "B")
+
+
+def trims_along(x):
+    return np.trim_zeros(x, axis=-1), np.trim_zeros(x, "b", axis=(0,)), np.trim_zeros(x, "f")
+
+
+@pytest.mark.parametrize("fn, arrays", [
+    (trims, [np.array([0, 0, 1, 2, 0, 3, 0]), np.zeros(4, np.int64), np.array([5, 0, 0]), np.array([0, 0, 5]),
+             np.zeros(0, np.int64), np.array([7])]),
+    (trims, [np.array([0.0, -0.0, np.nan, 0.0, 2.0, 0.0])]),
+    (trims_along, [np.array([[0, 0, 2, 3, 0, 0], [0, 1, 0, 3, 0, 0], [0, 0, 0, 0, 0, 0]]), np.zeros((2, 3), np.int64),
+                   np.zeros((0, 3), np.int64), np.eye(4, dtype=np.int64)[1:3]]),
+], ids=["1d", "float", "2d"])
+def test_trim_zeros_is_numpys_view(fn, arrays):
+    """NumPy's bounding box of the nonzero elements (-0.0 is zero, nan is not), along every axis or the given ones,
+    a view of the argument; all-zero and empty arrays give empty results."""
+    compiled = transpile(fn)
+    for x in arrays:
+        result, expected = compiled(x), fn(x)
+        assert_same(result, expected)
+        assert all(np.shares_memory(r, x) for r in result if r.size)
+
+
+def test_trim_zeros_edge_arguments():
+    assert_same(transpile(lambda x: np.trim_zeros(x))(np.array(3.0)), np.trim_zeros(np.array(3.0)))
+    with pytest.raises(ValueError, match="unexpected character"):
+        transpile(lambda x: np.trim_zeros(x, "x"))(np.ones(3))
+    with pytest.raises(np.exceptions.AxisError):
+        transpile(lambda x: np.trim_zeros(x, axis=2))(np.ones((2, 2)))
+    with pytest.raises(CompileError, match="list"):      # NumPy returns a list
+        transpile(lambda x: np.trim_zeros(x))([0, 1, 0])

@@ -498,6 +498,18 @@ def _one_count_repeat(fn):
     return handler
 
 
+def _array_only_trim_zeros(fn):
+    """np.trim_zeros of arrays: NumPy slices a list or tuple argument itself and returns a list or tuple."""
+    entry = _library_entry(fn)
+
+    def handler(b, filt, *args, **kwargs):
+        if isinstance(filt, (list, tuple)) or isinstance(filt, Var) and filt.from_list:
+            raise UserError("np.trim_zeros of a list or tuple returns a list or tuple in NumPy, which compiled code "
+                            "does not: convert it with np.asarray first", TypeError)
+        return entry(b, filt, *args, **kwargs)
+    return handler
+
+
 def _raise_if(b, flag, kind, message):
     """stdlib's raise_if on a run-time flag: a check the kernel makes, raised as kind(message) after the call."""
     if flag.ndim:
@@ -536,7 +548,7 @@ def _register_stdlib():
                  "rot90", "column_stack", "atleast_3d", "take_along_axis", "put_along_axis", "fill_diagonal",
                  "unravel_index", "ravel_multi_index", "polyval", "vander", "cumulative_sum", "cumulative_prod",
                  "array_equal", "cross", "convolve", "correlate", "gradient", "interp", "piecewise", "resize", "modf",
-                 "unwrap", "i0"):
+                 "unwrap", "i0", "sort_complex"):
         library(getattr(function_base, name), getattr(np, name))
     library(function_base.item, methods=("item",))
     FUNCTIONS[fn.raise_if] = _raise_if
@@ -545,6 +557,7 @@ def _register_stdlib():
         fn.diagonal, "np.diagonal", lambda offset=0, axis1=0, axis2=1: (offset, axis1, axis2))
     FUNCTIONS[np.diag] = _view_like(fn.diag, "np.diag", lambda k=0: (k, 0, 1))
     FUNCTIONS[np.repeat] = METHODS["repeat"] = _one_count_repeat(fn.repeat)
+    FUNCTIONS[np.trim_zeros] = _array_only_trim_zeros(function_base.trim_zeros)
 
 
 _register_stdlib()
