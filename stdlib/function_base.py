@@ -4,7 +4,7 @@ dtypes (NEP 50), shapes, values and the order of float operations are NumPy's. U
 NumPy's own functions compute."""
 import numpy as np
 
-from .functions import _axis, _axis_tuple, _known, raise_if
+from .functions import _axis, _axis_tuple, _known, known_while_compiling, raise_if
 
 
 # ---- choosing and cleaning values ----------------------------------------------------------------------------
@@ -657,6 +657,89 @@ def trim_zeros(filt, trim="fb", axis=None):
         stop = filt_.shape[ax] - np.sum(np.cumsum(present[::-1]) == 0) if "b" in trim else None
         sl.append(slice(start, stop))
     return filt_[tuple(sl)]
+
+
+def _outer_edges(a, range):
+    """NumPy's _get_outer_edges. A size known only at run time takes both of NumPy's paths (a run-time branch)."""
+    if range is not None:
+        first_edge, last_edge = range
+        if known_while_compiling(first_edge) and known_while_compiling(last_edge):
+            if first_edge > last_edge:
+                raise ValueError("max must be larger than min in range parameter.")
+            if not (np.isfinite(first_edge) and np.isfinite(last_edge)):
+                raise ValueError(f"supplied range of [{first_edge}, {last_edge}] is not finite")
+        else:       # (NumPy's message names the values, which a check made by the kernel cannot)
+            raise_if(first_edge > last_edge, ValueError, "max must be larger than min in range parameter.")
+            raise_if(~(np.isfinite(first_edge) & np.isfinite(last_edge)), ValueError,
+                     "supplied range is not finite")
+    elif a.size == 0:
+        first_edge, last_edge = 0, 1
+    else:
+        first_edge, last_edge = a.min(), a.max()
+        if a.dtype.kind in "iu":    # (NumPy's edges are float64 whether it subtracts 0.5 or not: the same values)
+            first_edge, last_edge = np.float64(first_edge), np.float64(last_edge)
+        raise_if(~(np.isfinite(first_edge) & np.isfinite(last_edge)), ValueError,
+                 "autodetected range is not finite")
+    if first_edge == last_edge:
+        first_edge = first_edge - 0.5
+        last_edge = last_edge + 0.5
+    return first_edge, last_edge
+
+
+def _equal_bins(a, n_equal_bins, range):
+    first_edge, last_edge = _outer_edges(a, range)
+    return _edges_between(first_edge, last_edge, a, n_equal_bins)
+
+
+def _edges_between(first_edge, last_edge, a, n_equal_bins):
+    bin_type = np.result_type(first_edge, last_edge, a)
+    if np.issubdtype(bin_type, np.integer):
+        bin_type = np.result_type(bin_type, float)
+    return np.linspace(first_edge, last_edge, n_equal_bins + 1, endpoint=True, dtype=bin_type)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    a = np.asarray(a)
+    if a.dtype == np.bool_:
+        raise TypeError("np.histogram_bin_edges of bools is not supported in compiled code: NumPy warns and converts "
+                        "them to uint8; convert them first (a.astype(np.uint8))")
+    if a.dtype.kind == "c":
+        raise TypeError("np.histogram_bin_edges of complex values is not supported in compiled code")
+    if weights is not None:
+        weights = np.asarray(weights)
+        if weights.ndim != a.ndim:
+            raise ValueError("weights should have the same shape as a.")
+        for wd, ad in zip(weights.shape, a.shape):
+            raise_if(wd != ad, ValueError, "weights should have the same shape as a.")
+    a = a.ravel()
+    if isinstance(bins, str):
+        raise TypeError("np.histogram_bin_edges(bins=str): the number of bins depends on the data; give an int or "
+                        "the edges")
+    if np.ndim(bins) == 0:
+        if type(bins) is bool:      # (operator.index(True) is 1)
+            bins = int(bins)
+        if np.asarray(bins).dtype.kind not in "iu":
+            raise TypeError("`bins` must be an integer, a string, or an array")
+        known = known_while_compiling(bins)
+        if known:
+            if bins < 1:
+                raise ValueError("`bins` must be positive, when an integer")
+        else:
+            raise_if(bins < 1, ValueError, "`bins` must be positive, when an integer")
+        if known_while_compiling(a.size) or range is not None:
+            bin_edges = _equal_bins(a, bins, range)
+        elif a.size == 0:       # (a run-time branch: NumPy's edges of Python ints 0 and 1, computed in float64)
+            bin_edges = _edges_between(0, 1, a, bins)
+        else:
+            bin_edges = _equal_bins(a, bins, None)
+        raise_if(bin_edges[:-1] >= bin_edges[1:], ValueError,
+                 f"Too many bins for data range. Cannot create {bins if known else 'the'} finite-sized bins.")
+        return bin_edges
+    if np.ndim(bins) != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    bin_edges = np.asarray(bins)
+    raise_if(bin_edges[:-1] > bin_edges[1:], ValueError, "`bins` must increase monotonically, when an array")
+    return bin_edges
 
 
 # ---- polynomials and cumulative functions ---------------------------------------------------------------------

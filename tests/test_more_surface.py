@@ -1,6 +1,6 @@
-"""np.frexp, np.ldexp, np.broadcast_arrays, np.sort_complex and np.trim_zeros compared with NumPy: result dtypes,
-values bit for bit (signed zeros, inf, nan, subnormals), shapes (sizes 0 and 1), the warnings NumPy issues, views and
-errors. One compilation per case where the shapes allow."""
+"""np.frexp, np.ldexp, np.broadcast_arrays, np.sort_complex, np.trim_zeros and np.histogram_bin_edges compared with
+NumPy: result dtypes, values bit for bit (signed zeros, inf, nan, subnormals), shapes (sizes 0 and 1), the warnings
+NumPy issues, views and errors. One compilation per case where the shapes allow."""
 import warnings
 
 import numpy as np
@@ -262,3 +262,43 @@ def test_trim_zeros_edge_arguments():
         transpile(lambda x: np.trim_zeros(x, axis=2))(np.ones((2, 2)))
     with pytest.raises(CompileError, match="list"):      # NumPy returns a list
         transpile(lambda x: np.trim_zeros(x))([0, 1, 0])
+
+
+# ---- histogram_bin_edges --------------------------------------------------------------------------------------
+def edges(x):
+    return np.histogram_bin_edges(x), np.histogram_bin_edges(x, 4, range=(-1, 2.5))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64], ids=lambda d: np.dtype(d).name)
+def test_histogram_bin_edges_are_numpys(dtype):
+    """NumPy's linspace over the data's range (min == max widened by 0.5 each side; empty data 0 to 1, in float64
+    before the dtype's cast) in the data's float dtype, float64 for ints; one compilation for every size."""
+    compiled = transpile(edges)
+    for x in [np.array([1, 3, 2.5, 0, 7]), np.array([2, 2]), np.array([]), np.array([4])]:
+        x = x.astype(dtype)
+        same_bits(compiled(x), edges(x))
+
+
+def test_histogram_bin_edges_arguments():
+    """A run-time bin count, edges (returned as they are), weights (only their shape is checked); NumPy's errors,
+    raised after the call for run-time values; string bins and bools refused."""
+    x = np.array([1.0, 5.0, 2.0])
+    by_count = transpile(lambda x, n: np.histogram_bin_edges(x, n))
+    same_bits(by_count(x, 5), np.histogram_bin_edges(x, 5))
+    by_edges = transpile(lambda x, e: np.histogram_bin_edges(x, e))
+    e = np.array([0.0, 1.0, 3.0])
+    assert by_edges(x, e) is e
+    weighted = transpile(lambda x, w: np.histogram_bin_edges(x, 2, weights=w))
+    same_bits(weighted(x, x), np.histogram_bin_edges(x, 2))
+    three = transpile(lambda x: np.histogram_bin_edges(x, 3))
+    for fn, args, kind in [
+            (by_count, (x, 0), ValueError), (by_edges, (x, np.array([0.0, 4, 3])), ValueError),
+            (weighted, (x, np.ones(2)), ValueError), (three, (np.array([1.0, np.nan]),), ValueError),
+            (three, (np.array([1e300, 1e300 * (1 + 2 ** -52)]),), ValueError),      # too many bins for the range
+            (transpile(lambda x: np.histogram_bin_edges(x, 0)), (x,), ValueError),
+            (transpile(lambda x: np.histogram_bin_edges(x, 2.0)), (x,), TypeError),
+            (transpile(lambda x: np.histogram_bin_edges(x, 3, range=(4, 0))), (x,), ValueError),
+            (transpile(lambda x: np.histogram_bin_edges(x, "auto")), (x,), CompileError),  # a data-dependent count
+            (transpile(lambda x: np.histogram_bin_edges(x > 1, 3)), (x,), CompileError)]:  # NumPy warns, converts
+        with pytest.raises(kind):
+            fn(*args)

@@ -548,7 +548,7 @@ def _register_stdlib():
                  "rot90", "column_stack", "atleast_3d", "take_along_axis", "put_along_axis", "fill_diagonal",
                  "unravel_index", "ravel_multi_index", "polyval", "vander", "cumulative_sum", "cumulative_prod",
                  "array_equal", "cross", "convolve", "correlate", "gradient", "interp", "piecewise", "resize", "modf",
-                 "unwrap", "i0", "sort_complex"):
+                 "unwrap", "i0", "sort_complex", "histogram_bin_edges"):
         library(getattr(function_base, name), getattr(np, name))
     library(function_base.item, methods=("item",))
     FUNCTIONS[fn.raise_if] = _raise_if
