@@ -1,6 +1,7 @@
-"""np.frexp, np.ldexp, np.broadcast_arrays, np.sort_complex, np.trim_zeros and np.histogram_bin_edges compared with
-NumPy: result dtypes, values bit for bit (signed zeros, inf, nan, subnormals), shapes (sizes 0 and 1), the warnings
-NumPy issues, views and errors. One compilation per case where the shapes allow."""
+"""np.frexp, np.ldexp, np.broadcast_arrays, np.sort_complex, np.trim_zeros, np.histogram_bin_edges and the NaN
+scans and arg extremes compared with NumPy: result dtypes, values bit for bit (signed zeros, inf, nan, subnormals),
+shapes (sizes 0 and 1), the warnings NumPy issues, views and errors. One compilation per case where the shapes
+allow."""
 import warnings
 
 import numpy as np
@@ -302,3 +303,25 @@ def test_histogram_bin_edges_arguments():
             (transpile(lambda x: np.histogram_bin_edges(x > 1, 3)), (x,), CompileError)]:  # NumPy warns, converts
         with pytest.raises(kind):
             fn(*args)
+
+
+# ---- nancumsum, nancumprod, nanargmax, nanargmin ----------------------------------------------------------------
+def nan_scans(x):
+    return (np.nancumsum(x), np.nancumsum(x, axis=1), np.nancumprod(x, 0), np.nanargmax(x), np.nanargmin(x, axis=1),
+            np.nanargmax(x, axis=0, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64], ids=lambda d: np.dtype(d).name)
+def test_nan_scans_and_arg_extremes_are_numpys(dtype):
+    """NaNs replaced by 0 (cumsum), 1 (cumprod), -inf / inf (argmax / argmin) as NumPy's nanfunctions; ints as the
+    plain functions; a slice of NaNs only is NumPy's ValueError, after the call."""
+    x = np.arange(12.0).reshape(3, 4) - 5
+    if dtype != np.int64:
+        x[0, 1] = x[2, 3] = np.nan
+    x = x.astype(dtype)
+    compiled = transpile(nan_scans)
+    assert_same(compiled(x), nan_scans(x))
+    assert_same(compiled(x[1:2]), nan_scans(x[1:2]))
+    if dtype != np.int64:
+        with pytest.raises(ValueError, match="All-NaN slice"):
+            compiled(np.full((2, 3), np.nan, dtype))

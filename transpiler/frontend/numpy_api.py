@@ -539,7 +539,8 @@ def _register_stdlib():
                  "corrcoef"):
         library(getattr(fn, name), getattr(np, name))
     from ..stdlib import nanfunctions
-    for name in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin"):
+    for name in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nancumsum", "nancumprod",
+                 "nanargmax", "nanargmin"):
         library(getattr(nanfunctions, name), getattr(np, name))
     from ..stdlib import einsum
     library(einsum.einsum, np.einsum)
