@@ -742,6 +742,79 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     return bin_edges
 
 
+# ---- small functions of numpy/lib and numpy/_core ---------------------------------------------------------------
+def fix(x, out=None):
+    if out is not None:
+        raise TypeError("np.fix(out=) is not supported in compiled code")
+    return np.trunc(x)
+
+
+def iscomplex(x):
+    ax = np.asarray(x)
+    if ax.dtype.kind == "c":
+        return ax.imag != 0
+    res = np.zeros(ax.shape, bool)
+    return res[()]
+
+
+def isreal(x):
+    return np.imag(x) == 0
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    a = np.asarray(a) if dtype is None else np.asarray(a, dtype=dtype)
+    if a.dtype.kind in "fc":
+        raise_if(~np.isfinite(a).all(), ValueError, "array must not contain infs or NaNs")
+    return a
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    if device is not None and device != "cpu":
+        raise ValueError(f'Device not understood. Only "cpu" is allowed, but received: {device}')
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        raise AttributeError(f"'{type(x).__name__}' object has no attribute 'astype'")
+    return x.astype(dtype, copy=copy)
+
+
+def identity(n, dtype=None, *, like=None):
+    return np.eye(n) if dtype is None else np.eye(n, dtype=dtype)
+
+
+def diagflat(v, k=0):
+    return np.diag(np.asarray(v).ravel(), k)     # (NumPy's zeros((n, n)) with v on the k-th diagonal)
+
+
+def dstack(tup):
+    arrs = atleast_3d(*tup)
+    if not isinstance(arrs, tuple):
+        arrs = (arrs,)
+    return np.concatenate(arrs, 2)
+
+
+def hsplit(ary, indices_or_sections):
+    if np.ndim(ary) == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return np.split(ary, indices_or_sections, 1 if np.ndim(ary) > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    if np.ndim(ary) < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return np.split(ary, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+    if np.ndim(ary) < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return np.split(ary, indices_or_sections, 2)
+
+
+def unstack(x, /, *, axis=0):
+    if x.ndim == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    return tuple(np.moveaxis(x, axis, 0))
+
+
 # ---- polynomials and cumulative functions ---------------------------------------------------------------------
 def polyval(p, x):
     p = np.asarray(p)

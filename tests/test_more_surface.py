@@ -1,7 +1,7 @@
-"""np.frexp, np.ldexp, np.broadcast_arrays, np.sort_complex, np.trim_zeros, np.histogram_bin_edges and the NaN
-scans and arg extremes compared with NumPy: result dtypes, values bit for bit (signed zeros, inf, nan, subnormals),
-shapes (sizes 0 and 1), the warnings NumPy issues, views and errors. One compilation per case where the shapes
-allow."""
+"""NumPy functions of the wider surface (np.frexp, np.ldexp, np.broadcast_arrays, np.sort_complex, np.trim_zeros,
+np.histogram_bin_edges, the NaN scans and arg extremes, and small functions of numpy/lib: np.fix, np.dstack ...)
+compared with NumPy: result dtypes, values bit for bit (signed zeros, inf, nan, subnormals), shapes (sizes 0 and 1),
+the warnings NumPy issues, views and errors. One compilation per case where the shapes allow."""
 import warnings
 
 import numpy as np
@@ -325,3 +325,45 @@ def test_nan_scans_and_arg_extremes_are_numpys(dtype):
     if dtype != np.int64:
         with pytest.raises(ValueError, match="All-NaN slice"):
             compiled(np.full((2, 3), np.nan, dtype))
+
+
+# ---- fix, iscomplex, isreal, asarray_chkfinite, astype, identity, diagflat, dstack, splits, unstack ------------------
+def small_functions(x, n):
+    z = x + 1j * (x > 1)
+    return (np.fix(x), np.fix(x[0]), np.iscomplex(x), np.iscomplex(z), np.iscomplex(x[0]), np.isreal(x), np.isreal(z),
+            np.astype(x, np.int32), np.identity(n), np.identity(n, dtype=np.int8), np.diagflat(x, -1),
+            np.diagflat(x.reshape(2, 3), n))
+
+
+def test_small_functions_are_numpys():
+    x = np.array([0.5, -1.5, 2.0, -0.0, 3.7, np.nan])
+    with np.errstate(all="ignore"):
+        same_bits(transpile(small_functions)(x, 2), small_functions(x, 2))
+
+
+def shape_functions(m):
+    return (np.dstack((m, m)), np.dstack((m[0], m[1])), np.hsplit(m, 2), np.hsplit(m[0], [1, 3]), np.vsplit(m, [1]),
+            np.dsplit(m[None], 2))
+
+
+def test_stacks_and_splits_are_numpys():
+    """hsplit, vsplit and dsplit give views (np.split's), dstack a new array; NumPy's ValueError for too few dims;
+    unstack needs the unstacked axis's length while compiling (an argument's is a run-time size: refused)."""
+    m = np.arange(12.0).reshape(3, 4)
+    assert_same(transpile(shape_functions)(m), shape_functions(m))
+    for fn in (lambda m: np.vsplit(m[0], 2), lambda m: np.dsplit(m, 2), lambda m: np.hsplit(m[0, 0], 2),
+               lambda m: np.unstack(m[0, 0])):
+        with pytest.raises(ValueError):
+            transpile(fn)(m)
+    assert_same(transpile(lambda m: np.unstack(m.reshape(3, 4), axis=1))(m), np.unstack(m, axis=1))
+    with pytest.raises(CompileError, match="not known at compile time"):
+        transpile(lambda m: np.unstack(m, axis=1))(m)
+
+
+def test_asarray_chkfinite_is_numpys():
+    compiled = transpile(lambda a: np.asarray_chkfinite(a))
+    a = np.arange(3.0)
+    assert compiled(a) is a
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        compiled(np.array([1.0, np.inf, 2.0]))
+    assert_same(transpile(lambda a: np.asarray_chkfinite(a, np.float32))(a), np.asarray_chkfinite(a, np.float32))

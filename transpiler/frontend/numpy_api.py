@@ -549,7 +549,8 @@ def _register_stdlib():
                  "rot90", "column_stack", "atleast_3d", "take_along_axis", "put_along_axis", "fill_diagonal",
                  "unravel_index", "ravel_multi_index", "polyval", "vander", "cumulative_sum", "cumulative_prod",
                  "array_equal", "cross", "convolve", "correlate", "gradient", "interp", "piecewise", "resize", "modf",
-                 "unwrap", "i0", "sort_complex", "histogram_bin_edges"):
+                 "unwrap", "i0", "sort_complex", "histogram_bin_edges", "fix", "iscomplex", "isreal", "asarray_chkfinite",
+                 "astype", "identity", "diagflat", "dstack", "hsplit", "vsplit", "dsplit", "unstack"):
         library(getattr(function_base, name), getattr(np, name))
     library(function_base.item, methods=("item",))
     FUNCTIONS[fn.raise_if] = _raise_if
