@@ -2,6 +2,7 @@
 np.histogram_bin_edges, the NaN scans and arg extremes, and small functions of numpy/lib: np.fix, np.dstack ...)
 compared with NumPy: result dtypes, values bit for bit (signed zeros, inf, nan, subnormals), shapes (sizes 0 and 1),
 the warnings NumPy issues, views and errors. One compilation per case where the shapes allow."""
+import math
 import warnings
 
 import numpy as np
@@ -367,3 +368,35 @@ def test_asarray_chkfinite_is_numpys():
     with pytest.raises(ValueError, match="infs or NaNs"):
         compiled(np.array([1.0, np.inf, 2.0]))
     assert_same(transpile(lambda a: np.asarray_chkfinite(a, np.float32))(a), np.asarray_chkfinite(a, np.float32))
+
+
+# ---- math.frexp, math.ldexp ----------------------------------------------------------------------------------
+def math_frexp(x):
+    return math.frexp(x)
+
+
+def math_ldexp(x, i):
+    return math.ldexp(x, i)
+
+
+def test_math_frexp_and_ldexp_are_pythons():
+    """Python floats and ints as CPython's math module gives them: frexp's (mantissa, int), ldexp's float, an
+    exponent beyond a C int (or int64) the same inf or signed zero, CPython's OverflowError for an infinity from a
+    finite x, its TypeError for an exponent that is not a Python int."""
+    compiled = transpile(math_frexp)
+    for x in [3.0, -0.0, 0.0, math.inf, 5e-324, -1e-310, 1.7976931348623157e308]:
+        result, expected = compiled(x), math_frexp(x)
+        assert type(result[1]) is int and result == expected and math.copysign(1, result[0]) == math.copysign(1, x)
+    assert math.isnan(compiled(math.nan)[0]) and compiled(math.nan)[1] == 0
+    compiled = transpile(math_ldexp)
+    for x, i in [(3.0, 4), (1.0, 1023), (1.0, -1074), (1.0, -1075), (-1.0, -2 ** 40), (0.0, 10 ** 30), (math.inf, 3),
+                 (1.5, True), (-1.0, -2 ** 63)]:
+        result = compiled(x, i)
+        assert type(result) is float and result == math_ldexp(x, i)
+        assert math.copysign(1, result) == math.copysign(1, math_ldexp(x, i))
+    for x, i in [(1.0, 1024), (-1.0, 5000), (1.0, 2 ** 40)]:
+        with pytest.raises(OverflowError, match="math range error"):
+            compiled(x, i)
+    for i in (np.int64(3), 3.0):
+        with pytest.raises(TypeError, match="Expected an int"):
+            transpile(math_ldexp)(1.0, i)
