@@ -815,6 +815,59 @@ def unstack(x, /, *, axis=0):
     return tuple(np.moveaxis(x, axis, 0))
 
 
+# ---- index arrays (numpy/_core/numeric.py, numpy/lib/_index_tricks_impl.py, _twodim_base_impl.py) ---------------
+def indices(dimensions, dtype=int, sparse=False):
+    dimensions = tuple(dimensions)
+    N = len(dimensions)
+    shape = (1,) * N
+    if sparse:
+        res = ()
+    else:
+        res = np.empty((N,) + dimensions, dtype=dtype)
+    for i, dim in enumerate(dimensions):
+        idx = np.arange(dim, dtype=dtype).reshape(shape[:i] + (dim,) + shape[i + 1:])
+        if sparse:
+            res = res + (idx,)
+        else:
+            res[i] = idx
+    return res
+
+
+def diag_indices(n, ndim=2):
+    idx = np.arange(n)
+    return (idx,) * ndim
+
+
+def diag_indices_from(arr):
+    if not arr.ndim >= 2:
+        raise ValueError("input array must be at least 2-d")
+    for d in arr.shape[1:]:
+        raise_if(d != arr.shape[0], ValueError, "All dimensions of input must be of equal length")
+    return diag_indices(arr.shape[0], arr.ndim)
+
+
+def tril_indices(n, k=0, m=None):
+    tri_ = np.tri(n, m, k=k, dtype=bool)
+    return tuple(np.broadcast_to(inds, tri_.shape)[tri_] for inds in indices(tri_.shape, sparse=True))
+
+
+def triu_indices(n, k=0, m=None):
+    tri_ = ~np.tri(n, m, k=k - 1, dtype=bool)
+    return tuple(np.broadcast_to(inds, tri_.shape)[tri_] for inds in indices(tri_.shape, sparse=True))
+
+
+def tril_indices_from(arr, k=0):
+    if arr.ndim != 2:
+        raise ValueError("input array must be 2-d")
+    return tril_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+
+
+def triu_indices_from(arr, k=0):
+    if arr.ndim != 2:
+        raise ValueError("input array must be 2-d")
+    return triu_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+
+
 # ---- polynomials and cumulative functions ---------------------------------------------------------------------
 def polyval(p, x):
     p = np.asarray(p)

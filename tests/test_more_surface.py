@@ -400,3 +400,22 @@ def test_math_frexp_and_ldexp_are_pythons():
     for i in (np.int64(3), 3.0):
         with pytest.raises(TypeError, match="Expected an int"):
             transpile(math_ldexp)(1.0, i)
+
+
+# ---- indices, diag_indices, tril_indices, triu_indices (and _from) ----------------------------------------------
+def index_arrays(m, k):
+    return (np.indices(m.shape), np.indices(m.shape, sparse=True), np.indices((2, 3), dtype=np.int8),
+            np.diag_indices(m.shape[0], 3), np.diag_indices_from(m[:1, :1]), np.tril_indices(m.shape[0]),
+            np.triu_indices(m.shape[0], k, m.shape[1]), np.tril_indices_from(m, -1), np.triu_indices_from(m, k),
+            m[np.triu_indices_from(m, 1)])
+
+
+def test_index_arrays_are_numpys():
+    """NumPy's index arrays, of run-time sizes and offsets: the triangles' lengths computed from their masks."""
+    compiled = transpile(index_arrays)
+    for m, k in [(np.arange(12.0).reshape(3, 4), 1), (np.arange(12.0).reshape(4, 3), -2), (np.ones((1, 1)), 0)]:
+        assert_same(compiled(m, k), index_arrays(m, k))
+    with pytest.raises(ValueError, match="equal length"):
+        transpile(lambda m: np.diag_indices_from(m))(np.ones((3, 4)))
+    with pytest.raises(ValueError, match="2-d"):
+        transpile(lambda m: np.triu_indices_from(m))(np.ones(3))

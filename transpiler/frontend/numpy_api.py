@@ -550,7 +550,9 @@ def _register_stdlib():
                  "unravel_index", "ravel_multi_index", "polyval", "vander", "cumulative_sum", "cumulative_prod",
                  "array_equal", "cross", "convolve", "correlate", "gradient", "interp", "piecewise", "resize", "modf",
                  "unwrap", "i0", "sort_complex", "histogram_bin_edges", "fix", "iscomplex", "isreal", "asarray_chkfinite",
-                 "astype", "identity", "diagflat", "dstack", "hsplit", "vsplit", "dsplit", "unstack"):
+                 "astype", "identity", "diagflat", "dstack", "hsplit", "vsplit", "dsplit", "unstack", "indices",
+                 "diag_indices", "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
+                 "triu_indices_from"):
         library(getattr(function_base, name), getattr(np, name))
     library(function_base.item, methods=("item",))
     FUNCTIONS[fn.raise_if] = _raise_if
