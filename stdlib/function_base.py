@@ -868,6 +868,34 @@ def triu_indices_from(arr, k=0):
     return triu_indices(arr.shape[-2], k=k, m=arr.shape[-1])
 
 
+# ---- np.linalg's array API functions (numpy/linalg/_linalg.py) -------------------------------------------------
+def linalg_outer(x1, x2, /):
+    x1 = np.asarray(x1)
+    x2 = np.asarray(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"Input arrays must be one-dimensional, but they are x1.ndim={x1.ndim} and "
+                         f"x2.ndim={x2.ndim}.")
+    return np.outer(x1, x2)
+
+
+def linalg_trace(x, /, *, offset=0, dtype=None):
+    return np.trace(x, offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def linalg_cross(x1, x2, /, *, axis=-1):
+    x1 = np.asarray(x1)
+    x2 = np.asarray(x2)
+    n1, n2 = x1.shape[axis], x2.shape[axis]
+    message = "Both input arrays must be (arrays of) 3-dimensional vectors, but they are {} and {} dimensional instead."
+    if _known(n1) and _known(n2):
+        if n1 != 3 or n2 != 3:
+            raise ValueError(message.format(n1, n2))
+    else:       # (NumPy's message names the sizes, which a check made by the kernel cannot)
+        raise_if((n1 != 3) | (n2 != 3), ValueError, "Both input arrays must be (arrays of) 3-dimensional vectors (a "
+                 "size known only when the kernel runs is not 3)")
+    return np.cross(x1, x2, axis=axis)
+
+
 # ---- polynomials and cumulative functions ---------------------------------------------------------------------
 def polyval(p, x):
     p = np.asarray(p)

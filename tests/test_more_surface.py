@@ -419,3 +419,23 @@ def test_index_arrays_are_numpys():
         transpile(lambda m: np.diag_indices_from(m))(np.ones((3, 4)))
     with pytest.raises(ValueError, match="2-d"):
         transpile(lambda m: np.triu_indices_from(m))(np.ones(3))
+
+
+# ---- np.linalg.matmul, outer, trace, diagonal, cross ------------------------------------------------------------
+def linalg_functions(m):
+    return (np.linalg.matmul(m, m[0].T), np.linalg.outer(m[0, 0], m[1, 1]), np.linalg.trace(m),
+            np.linalg.trace(m, offset=1, dtype=np.float32), np.linalg.diagonal(m, offset=-1),
+            np.linalg.cross(m[..., :3], m[..., 1:]))
+
+
+def test_linalg_array_api_functions_are_numpys():
+    """NumPy's functions over the last two axes (trace, a read-only diagonal view), outer of vectors only, cross of
+    3-vectors only (NumPy's ValueError, after the call for run-time sizes)."""
+    m = np.arange(24.0).reshape(2, 3, 4)
+    result = transpile(linalg_functions)(m)
+    assert_same(result, linalg_functions(m))
+    assert not result[4].flags.writeable and np.shares_memory(result[4], m)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        transpile(lambda m: np.linalg.outer(m[0], m[1, 1]))(m)
+    with pytest.raises(ValueError, match="3-dimensional vectors"):
+        transpile(lambda m: np.linalg.cross(m, m))(m)

@@ -555,6 +555,10 @@ def _register_stdlib():
                  "triu_indices_from"):
         library(getattr(function_base, name), getattr(np, name))
     library(function_base.item, methods=("item",))
+    library(function_base.linalg_outer, np.linalg.outer)
+    library(function_base.linalg_trace, np.linalg.trace)
+    library(function_base.linalg_cross, np.linalg.cross)
+    FUNCTIONS[np.linalg.diagonal] = lambda b, x, *, offset=0: FUNCTIONS[np.diagonal](b, x, offset, -2, -1)
     FUNCTIONS[fn.raise_if] = _raise_if
     FUNCTIONS[fn.known_while_compiling] = lambda b, value: not contains_var(value)
     FUNCTIONS[np.diagonal] = METHODS["diagonal"] = _view_like(
@@ -713,6 +717,7 @@ def _register_shape_ops():
         b, so.reshape(b, a, (-1,)) if axis is None else so.as_var(b, a), indices,
         0 if axis is None else so.normalize_axis(axis, so.as_var(b, a).ndim)))
     function(np.matmul)(_with_out(linalg.matmul, "matmul"))
+    function(np.linalg.matmul)(lambda b, x1, x2: linalg.matmul(b, x1, x2))
     function(np.dot)(_with_out(linalg.dot, "dot"))
     method("dot")(_with_out(linalg.dot, "dot"))
     function(np.flip)(_flip)
