@@ -4,7 +4,7 @@ dtypes (NEP 50), shapes, values and the order of float operations are NumPy's. U
 NumPy's own functions compute."""
 import numpy as np
 
-from .functions import _axis, _axis_tuple, _known, raise_if
+from .functions import _axis, _axis_tuple, _known, known_while_compiling, raise_if
 
 
 # ---- choosing and cleaning values ----------------------------------------------------------------------------
@@ -619,6 +619,281 @@ def modf(x, out=None):
     whole = np.trunc(x)
     fraction = np.where(np.isinf(x), np.copysign(0.0, x), np.copysign(x - whole, x))
     return (fraction[()], whole[()]) if x.ndim == 0 else (fraction, whole)
+
+
+def sort_complex(a):
+    b = np.array(a, copy=True)
+    b.sort()
+    if b.dtype.kind != "c":
+        # (NumPy: complex64 for int8, int16, uint8 and uint16, complex128 for the others, float32 and bool too)
+        return b.astype(np.complex64 if b.dtype.char in "bhBH" else np.complex128)
+    return b
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """NumPy's bounding box of the nonzero elements, a view of filt. Per trimmed axis, NumPy's first and last
+    nonzero positions (argwhere's min and max) are counted here without a data-dependent array: the leading and
+    trailing zeros of "some element nonzero" along that axis. All zero: NumPy slices [0:0], here [n:0], [n:] or
+    [:0]: empty as well."""
+    filt_ = np.asarray(filt)
+    trim = trim.lower()
+    if trim not in {"fb", "bf", "f", "b"}:
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    if axis is None:
+        axis_tuple = tuple(range(filt_.ndim))
+    else:
+        axis_tuple = _axis_tuple(axis, filt_.ndim, "axis")
+    if not axis_tuple:
+        return filt
+    nonzero = filt_ != 0
+    sl = []
+    for ax in range(filt_.ndim):
+        if ax not in axis_tuple:
+            sl.append(slice(None))
+            continue
+        others = tuple(k for k in range(filt_.ndim) if k != ax)
+        present = np.any(nonzero, axis=others) if others else nonzero
+        start = np.sum(np.cumsum(present) == 0) if "f" in trim else None
+        stop = filt_.shape[ax] - np.sum(np.cumsum(present[::-1]) == 0) if "b" in trim else None
+        sl.append(slice(start, stop))
+    return filt_[tuple(sl)]
+
+
+def _outer_edges(a, range):
+    """NumPy's _get_outer_edges. A size known only at run time takes both of NumPy's paths (a run-time branch)."""
+    if range is not None:
+        first_edge, last_edge = range
+        if known_while_compiling(first_edge) and known_while_compiling(last_edge):
+            if first_edge > last_edge:
+                raise ValueError("max must be larger than min in range parameter.")
+            if not (np.isfinite(first_edge) and np.isfinite(last_edge)):
+                raise ValueError(f"supplied range of [{first_edge}, {last_edge}] is not finite")
+        else:       # (NumPy's message names the values, which a check made by the kernel cannot)
+            raise_if(first_edge > last_edge, ValueError, "max must be larger than min in range parameter.")
+            raise_if(~(np.isfinite(first_edge) & np.isfinite(last_edge)), ValueError,
+                     "supplied range is not finite")
+    elif a.size == 0:
+        first_edge, last_edge = 0, 1
+    else:
+        first_edge, last_edge = a.min(), a.max()
+        if a.dtype.kind in "iu":    # (NumPy's edges are float64 whether it subtracts 0.5 or not: the same values)
+            first_edge, last_edge = np.float64(first_edge), np.float64(last_edge)
+        raise_if(~(np.isfinite(first_edge) & np.isfinite(last_edge)), ValueError,
+                 "autodetected range is not finite")
+    if first_edge == last_edge:
+        first_edge = first_edge - 0.5
+        last_edge = last_edge + 0.5
+    return first_edge, last_edge
+
+
+def _equal_bins(a, n_equal_bins, range):
+    first_edge, last_edge = _outer_edges(a, range)
+    return _edges_between(first_edge, last_edge, a, n_equal_bins)
+
+
+def _edges_between(first_edge, last_edge, a, n_equal_bins):
+    bin_type = np.result_type(first_edge, last_edge, a)
+    if np.issubdtype(bin_type, np.integer):
+        bin_type = np.result_type(bin_type, float)
+    return np.linspace(first_edge, last_edge, n_equal_bins + 1, endpoint=True, dtype=bin_type)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    a = np.asarray(a)
+    if a.dtype == np.bool_:
+        raise TypeError("np.histogram_bin_edges of bools is not supported in compiled code: NumPy warns and converts "
+                        "them to uint8; convert them first (a.astype(np.uint8))")
+    if a.dtype.kind == "c":
+        raise TypeError("np.histogram_bin_edges of complex values is not supported in compiled code")
+    if weights is not None:
+        weights = np.asarray(weights)
+        if weights.ndim != a.ndim:
+            raise ValueError("weights should have the same shape as a.")
+        for wd, ad in zip(weights.shape, a.shape):
+            raise_if(wd != ad, ValueError, "weights should have the same shape as a.")
+    a = a.ravel()
+    if isinstance(bins, str):
+        raise TypeError("np.histogram_bin_edges(bins=str): the number of bins depends on the data; give an int or "
+                        "the edges")
+    if np.ndim(bins) == 0:
+        if type(bins) is bool:      # (operator.index(True) is 1)
+            bins = int(bins)
+        if np.asarray(bins).dtype.kind not in "iu":
+            raise TypeError("`bins` must be an integer, a string, or an array")
+        known = known_while_compiling(bins)
+        if known:
+            if bins < 1:
+                raise ValueError("`bins` must be positive, when an integer")
+        else:
+            raise_if(bins < 1, ValueError, "`bins` must be positive, when an integer")
+        if known_while_compiling(a.size) or range is not None:
+            bin_edges = _equal_bins(a, bins, range)
+        elif a.size == 0:       # (a run-time branch: NumPy's edges of Python ints 0 and 1, computed in float64)
+            bin_edges = _edges_between(0, 1, a, bins)
+        else:
+            bin_edges = _equal_bins(a, bins, None)
+        raise_if(bin_edges[:-1] >= bin_edges[1:], ValueError,
+                 f"Too many bins for data range. Cannot create {bins if known else 'the'} finite-sized bins.")
+        return bin_edges
+    if np.ndim(bins) != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    bin_edges = np.asarray(bins)
+    raise_if(bin_edges[:-1] > bin_edges[1:], ValueError, "`bins` must increase monotonically, when an array")
+    return bin_edges
+
+
+# ---- small functions of numpy/lib and numpy/_core ---------------------------------------------------------------
+def fix(x, out=None):
+    if out is not None:
+        raise TypeError("np.fix(out=) is not supported in compiled code")
+    return np.trunc(x)
+
+
+def iscomplex(x):
+    ax = np.asarray(x)
+    if ax.dtype.kind == "c":
+        return ax.imag != 0
+    res = np.zeros(ax.shape, bool)
+    return res[()]
+
+
+def isreal(x):
+    return np.imag(x) == 0
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    a = np.asarray(a) if dtype is None else np.asarray(a, dtype=dtype)
+    if a.dtype.kind in "fc":
+        raise_if(~np.isfinite(a).all(), ValueError, "array must not contain infs or NaNs")
+    return a
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    if device is not None and device != "cpu":
+        raise ValueError(f'Device not understood. Only "cpu" is allowed, but received: {device}')
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        raise AttributeError(f"'{type(x).__name__}' object has no attribute 'astype'")
+    return x.astype(dtype, copy=copy)
+
+
+def identity(n, dtype=None, *, like=None):
+    return np.eye(n) if dtype is None else np.eye(n, dtype=dtype)
+
+
+def diagflat(v, k=0):
+    return np.diag(np.asarray(v).ravel(), k)     # (NumPy's zeros((n, n)) with v on the k-th diagonal)
+
+
+def dstack(tup):
+    arrs = atleast_3d(*tup)
+    if not isinstance(arrs, tuple):
+        arrs = (arrs,)
+    return np.concatenate(arrs, 2)
+
+
+def hsplit(ary, indices_or_sections):
+    if np.ndim(ary) == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return np.split(ary, indices_or_sections, 1 if np.ndim(ary) > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    if np.ndim(ary) < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return np.split(ary, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+    if np.ndim(ary) < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return np.split(ary, indices_or_sections, 2)
+
+
+def unstack(x, /, *, axis=0):
+    if x.ndim == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    return tuple(np.moveaxis(x, axis, 0))
+
+
+# ---- index arrays (numpy/_core/numeric.py, numpy/lib/_index_tricks_impl.py, _twodim_base_impl.py) ---------------
+def indices(dimensions, dtype=int, sparse=False):
+    dimensions = tuple(dimensions)
+    N = len(dimensions)
+    shape = (1,) * N
+    if sparse:
+        res = ()
+    else:
+        res = np.empty((N,) + dimensions, dtype=dtype)
+    for i, dim in enumerate(dimensions):
+        idx = np.arange(dim, dtype=dtype).reshape(shape[:i] + (dim,) + shape[i + 1:])
+        if sparse:
+            res = res + (idx,)
+        else:
+            res[i] = idx
+    return res
+
+
+def diag_indices(n, ndim=2):
+    idx = np.arange(n)
+    return (idx,) * ndim
+
+
+def diag_indices_from(arr):
+    if not arr.ndim >= 2:
+        raise ValueError("input array must be at least 2-d")
+    for d in arr.shape[1:]:
+        raise_if(d != arr.shape[0], ValueError, "All dimensions of input must be of equal length")
+    return diag_indices(arr.shape[0], arr.ndim)
+
+
+def tril_indices(n, k=0, m=None):
+    tri_ = np.tri(n, m, k=k, dtype=bool)
+    return tuple(np.broadcast_to(inds, tri_.shape)[tri_] for inds in indices(tri_.shape, sparse=True))
+
+
+def triu_indices(n, k=0, m=None):
+    tri_ = ~np.tri(n, m, k=k - 1, dtype=bool)
+    return tuple(np.broadcast_to(inds, tri_.shape)[tri_] for inds in indices(tri_.shape, sparse=True))
+
+
+def tril_indices_from(arr, k=0):
+    if arr.ndim != 2:
+        raise ValueError("input array must be 2-d")
+    return tril_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+
+
+def triu_indices_from(arr, k=0):
+    if arr.ndim != 2:
+        raise ValueError("input array must be 2-d")
+    return triu_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+
+
+# ---- np.linalg's array API functions (numpy/linalg/_linalg.py) -------------------------------------------------
+def linalg_outer(x1, x2, /):
+    x1 = np.asarray(x1)
+    x2 = np.asarray(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"Input arrays must be one-dimensional, but they are x1.ndim={x1.ndim} and "
+                         f"x2.ndim={x2.ndim}.")
+    return np.outer(x1, x2)
+
+
+def linalg_trace(x, /, *, offset=0, dtype=None):
+    return np.trace(x, offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def linalg_cross(x1, x2, /, *, axis=-1):
+    x1 = np.asarray(x1)
+    x2 = np.asarray(x2)
+    n1, n2 = x1.shape[axis], x2.shape[axis]
+    message = "Both input arrays must be (arrays of) 3-dimensional vectors, but they are {} and {} dimensional instead."
+    if _known(n1) and _known(n2):
+        if n1 != 3 or n2 != 3:
+            raise ValueError(message.format(n1, n2))
+    else:       # (NumPy's message names the sizes, which a check made by the kernel cannot)
+        raise_if((n1 != 3) | (n2 != 3), ValueError, "Both input arrays must be (arrays of) 3-dimensional vectors (a "
+                 "size known only when the kernel runs is not 3)")
+    return np.cross(x1, x2, axis=axis)
 
 
 # ---- polynomials and cumulative functions ---------------------------------------------------------------------

@@ -4,6 +4,8 @@ unsafe casting, `nanmax` / `nanmin` as fmax / fmin reductions. Arrays of integer
 reductions. Compiled, `np.nanmean(x)` in user code runs this source."""
 import numpy as np
 
+from .functions import raise_if
+
 
 def _replace_nan(a, val):
     """(a with its NaNs replaced by val, the NaN mask), or (a, None) for an array that cannot hold NaN."""
@@ -90,3 +92,32 @@ def nanmax(a, axis=None, out=None, keepdims=False):
 
 def nanmin(a, axis=None, out=None, keepdims=False):
     return _nan_extreme(np.fmin, "nanmin", a, axis, out, keepdims)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    _no_out("nancumsum", out)
+    a, _ = _replace_nan(np.asarray(a), 0)
+    return np.cumsum(a, axis=axis, dtype=dtype)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    _no_out("nancumprod", out)
+    a, _ = _replace_nan(np.asarray(a), 1)
+    return np.cumprod(a, axis=axis, dtype=dtype)
+
+
+def _nan_arg(a, axis, out, keepdims, name, fill, arg):
+    _no_out(name, out)
+    a, mask = _replace_nan(np.asarray(a), fill)
+    if mask is not None:
+        # (NumPy checks only a mask with elements: an empty slice is argmax's own ValueError, the same type)
+        raise_if(np.any(np.all(mask, axis=axis)) & (mask.size > 0), ValueError, "All-NaN slice encountered")
+    return arg(a, axis=axis, keepdims=keepdims)
+
+
+def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    return _nan_arg(a, axis, out, keepdims, "nanargmax", -np.inf, np.argmax)
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    return _nan_arg(a, axis, out, keepdims, "nanargmin", np.inf, np.argmin)

@@ -235,6 +235,54 @@ def _spacing(dts, x):
     return arith.select(infinite, const(dt, float("nan")), step)
 
 
+def _ldexp(dts, x, n):
+    """NumPy's loops: libm's ldexp(x, int), bit for bit (its overflow and underflow flags too); an int64 exponent
+    outside a C int is clamped to INT_MAX / INT_MIN as NumPy's int64 loop does (the same inf or zero); float16 through
+    float32, where ldexp is exact, then rounded once to float16 as NumPy's half loop does."""
+    dt, et = dts
+    i32 = ir.IntegerType.get_signless(32)
+    if et.itemsize == 8:
+        n = arith.maxsi(arith.minsi(n, const(et, 2 ** 31 - 1)), const(et, -2 ** 31))
+        n = arith.trunci(i32, n)
+    f32 = np.dtype(np.float32)
+    wide = convert(x, dt, f32) if dt.itemsize == 2 else x
+    name = "ldexp" if dt.itemsize == 8 else "ldexpf"
+    declare_external(name, [wide.type, i32], wide.type)
+    r = func.call([wide.type], ir.FlatSymbolRefAttr.get(name), [wide, n])
+    return convert(r, f32, dt) if dt.itemsize == 2 else r
+
+
+def _frexp(dt: np.dtype, x: ir.Value):
+    """libm's frexp (NumPy's loop calls it) from the bits: (mantissa in [0.5, 1) with x's sign, int32 exponent);
+    0, -0.0, inf and nan give x + x and 0, as glibc's. A subnormal's fraction bits converted to a float (exactly)
+    give its normalized mantissa and exponent, with no scaling that could raise a flag. float16 through float32,
+    as NumPy's half loop (the mantissa is exact in float16)."""
+    if dt.itemsize == 2:
+        f32 = np.dtype(np.float32)
+        m, e = _frexp(f32, convert(x, dt, f32))
+        return convert(m, f32, dt), e
+    bits_n, frac_n, bias = (64, 52, 1023) if dt.itemsize == 8 else (32, 23, 127)
+    it = ir.IntegerType.get_signless(bits_n)
+    i32 = ir.IntegerType.get_signless(32)
+
+    def c(v):
+        return arith.constant(it, v - 2 ** bits_n if v >= 2 ** (bits_n - 1) else v)
+    frac_mask, exp_mask, sign_mask = c(2 ** frac_n - 1), c(2 * bias + 1), c(2 ** (bits_n - 1))
+    bits = arith.bitcast(it, x)
+    field = arith.andi(arith.shrui(bits, c(frac_n)), exp_mask)
+    special = arith.ori(arith.cmpi(I.eq, field, exp_mask), arith.cmpf(F.OEQ, x, const(dt, 0.0)))
+    subnormal = arith.cmpi(I.eq, field, c(0))
+    scaled = arith.bitcast(it, arith.uitofp(x.type, arith.andi(bits, frac_mask)))   # the fraction's value, exact
+    scaled_field = arith.andi(arith.shrui(scaled, c(frac_n)), exp_mask)
+    exponent = arith.select(subnormal, arith.subi(scaled_field, c(2 * bias + frac_n - 2)),
+                            arith.subi(field, c(bias - 1)))
+    fraction = arith.andi(arith.select(subnormal, scaled, bits), frac_mask)
+    mantissa_bits = arith.ori(arith.ori(fraction, arith.andi(bits, sign_mask)), c((bias - 1) << frac_n))
+    mantissa = arith.select(special, arith.addf(x, x), arith.bitcast(x.type, mantissa_bits))
+    exponent = arith.select(special, c(0), exponent)
+    return mantissa, exponent if bits_n == 32 else arith.trunci(i32, exponent)
+
+
 def _float_divmod(dt, a, b):
     """NumPy's npy_divmod: returns (floor quotient, remainder)."""
     zero = const(dt, 0.0)
@@ -519,6 +567,7 @@ UNARY = {
     "sign": _by_kind(f=_float_sign, i=_int_sign), "square": _square, "reciprocal": _reciprocal,
     "isnan": _isnan, "isinf": _isinf, "isfinite": _isfinite, "signbit": _by_kind(f=_signbit),
     "spacing": _by_kind(f=_spacing),
+    "frexp_mantissa": lambda dts, x: _frexp(dts[0], x)[0], "frexp_exponent": lambda dts, x: _frexp(dts[0], x)[1],
     "deg2rad": _angle_scale(np.pi, 180.0), "rad2deg": _angle_scale(180.0, np.pi),
     "invert": lambda dts, x: arith.xori(x, const(dts[0], -1 if dts[0].kind != "b" else 1)),
     "not": lambda dts, x: arith.xori(x, const(np.dtype(bool), 1)),
@@ -541,7 +590,7 @@ BINARY = {
     "logaddexp": _by_kind(f=_logaddexp(False)), "logaddexp2": _by_kind(f=_logaddexp(True)),
     "gcd": _by_kind(i=_gcd), "lcm": _by_kind(i=_lcm),
     "fmod": _by_kind(f=_f32_detour(lambda d, a, b: arith.remf(a, b)), i=_int_fmod, b=_int_fmod),
-    "nextafter": _by_kind(f=_libm("nextafterf", "nextafter")),
+    "nextafter": _by_kind(f=_libm("nextafterf", "nextafter")), "ldexp": _ldexp,
     "max": _minmax(arith.maximumf, arith.maxsi, arith.maxui, arith.ori),
     "min": _minmax(arith.minimumf, arith.minsi, arith.minui, arith.andi),
     "fmax": _fminmax("max"), "fmin": _fminmax("min"),

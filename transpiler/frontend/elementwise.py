@@ -26,6 +26,7 @@ UFUNC_PRIMS = {
     np.heaviside: "heaviside", np.logaddexp: "logaddexp", np.logaddexp2: "logaddexp2", np.deg2rad: "deg2rad",
     np.rad2deg: "rad2deg", np.radians: "deg2rad", np.degrees: "rad2deg", np.fabs: "abs", np.float_power: "pow",
     np.gcd: "gcd", np.lcm: "lcm", np.fmod: "fmod", np.nextafter: "nextafter", np.spacing: "spacing",
+    np.ldexp: "ldexp",
     np.equal: "eq", np.not_equal: "ne", np.less: "lt", np.less_equal: "le", np.greater: "gt", np.greater_equal: "ge",
     np.bitwise_and: "and", np.bitwise_or: "or", np.bitwise_xor: "xor", np.invert: "invert",
     np.logical_and: "and", np.logical_or: "or", np.logical_xor: "xor", np.logical_not: "not",

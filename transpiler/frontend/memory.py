@@ -53,6 +53,9 @@ class Step:
     shape: tuple
     scalar: bool
     readonly: str | None = None    # NumPy's view is read-only (`x.diagonal()`): why, for the error of a write
+    # NumPy's view is writable but warns when written (np.broadcast_arrays): a write is refused (TypeError, `readonly`
+    # says why), returned it is NumPy's warn-on-write view
+    warns_on_write: bool = False
 
 
 @dataclass(eq=False)
@@ -85,6 +88,7 @@ class Alias:
     view_of: object = None
     # NumPy's value is a read-only view (`x.diagonal()` of such a value): returned, the call must make it (replay)
     readonly: str | None = None
+    warns_on_write: bool = False     # (as Step's: a write is refused with `readonly`, a TypeError)
 
 
 def _contiguous_slice(specs) -> bool:
@@ -219,7 +223,7 @@ class Memory:
         step = Step(prim, dict(params), tuple(inputs[1:]), out.dtype, out.shape, out.scalar)
         out.ref = Ref(ref.buffer, ref.base, ref.path + (step,), contiguous)
 
-    def readonly_view(self, x: Var, out: Var, params: list, why: str) -> bool:
+    def readonly_view(self, x: Var, out: Var, params: list, why: str, warns_on_write: bool = False) -> bool:
         """`out` (its value computed from x's current version) is NumPy's read-only view of x whose element i is
         x[starts + sum_k i_k * steps_k] (params: starts over x's axes, out's sizes, steps; as view_params): a write
         through it is NumPy's ValueError, and it is re-derived after x's memory is written. False when x is not a
@@ -227,7 +231,8 @@ class Memory:
         ref = self.ref_of(x)
         if not isinstance(ref, Ref):
             return False
-        step = Step("strided", {}, tuple(params), out.dtype, out.shape, False, readonly=why)
+        step = Step("strided", {}, tuple(params), out.dtype, out.shape, False, readonly=why,
+                    warns_on_write=warns_on_write)
         out.ref = Ref(ref.buffer, ref.base, ref.path + (step,), False)
         return True
 
@@ -240,13 +245,13 @@ class Memory:
         out.ref = Alias(tuple(self.deps(x)) or ((self.ref_of(x).buffer, x),), why)
         return out
 
-    def readonly_alias(self, x: Var, out: Var, step: Step, why: str) -> Var:
+    def readonly_alias(self, x: Var, out: Var, step: Step, why: str, warns_on_write: bool = False) -> Var:
         """`out` is NumPy's read-only view (`step`: its library call, for the call to replay) of x, a value whose
         memory the compiler does not follow: read, it is the kernel's value; returned, NumPy's own view of the
         caller's array where x is one the call can make (Alias.replay), else a CompileError (readonly)."""
         ref = self.ref_of(x)
         replay = ref.replay if isinstance(ref, Alias) and step is not None else None
-        out.ref = Alias(tuple(self.deps(x)), why, readonly=why,
+        out.ref = Alias(tuple(self.deps(x)), why, readonly=why, warns_on_write=warns_on_write,
                         replay=(replay[0], replay[1], replay[2] + (step,)) if replay is not None else None)
         return out
 
@@ -302,6 +307,8 @@ class Memory:
         """Store `value` (target's dtype and shape) into the memory `target` is a view of."""
         ref = self.ref_of(target)
         if isinstance(ref, Alias) and ref.readonly:
+            if ref.warns_on_write:
+                raise UserError(ref.readonly, TypeError)
             raise UserError(f"assignment destination is read-only: {ref.readonly}", ValueError)
         if isinstance(ref, Alias):
             raise UserError(f"writing into an array that may or may not share memory with another ({ref.why}) is "
@@ -311,8 +318,10 @@ class Memory:
             raise UserError(ref.buffer.readonly, TypeError)
         if ref.buffer.listed:
             raise UserError(ref.buffer.listed, TypeError)
-        if (why := next((s.readonly for s in ref.path if s.readonly), None)) is not None:
-            raise UserError(f"assignment destination is read-only: {why}", ValueError)
+        if (step := next((s for s in ref.path if s.readonly), None)) is not None:
+            if step.warns_on_write:
+                raise UserError(step.readonly, TypeError)
+            raise UserError(f"assignment destination is read-only: {step.readonly}", ValueError)
         if value.scalar or value.weak:    # the contents of an array: a 0-d array, not a NumPy or Python scalar
             value = b.emit1("copy", [value], target.dtype, target.shape)
         if ref.path and _split(ref.path)[1][:1] and _split(ref.path)[1][0].prim == "strided" \
@@ -733,7 +742,7 @@ def _replayable(path: tuple, computed=None):
             m = len(step.shape)
             steps.append(("strided", (values[:n], values[n:n + m], values[n + m:])))
             if step.readonly:
-                steps.append(("readonly", None))
+                steps.append(("warn_on_write" if step.warns_on_write else "readonly", None))
         else:
             steps.append((step.prim, p["perm"] if step.prim == "transpose" else p["axes"]))
     return steps

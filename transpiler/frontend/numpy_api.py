@@ -12,7 +12,7 @@ from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
 from ..types.shapes import sym_text
-from .builder import coerce
+from .builder import as_operand, coerce, operand_type
 from .memory import Step
 from . import complex_parts
 from . import elementwise as ew
@@ -165,6 +165,20 @@ def _divmod(b, x1, x2, /, out=None, dtype=None):
         raise UserError("np.divmod(out=) is not supported in compiled code: assign its two results", TypeError)
     return (ew.apply_ufunc(b, np.floor_divide, [x1, x2], dtype=dtype),
             ew.apply_ufunc(b, np.remainder, [x1, x2], dtype=dtype))
+
+
+@function(np.frexp)
+def _frexp(b, x, /, out=None, dtype=None):
+    """np.frexp: (mantissa, int32 exponent) in NumPy's loop dtype for x (float16 for int8, uint8 and bools, float32
+    for int16 and uint16, float64 for wider ints), each part one primitive (codegen/scalar._frexp)."""
+    if out is not None or dtype is not None:
+        raise UserError("np.frexp(out=, dtype=) is not supported in compiled code: assign its two results", TypeError)
+    x = as_operand(x)
+    in_dts, out_dts = dtypes.resolve_ufunc(np.frexp, [operand_type(x)])
+    x = coerce(b, x, in_dts[0])
+    x = ew.checked_in_kernel(b, [x])[0]
+    return tuple(b.emit1(prim, [x], dt, x.shape, scalar=x.ndim == 0)
+                 for prim, dt in zip(("frexp_mantissa", "frexp_exponent"), out_dts))
 
 
 @function(divmod)
@@ -484,6 +498,18 @@ def _one_count_repeat(fn):
     return handler
 
 
+def _array_only_trim_zeros(fn):
+    """np.trim_zeros of arrays: NumPy slices a list or tuple argument itself and returns a list or tuple."""
+    entry = _library_entry(fn)
+
+    def handler(b, filt, *args, **kwargs):
+        if isinstance(filt, (list, tuple)) or isinstance(filt, Var) and filt.from_list:
+            raise UserError("np.trim_zeros of a list or tuple returns a list or tuple in NumPy, which compiled code "
+                            "does not: convert it with np.asarray first", TypeError)
+        return entry(b, filt, *args, **kwargs)
+    return handler
+
+
 def _raise_if(b, flag, kind, message):
     """stdlib's raise_if on a run-time flag: a check the kernel makes, raised as kind(message) after the call."""
     if flag.ndim:
@@ -513,7 +539,8 @@ def _register_stdlib():
                  "corrcoef"):
         library(getattr(fn, name), getattr(np, name))
     from ..stdlib import nanfunctions
-    for name in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin"):
+    for name in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nancumsum", "nancumprod",
+                 "nanargmax", "nanargmin"):
         library(getattr(nanfunctions, name), getattr(np, name))
     from ..stdlib import einsum
     library(einsum.einsum, np.einsum)
@@ -522,15 +549,23 @@ def _register_stdlib():
                  "rot90", "column_stack", "atleast_3d", "take_along_axis", "put_along_axis", "fill_diagonal",
                  "unravel_index", "ravel_multi_index", "polyval", "vander", "cumulative_sum", "cumulative_prod",
                  "array_equal", "cross", "convolve", "correlate", "gradient", "interp", "piecewise", "resize", "modf",
-                 "unwrap", "i0"):
+                 "unwrap", "i0", "sort_complex", "histogram_bin_edges", "fix", "iscomplex", "isreal", "asarray_chkfinite",
+                 "astype", "identity", "diagflat", "dstack", "hsplit", "vsplit", "dsplit", "unstack", "indices",
+                 "diag_indices", "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
+                 "triu_indices_from"):
         library(getattr(function_base, name), getattr(np, name))
     library(function_base.item, methods=("item",))
+    library(function_base.linalg_outer, np.linalg.outer)
+    library(function_base.linalg_trace, np.linalg.trace)
+    library(function_base.linalg_cross, np.linalg.cross)
+    FUNCTIONS[np.linalg.diagonal] = lambda b, x, *, offset=0: FUNCTIONS[np.diagonal](b, x, offset, -2, -1)
     FUNCTIONS[fn.raise_if] = _raise_if
     FUNCTIONS[fn.known_while_compiling] = lambda b, value: not contains_var(value)
     FUNCTIONS[np.diagonal] = METHODS["diagonal"] = _view_like(
         fn.diagonal, "np.diagonal", lambda offset=0, axis1=0, axis2=1: (offset, axis1, axis2))
     FUNCTIONS[np.diag] = _view_like(fn.diag, "np.diag", lambda k=0: (k, 0, 1))
     FUNCTIONS[np.repeat] = METHODS["repeat"] = _one_count_repeat(fn.repeat)
+    FUNCTIONS[np.trim_zeros] = _array_only_trim_zeros(function_base.trim_zeros)
 
 
 _register_stdlib()
@@ -667,6 +702,7 @@ def _register_shape_ops():
     function(np.atleast_2d)(so.atleast_2d)
     function(np.broadcast_to)(so.broadcast_to)
     function(np.broadcast_shapes)(so.broadcast_shapes)
+    function(np.broadcast_arrays)(so.broadcast_arrays)
     for fn, handler in [(np.zeros, so.zeros), (np.ones, so.ones), (np.empty, so.zeros), (np.full, so.full),
                         (np.arange, so.arange), (np.tri, so.tri), (np.eye, so.eye)]:
         function(fn)(handler)
@@ -681,6 +717,7 @@ def _register_shape_ops():
         b, so.reshape(b, a, (-1,)) if axis is None else so.as_var(b, a), indices,
         0 if axis is None else so.normalize_axis(axis, so.as_var(b, a).ndim)))
     function(np.matmul)(_with_out(linalg.matmul, "matmul"))
+    function(np.linalg.matmul)(lambda b, x1, x2: linalg.matmul(b, x1, x2))
     function(np.dot)(_with_out(linalg.dot, "dot"))
     method("dot")(_with_out(linalg.dot, "dot"))
     function(np.flip)(_flip)

@@ -120,6 +120,31 @@ def _to_int(ufunc, name):
     return handler
 
 
+def _frexp(b, x):
+    """math.frexp: (mantissa, exponent) as libm's frexp (the primitives of np.frexp), a Python float and int; 0, inf
+    and nan are returned as they are with exponent 0."""
+    x = as_float(b, x)
+    mantissa = b.emit1("frexp_mantissa", [x], dtypes.FLOAT64, (), weak=True)
+    exponent = b.emit1("frexp_exponent", [x], np.dtype(np.int32), ())
+    return mantissa, b.emit1("convert", [exponent], dtypes.INT64, (), weak=True, dtype=dtypes.INT64)
+
+
+def _ldexp(b, x, i):
+    """CPython's math.ldexp: an int exponent (a bool too; a NumPy int is its TypeError), libm's ldexp with the
+    exponent clamped to a C int (the same inf or signed zero as CPython's own clamping), an infinity from a finite
+    x its OverflowError."""
+    if isinstance(i, bool) or isinstance(i, int) and not isinstance(i, np.integer):
+        i = b.const(np.int64(min(max(i, -2 ** 63), 2 ** 63 - 1)))
+    elif not (isinstance(i, Var) and i.ndim == 0 and i.weak and i.dtype.kind in "bi"):
+        raise UserError("Expected an int as second argument to ldexp.", TypeError)
+    x = as_float(b, x)
+    if i.dtype != dtypes.INT64:
+        i = b.emit1("convert", [i], dtypes.INT64, (), weak=True, dtype=dtypes.INT64)
+    r = b.emit1("ldexp", [x, i], dtypes.FLOAT64, (), weak=True)
+    b.check(_all(b, _ufunc(b, np.isinf, r), _ufunc(b, np.isfinite, x)), OverflowError, _RANGE)
+    return r
+
+
 def _predicate(ufunc):
     def handler(b, x):
         return _ufunc(b, ufunc, as_float(b, x))
@@ -160,7 +185,9 @@ def _register():
     FUNCTIONS[math.degrees] = lambda b, x: _ufunc(b, np.multiply, as_float(b, x), 180.0 / math.pi)
     FUNCTIONS[math.radians] = lambda b, x: _ufunc(b, np.multiply, as_float(b, x), math.pi / 180.0)
     FUNCTIONS[math.isclose] = _isclose
-    for name in ("hypot", "fmod", "copysign", "erf", "erfc", "gamma", "lgamma", "ldexp", "frexp", "modf"):
+    FUNCTIONS[math.frexp] = _frexp
+    FUNCTIONS[math.ldexp] = _ldexp
+    for name in ("hypot", "fmod", "copysign", "erf", "erfc", "gamma", "lgamma", "modf"):
         FUNCTIONS[getattr(math, name)] = _unsupported(name, "write it with NumPy ufuncs (np.fmod, np.copysign ...) "
                                                             "or tell us which one you need")
 

@@ -718,18 +718,49 @@ def broadcast_to(b: Builder, array, shape, subok=False) -> Var:
         else:
             b.env.unify(d, dims[lead + k], message)
             kept.append(True)
+    why = ("np.broadcast_to gives a read-only view in NumPy: write into a copy of it "
+           "(`np.broadcast_to(...).copy()`)")
+    return _broadcast_view(b, x, dims, kept, why, "np.broadcast_to of an array, which NumPy makes a read-only view")
+
+
+def _broadcast_view(b: Builder, x: Var, dims, kept, why: str, alias_why: str, warns_on_write=False) -> Var:
+    """x's view with shape `dims`, of stride 0 along its new leading dims and its dims of size 1 (`kept` False)."""
+    lead = len(dims) - x.ndim
     value = b.emit1("copy", [x], x.dtype, dims)
     starts = [int64_const(b, 0) for _ in range(x.ndim)]
     sizes = size_values(b, dims)
     steps = [int64_const(b, int(i >= lead and j == i - lead and kept[j]))
              for i in range(len(dims)) for j in range(x.ndim)]
     params = starts + sizes + steps
-    why = ("np.broadcast_to gives a read-only view in NumPy: write into a copy of it "
-           "(`np.broadcast_to(...).copy()`)")
-    if not b.memory.readonly_view(x, value, params, why):
-        value = b.memory.readonly_alias(x, value, None, "np.broadcast_to of an array, which NumPy makes a read-only "
-                                                        "view")
+    if not b.memory.readonly_view(x, value, params, why, warns_on_write):
+        value = b.memory.readonly_alias(x, value, None, alias_why, warns_on_write)
     return value
+
+
+def broadcast_arrays(b: Builder, *args, subok=False) -> tuple:
+    """np.broadcast_arrays: each argument as an array (a list or a scalar a new one); one of the broadcast shape
+    already is itself, the others views with stride 0 along their broadcast dims. NumPy's views are writable with a
+    DeprecationWarning when written: writing through them is refused (TypeError); returned, they are NumPy's."""
+    from ..types.shapes import fmt_shape
+    from .numpy_api import _zero_d_array
+    xs = [_zero_d_array(b, as_var(b, a)) for a in args]
+    dims = broadcast([x.shape for x in xs], b.env)
+    why = ("writing through np.broadcast_arrays' result is not supported: NumPy's is a view that warns when written "
+           "(DeprecationWarning) and writes the array it broadcasts, several elements at once; write into a copy "
+           "(`.copy()`) or into the array itself")
+    out = []
+    for x in xs:
+        if x.ndim == len(dims) and all(b.env.same_expression(d, e) for d, e in zip(x.shape, dims)):
+            out.append(x)
+            continue
+        lead = len(dims) - x.ndim
+        kept = [b.env.find(d) != 1 for d in x.shape]
+        for k, d in enumerate(x.shape):
+            if kept[k]:
+                b.env.unify(d, dims[lead + k], f"shape mismatch: objects cannot be broadcast to a single shape "
+                                               f"({fmt_shape(x.shape)} against {fmt_shape(dims)})")
+        out.append(_broadcast_view(b, x, dims, kept, why, why, warns_on_write=True))
+    return tuple(out)
 
 
 def broadcast_shapes(b: Builder, *shapes) -> tuple:

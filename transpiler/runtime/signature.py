@@ -521,6 +521,10 @@ def _replay(arr: np.ndarray, steps: list, originals: list, results: list = ()) -
         elif kind == "readonly":      # (NumPy's x.diagonal(): a read-only view)
             arr = arr.view()
             arr.flags.writeable = False
+        elif kind == "warn_on_write":     # (np.broadcast_arrays': writable, with a DeprecationWarning when written)
+            arr = arr.view()
+            if arr.flags.writeable:
+                arr.flags._warn_on_write = True
         else:
             arr = arr.squeeze(params)
     return arr
