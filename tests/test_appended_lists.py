@@ -490,3 +490,98 @@ def test_python_ints_appended_are_numpys():
     assert_same(transpile(squares)(6), squares(6))
     with pytest.raises(ValueError, match="empty"):      # NumPy's np.array([]) is float64; the rows are int64
         transpile(squares)(0)
+
+
+def loss_history_in_python(x, steps, lr):
+    """A training loop's history of losses as Python floats, then Python's own reductions of it."""
+    losses = []
+    for _ in range(steps.shape[0]):
+        losses.append(float(np.sum(x * x)))
+        x = x - lr * 2 * x
+    return sum(losses), min(losses), max(losses), losses[-1], np.array(losses), sum(losses, 0.5)
+
+
+def counts_and_scalars(x, t):
+    counts, values = [], []
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            counts.append(i)            # Python ints
+            values.append(x[i])         # NumPy scalars
+    return sum(counts), len(counts), sum(values)
+
+
+def counts_only(x, t):
+    counts = []
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            counts.append(i)
+    return sum(counts), len(counts)
+
+
+def with_nans(x):
+    seen = []
+    for i in range(x.shape[0]):
+        seen.append(float(x[i]))
+    return min(seen), max(seen)         # Python's: by `<`, a NaN first stays, a later one is skipped
+
+
+def test_python_reductions_of_appended_numbers_are_pythons():
+    x = rng.normal(size=5)
+    compiled = transpile(loss_history_in_python)
+    for n in (1, 6):
+        assert_same(compiled(x, np.zeros(n), 0.1), loss_history_in_python(x, np.zeros(n), 0.1))
+    compiled = transpile(counts_and_scalars)
+    assert_same(compiled(x, 0.0), counts_and_scalars(x, 0.0))
+    with pytest.raises(ValueError, match="when it is empty"):     # Python's sum([]) of NumPy scalars is the int 0
+        compiled(x, 10.0)
+    assert_same(transpile(counts_only)(x, 10.0), counts_only(x, 10.0))      # sum([]) of ints: the int 0
+    compiled = transpile(with_nans)
+    for v in ([np.nan, 1.0, -2.0], [1.0, np.nan, -2.0]):
+        assert_same(compiled(np.array(v)), with_nans(np.array(v)))
+    with pytest.raises(ValueError, match=r"min\(\) arg is an empty sequence"):
+        compiled(np.zeros(0))
+
+
+def trajectory(x0, steps):
+    """The list starts with the initial state: NumPy's list holds x0 itself."""
+    xs = [x0]
+    x = x0
+    for _ in range(steps.shape[0]):
+        x = x * 0.9 + 1.0
+        xs.append(x)
+    return np.stack(xs), len(xs)
+
+
+def newton_from_inf(a, x):
+    """The condition is True while compiling the first round (err = inf): that round's append happens then, and the
+    list the run-time loop appends to holds one item already."""
+    errors = []
+    err = np.inf
+    while err > 1e-12:
+        new = x - (x * x - a) / (2 * x)
+        err = float(np.max(np.abs(new - x)))
+        x = new
+        errors.append(err)
+    return np.array(errors), x
+
+
+def start_written_after(x0, steps):
+    xs = [x0]
+    x = x0 * 1.0
+    for _ in range(steps.shape[0]):
+        x = x * 0.5
+        xs.append(x)
+    x0[0] = 7.0                 # NumPy's xs[0] is x0: it changes too
+    return np.stack(xs)
+
+
+def test_a_list_with_items_before_the_loop_is_numpys():
+    x0 = rng.normal(size=3)
+    compiled = transpile(trajectory)
+    for n in (0, 4):
+        assert_same(compiled(x0, np.zeros(n)), trajectory(x0, np.zeros(n)))
+    a = np.array([2.0, 3.0, 10.0])
+    assert_same(transpile(newton_from_inf)(a, np.ones(3)), newton_from_inf(a, np.ones(3)))
+    with pytest.raises(CompileError, match="appended to the list 'xs'") as e:
+        transpile(start_written_after)(x0.copy(), np.zeros(2))
+    assert e.value.lineno == start_written_after.__code__.co_firstlineno + 6

@@ -21,8 +21,11 @@ most appends it can make (the trip count times the appends in the body). Otherwi
 These (but the reserving `while`) grow in the loop, copying the rows each round they may grow in.
 After the loop the name holds a `RowList`, which takes what NumPy code does with
 such a list: `np.stack`, `np.array`, `np.asarray`, `np.concatenate`, `np.vstack`, `np.hstack`, the reductions that
-take it as an array, `len`, `hs[i]`, `hs[a:b]`, `for h in hs` and returning it (the call makes the list:
-runtime/signature.RowsReturned); anything else is refused.
+take it as an array, Python's `sum`, `min` and `max` of numbers (folds in Python's order, by Python's comparisons),
+`len`, `hs[i]`, `hs[a:b]`, `for h in hs` and returning it (the call makes the list: runtime/signature.RowsReturned);
+anything else is refused. A list that holds items before the loop (`xs = [x0]`, or a `while` loop's first round,
+run while compiling because its condition was known then) starts with those as its first rows, items of the type
+the loop appends.
 
 A row is a copy taken at the append, while NumPy's list holds the appended object itself: a later write into that
 object would show in NumPy's list and not in the rows. So the loop may write only into arrays made before it that
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import sys
 
 import numpy as np
 
@@ -172,7 +176,7 @@ def appended_lists(interp, stmt, frame) -> dict:
     found = {}
     for name, statements in sites.items():
         value = frame.locals.get(name)
-        if type(value) is not list or value or name in nested_sites:
+        if type(value) is not list or not all(map(_may_be_item, value)) or name in nested_sites:
             continue
         receivers = {id(s.value.func.value) for s in statements}
         uses = [n for n in ast.walk(ast.Module(body=[stmt], type_ignores=[]))
@@ -181,6 +185,11 @@ def appended_lists(interp, stmt, frame) -> dict:
                 and not any(id(value) in outer for outer in interp.outer_containers[:-1]):
             found[name] = statements
     return found
+
+
+def _may_be_item(value) -> bool:
+    """An item a list may hold before the loop that appends to it (its first rows): an array or number."""
+    return isinstance(value, (Var, bool, int, float, np.generic)) and not isinstance(value, np.void)
 
 
 def _held_elsewhere(interp, lst: list, frame, name: str) -> bool:
@@ -524,6 +533,7 @@ def run_loop(interp, run, stmt, frame, *rest, lists: dict, **kwargs) -> None:
     as rows of arrays (module docstring)."""
     from .infer import _Speculation
     # 1. the appended values' types: the loop interpreted with probes, then undone
+    initial = {name: list(frame.locals[name]) for name in lists}      # (items before the loop: the first rows)
     probes = {name: Probe(name) for name in lists}
     state = _Speculation(interp, frame)
     for name, probe in probes.items():
@@ -548,24 +558,38 @@ def run_loop(interp, run, stmt, frame, *rest, lists: dict, **kwargs) -> None:
         if not seen:
             raise UserError(f"the appends to '{name}' in this run-time loop are never reached", TypeError)
         item = _as_item(seen[-1], name)
+        first = initial[name]
+        for v in first:
+            t = _as_item(v, name)
+            if (t.dtype, t.weak, t.ndim, t.scalar) != (item.dtype, item.weak, item.ndim, item.scalar):
+                raise UserError(f"the items of '{name}' before a run-time loop that appends to it must be of the type of "
+                                f"those it appends (here {t.type_text()} and {item.type_text()}): NumPy's list would "
+                                "hold both; stack them yourself", TypeError)
         sized = all(isinstance(env.find(d), int) or _known_before(interp, env.find(d)) for d in item.shape)
         direct = not any(id(s) in in_loops for s in sites)
         capacity = None
         if trips is not None and direct:
             capacity = trips if len(sites) == 1 else interp.binop(ast.Mult(), trips, len(sites))
-        shape = tuple(_size(interp, d) for d in item.shape) if sized else (0,) * item.ndim
+            if first:
+                capacity = interp.binop(ast.Add(), capacity, len(first))
+        shape = tuple(_size(interp, d) for d in item.shape) if sized else \
+            tuple(_size(interp, d) for d in _as_item(first[0], name).shape) if first else (0,) * item.ndim
         if capacity is not None and sized:
             rows = interp.call(np.empty, [(capacity,) + shape], {"dtype": item.dtype})
         else:
             growing.add(name)
-            rows = interp.call(np.empty, [(0,) + shape], {"dtype": item.dtype})
+            rows = interp.call(np.empty, [(len(first),) + shape], {"dtype": item.dtype})
             frame.locals[f" grow {name}"] = Grow(name, item, capacity, len(sites))
             if isinstance(stmt, ast.While) and sized and direct:
                 reserved.add(name)
             frame.locals[f" put {name}"] = Put(name)
-        frame.locals[f" rows {name}"] = rows
-        frame.locals[f" count {name}"] = 0
         items[name] = Item(name, item, name in growing)
+        for k, v in enumerate(first):       # (NumPy's list holds these arrays themselves: read-only from here on)
+            rows = _put(interp, Put(name), rows, k, v)
+            items[name].deps.extend(_buffers(interp, [v]))
+        _list(_buffers(interp, first), _WHY_LISTED.format(name=name))
+        frame.locals[f" rows {name}"] = rows
+        frame.locals[f" count {name}"] = len(first)
         frame.locals[f" item {name}"] = items[name]
         frame.locals[name] = Building(name)
         counts[name] = capacity
@@ -589,7 +613,7 @@ def run_loop(interp, run, stmt, frame, *rest, lists: dict, **kwargs) -> None:
             frame.locals.pop(key, None)
         _list(_buffers(interp, [rows]), _WHY_LISTED.format(name=name))
         full = name not in growing and all(s in stmt.body for s in sites)
-        nonempty = full and isinstance(trips, int) and trips > 0
+        nonempty = full and isinstance(trips, int) and trips > 0 or bool(initial[name])
         item = items[name].item
         if name in growing:         # (the rows' sizes, as the loop left them)
             item = Var(item.dtype, rows.shape[1:], weak=item.weak, scalar=item.scalar)
@@ -805,7 +829,80 @@ def call(interp, fn, args: list, kwargs: dict):
         return _stacked(interp, rows)
     if fn in _AS_ARRAY:
         return interp.call(fn, [_as_array(interp, rows), *rest], kwargs)
+    if fn in (min, max) and not rest and not kwargs:
+        return _python_extreme(interp, fn, rows)
+    if fn is sum and len(rest) + len(kwargs) <= 1 and set(kwargs) <= {"start"}:
+        return _python_sum(interp, rows, rest[0] if rest else kwargs.get("start", 0))
     rows._refuse()
+
+
+def _python_extreme(interp, fn, rows: RowList):
+    """Python's min(hs) / max(hs): the first item that no later one is less (greater) than, by `<` (`>`) as
+    Python compares them, NaNs included (not NumPy's np.min, which returns a NaN wherever one is)."""
+    item = rows.item
+    if not item.weak and not item.scalar:
+        raise UserError(f"{fn.__name__}() of the list '{rows.name}' of arrays built in a run-time loop is not supported "
+                        "(Python compares the arrays themselves: for arrays of more than one element NumPy's truth "
+                        f"value is ambiguous); use np.{fn.__name__}(np.stack({rows.name}), axis=0)", TypeError)
+    _not_empty(interp, rows, f"{fn.__name__}() arg is an empty sequence")
+    return interp.call(_least if fn is min else _greatest, [_items(interp, rows), rows.count, _kind(item)], {})
+
+
+def _kind(item: Var):
+    """What makes a row the item the list holds: a Python number of the item's kind, a NumPy scalar as it is."""
+    if item.weak:
+        return {"b": bool, "i": int, "u": int, "f": float, "c": complex}[item.dtype.kind]
+    return _as_is
+
+
+def _as_is(x):
+    return x
+
+
+def _least(rows, n, kind):
+    best = kind(rows[0])
+    for i in range(1, n):
+        item = kind(rows[i])
+        if item < best:
+            best = item
+    return best
+
+
+def _greatest(rows, n, kind):
+    best = kind(rows[0])
+    for i in range(1, n):
+        item = kind(rows[i])
+        if item > best:
+            best = item
+    return best
+
+
+def _python_sum(interp, rows: RowList, start):
+    """Python's sum(hs, start): `start + hs[0] + hs[1] + ...`, in that order (not NumPy's pairwise sum). An empty
+    list's sum is `start` itself, which compiled code can give only where adding the items keeps its type (ints to
+    an int, Python floats to a float); elsewhere the call raises a ValueError when the list is empty."""
+    item = rows.item
+    if item.weak and item.dtype.kind == "f" and sys.version_info >= (3, 12):
+        raise UserError(f"sum() of the list '{rows.name}' of Python floats built in a run-time loop is not supported "
+                        "on Python 3.12 and later (its sum of floats is compensated: Neumaier's); use "
+                        f"math.fsum({rows.name}) or np.sum({rows.name})", TypeError)
+    same_type = item.weak and (type(start) is int and item.dtype.kind in "iu" or
+                               type(start) is float and item.dtype.kind == "f")
+    if not same_type:
+        _not_empty(interp, rows, f"sum() of the list '{rows.name}', built by appends in a run-time loop, when it is "
+                                 f"empty: Python gives its start ({start!r}), of another type than a sum of its items "
+                                 "in compiled code; check len() first")
+    if item.weak and item.dtype.kind == "f" and (type(start) is int or isinstance(start, Var) and start.weak and
+                                                 start.dtype.kind in "iu"):
+        start = interp.call(float, [start], {})     # (int + float is float(int) + float in Python: the fold's type)
+    return interp.call(_in_order, [_items(interp, rows), rows.count, start, _kind(item)], {})
+
+
+def _in_order(rows, n, start, kind):
+    total = start
+    for i in range(n):
+        total = total + kind(rows[i])
+    return total
 
 
 def _astype(interp, value: Var, dtype):
