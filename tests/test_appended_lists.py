@@ -462,7 +462,11 @@ def test_an_lstm_over_time_is_numpys():
 
 def test_items_of_a_size_computed_in_the_loop_are_numpys_while_it_does_not_change():
     x = rng.normal(size=9)
-    assert_same(transpile(halved_in_order)(x, np.zeros(4)), halved_in_order(x, np.zeros(4)))
+    compiled = transpile(halved_in_order)
+    for n in (1, 2, 5):     # (its first round makes the rows, a loop of its own: the other rounds, none for n = 1)
+        assert_same(compiled(x, np.zeros(n)), halved_in_order(x, np.zeros(n)))
+    with pytest.raises(ValueError, match="need at least one array to stack"):
+        compiled(x, np.zeros(0))
     with pytest.raises(ValueError, match="differ in shape"):      # NumPy's list holds items of 7, 6, 5 ... elements
         transpile(shrinking)(rng.normal(size=8))
 

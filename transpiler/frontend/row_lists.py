@@ -17,8 +17,11 @@ most appends it can make (the trip count times the appends in the body). Otherwi
 - items whose sizes are computed in the loop (from an array it rebinds: a selection sorted each round) that the
   compiler cannot prove the same in every round: the rows are made at the first append, with its sizes, and each
   later append checks its sizes against the rows' when the kernel runs (a ValueError after the call where they
-  differ: NumPy's list would hold items of different shapes, which one array cannot).
-These (but the reserving `while`) grow in the loop, copying the rows each round they may grow in.
+  differ: NumPy's list would hold items of different shapes, which one array cannot). Where every append is
+  unconditional, in a `for` loop's body, its first round runs alone (a loop of one round), making the rows sized
+  for every append with that round's sizes, and the other rounds, a loop of their own, write them in place.
+The others (appends in nested loops, or conditional ones with sizes computed in the loop) grow in the loop, copying
+the rows each round they may grow in.
 After the loop the name holds a `RowList`, which takes what NumPy code does with
 such a list: `np.stack`, `np.array`, `np.asarray`, `np.concatenate`, `np.vstack`, `np.hstack`, the reductions that
 take it as an array, Python's `sum`, `min` and `max` of numbers (folds in Python's order, by Python's comparisons),
@@ -597,12 +600,21 @@ def run_loop(interp, run, stmt, frame, *rest, lists: dict, **kwargs) -> None:
     frame.locals[" start"] = Start(why)
     # 3. the loop, writing rows; the writes it makes must not reach anything appended
     form = _write_form(stmt, lists, growing)
+    runs = [lambda: run(form, frame, *rest, **kwargs)]
     if reserved and reserved == growing:
         form = _reserving_form(_write_form(stmt, lists, growing, frozenset(reserved)), lists, frozenset(reserved))
         frame.locals[" done"] = interp.b.emit1("const", [], dtypes.BOOL, (), value=np.asarray(False), weak=True)
+    elif growing and trips is not None and all(s in stmt.body for name in growing for s in lists[name]):
+        # items sized in the loop, every append unconditional: its first round alone makes the rows (sized for
+        # every append, with that round's sizes); the other rounds, a loop of their own, write them in place
+        rng = rest[0]
+        after = interp.binop(ast.Add(), rng.start, int(rng.step))
+        first_round = RuntimeRange(rng.start, interp.call(np.minimum, [after, rng.stop], {}), rng.step)
+        others = _write_form(stmt, lists, growing, frozenset(growing))
+        runs = [lambda: run(form, frame, first_round, *rest[1:], **kwargs),
+                lambda: run(others, frame, RuntimeRange(after, rng.stop, rng.step), *rest[1:], **kwargs)]
     try:
-        _watched(interp, lambda: run(form, frame, *rest, **kwargs), stmt, frame, list(items.values()),
-                 next(iter(lists)))
+        _watched(interp, lambda: [r() for r in runs], stmt, frame, list(items.values()), next(iter(lists)))
     finally:
         del frame.locals[" start"]
         frame.locals.pop(" done", None)
