@@ -156,10 +156,10 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.
 
 
 def appended_lists(interp, stmt, frame) -> dict:
-    """{NAME: [its append statements]} for the empty lists this `for` or `while` loop only appends to (each append a
+    """{NAME: [its append statements]} for the lists this `for` or `while` loop only appends to (each append a
     statement of its own, in the body, under an `if` or in a loop nested in it, not in a function nested in it),
-    held by that name only and made after any run-time loop or branch the loop is in; {} when it does anything else
-    with them."""
+    empty or holding only arrays and numbers, held by that name only and made after any run-time loop or branch the
+    loop is in; {} when it does anything else with them."""
     if stmt.orelse or interp.speculating:
         # (a loop over a compile-time range tried as a run-time loop: its appends make it unrolled, as before, so
         # that a table it builds of numbers stays a compile-time list)
