@@ -343,6 +343,16 @@ def until_negative(x, n):
     return np.stack(out), len(out)
 
 
+def numbers_in_a_while(x, n):
+    values, counts = [], []
+    i = 0
+    while i < n.shape[0]:
+        values.append(float(x[i]))
+        counts.append(i)
+        i += 1
+    return np.array(values), len(values), sum(counts), values, np.array(counts, dtype=np.int64)
+
+
 def same_buffer_in_a_while(x, n):
     h = np.zeros(x.shape[0])
     hs = []
@@ -365,6 +375,9 @@ def test_while_loops_that_append_are_numpys():
         assert_same(compiled(x, np.zeros(n)), until_negative(x, np.zeros(n)))
     with pytest.raises(ValueError, match="need at least one array to stack"):   # none appended, as NumPy's
         compiled(x, np.zeros(0))
+    compiled = transpile(numbers_in_a_while)
+    for n in (0, 3, 6):                         # (0: NumPy's float64 array of shape (0,), an empty list, sum 0)
+        assert_same(compiled(x, np.zeros(n)), numbers_in_a_while(x, np.zeros(n)))
     with pytest.raises(CompileError, match="appended to the list 'hs'") as e:
         transpile(same_buffer_in_a_while)(x, np.zeros(3))
     assert e.value.lineno == same_buffer_in_a_while.__code__.co_firstlineno + 5
