@@ -254,9 +254,133 @@ def test_lists_the_loop_does_not_own_are_refused_or_exact():
     xs = rng.normal(size=(4, 3))
     with pytest.raises(CompileError, match="made before a run-time loop"):
         transpile(held_twice)(xs)
-    with pytest.raises(CompileError, match="made before a run-time loop"):
-        transpile(appended_across_an_outer_loop)(xs)
     assert_same(transpile(built_per_row)(xs), built_per_row(xs))
+
+
+def runs_above(xs, t):
+    """Nested loops appending to one list, a run-time `while` inside a `for`: the count is known only at run time."""
+    found = []
+    for i in range(xs.shape[0]):
+        j = 0
+        while j < xs.shape[1] and xs[i, j] > t:
+            found.append(xs[i, j:j + 1] * i)
+            j += 1
+    return np.concatenate(found), len(found)
+
+
+def test_appends_in_nested_loops_are_numpys():
+    xs = rng.normal(size=(4, 3))
+    assert_same(transpile(appended_across_an_outer_loop)(xs), appended_across_an_outer_loop(xs))
+    assert_same(transpile(appended_across_an_outer_loop)(xs[:0]), appended_across_an_outer_loop(xs[:0]))   # (empty)
+    compiled = transpile(runs_above)
+    for t in (-0.5, -10.0):
+        assert_same(compiled(xs, t), runs_above(xs, t))
+    with pytest.raises(ValueError, match="need at least one array to concatenate"):     # none appended, as NumPy's
+        compiled(xs, 10.0)
+
+
+def written_in_the_inner_loop(xs):
+    hs = []
+    for i in range(xs.shape[0]):
+        t = np.zeros(xs.shape[1])
+        for j in range(xs.shape[1]):
+            t[j] = xs[i, j]         # NumPy's list holds t itself, several times: every item its last contents
+            hs.append(t)
+    return np.stack(hs)
+
+
+def written_after_the_inner_loop(xs):
+    hs = []
+    for i in range(xs.shape[0]):
+        t = np.zeros(xs.shape[1])
+        for j in range(xs.shape[1]):
+            t = t + xs[i, j]
+            hs.append(t)
+        t[0] = 5.0                  # the last item the inner loop appended
+    return np.stack(hs)
+
+
+def written_outside_what_is_appended(xs):
+    hs = []
+    for i in range(xs.shape[0]):
+        acc = np.zeros(xs.shape[1])
+        for j in range(xs.shape[1]):
+            acc[j] = xs[i, j] * 2   # (acc is appended after the inner loop, and never written after that)
+        hs.append(acc)
+    return np.stack(hs)
+
+
+def test_writes_in_nested_loops_that_could_reach_an_item_are_refused():
+    xs = rng.normal(size=(4, 3))
+    for fn in (written_in_the_inner_loop, written_after_the_inner_loop):
+        with pytest.raises(CompileError, match="appended to the list 'hs'") as e:
+            transpile(fn)(xs)
+        assert e.value.lineno in (fn.__code__.co_firstlineno + 5, fn.__code__.co_firstlineno + 7)
+    assert_same(transpile(written_outside_what_is_appended)(xs), written_outside_what_is_appended(xs))
+
+
+def newton_sqrt(a, x, tol):
+    """Newton's iterations for sqrt(a) until they converge, with the error and the iterate of each step."""
+    errors, iterates = [], []
+    err = tol + 1.0
+    while err > tol:
+        new = x - (x * x - a) / (2 * x)
+        err = float(np.max(np.abs(new - x)))
+        x = new
+        errors.append(err)
+        iterates.append(x)
+    return np.array(errors), np.stack(iterates), len(errors), errors[-1], iterates
+
+
+def until_negative(x, n):
+    out = []
+    i = 0
+    while i < n.shape[0]:
+        if x[i] < 0:
+            break
+        out.append(x[i:i + 2] * 2)
+        i += 1
+    return np.stack(out), len(out)
+
+
+def numbers_in_a_while(x, n):
+    values, counts = [], []
+    i = 0
+    while i < n.shape[0]:
+        values.append(float(x[i]))
+        counts.append(i)
+        i += 1
+    return np.array(values), len(values), sum(counts), values, np.array(counts, dtype=np.int64)
+
+
+def same_buffer_in_a_while(x, n):
+    h = np.zeros(x.shape[0])
+    hs = []
+    i = 0
+    while i < n.shape[0]:
+        h[:] = x * i                # NumPy's rows are all the last contents
+        hs.append(h)
+        i += 1
+    return np.stack(hs)
+
+
+def test_while_loops_that_append_are_numpys():
+    a = np.array([2.0, 3.0, 10.0])
+    compiled = transpile(newton_sqrt)
+    for x in (np.ones(3), np.sqrt(a)):          # several steps; one
+        assert_same(compiled(a, x, 1e-12), newton_sqrt(a, x, 1e-12))
+    x = np.array([1.0, 2.0, 3.0, -1.0, 4.0, 5.0])
+    compiled = transpile(until_negative)
+    for n in (2, 5):
+        assert_same(compiled(x, np.zeros(n)), until_negative(x, np.zeros(n)))
+    with pytest.raises(ValueError, match="need at least one array to stack"):   # none appended, as NumPy's
+        compiled(x, np.zeros(0))
+    compiled = transpile(numbers_in_a_while)
+    for n in (0, 3, 6):                         # (0: NumPy's float64 array of shape (0,), an empty list, sum 0)
+        assert_same(compiled(x, np.zeros(n)), numbers_in_a_while(x, np.zeros(n)))
+    with pytest.raises(CompileError, match="appended to the list 'hs'") as e:
+        transpile(same_buffer_in_a_while)(x, np.zeros(3))
+    assert e.value.lineno == same_buffer_in_a_while.__code__.co_firstlineno + 5
 
 
 def read_by_a_closure(xs):
@@ -332,12 +456,31 @@ def shrinking(x):
     return len(parts)
 
 
+def halved_in_order(x, steps):
+    """Items of a size computed in the loop that stays the same (a selection's, sorted and reversed each round)."""
+    h = x[x > 0]
+    hs = []
+    for _ in range(steps.shape[0]):
+        h = np.sort(h)[::-1] * 0.5
+        hs.append(h)
+    return np.stack(hs), np.array(hs), hs[-1]
+
+
 def test_an_lstm_over_time_is_numpys():
     n = 4
     cell = LSTMCell(rng.normal(size=(3, 4 * n)), rng.normal(size=(n, 4 * n)), rng.normal(size=4 * n))
     args = (cell, rng.normal(size=(6, 3)), np.zeros(n), np.zeros(n))
     assert_same(transpile(lstm)(*args), lstm(*args))
-    with pytest.raises(CompileError, match="size computed in the loop"):
+
+
+def test_items_of_a_size_computed_in_the_loop_are_numpys_while_it_does_not_change():
+    x = rng.normal(size=9)
+    compiled = transpile(halved_in_order)
+    for n in (1, 2, 5):     # (its first round makes the rows, a loop of its own: the other rounds, none for n = 1)
+        assert_same(compiled(x, np.zeros(n)), halved_in_order(x, np.zeros(n)))
+    with pytest.raises(ValueError, match="need at least one array to stack"):
+        compiled(x, np.zeros(0))
+    with pytest.raises(ValueError, match="differ in shape"):      # NumPy's list holds items of 7, 6, 5 ... elements
         transpile(shrinking)(rng.normal(size=8))
 
 
@@ -364,3 +507,98 @@ def test_python_ints_appended_are_numpys():
     assert_same(transpile(squares)(6), squares(6))
     with pytest.raises(ValueError, match="empty"):      # NumPy's np.array([]) is float64; the rows are int64
         transpile(squares)(0)
+
+
+def loss_history_in_python(x, steps, lr):
+    """A training loop's history of losses as Python floats, then Python's own reductions of it."""
+    losses = []
+    for _ in range(steps.shape[0]):
+        losses.append(float(np.sum(x * x)))
+        x = x - lr * 2 * x
+    return sum(losses), min(losses), max(losses), losses[-1], np.array(losses), sum(losses, 0.5)
+
+
+def counts_and_scalars(x, t):
+    counts, values = [], []
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            counts.append(i)            # Python ints
+            values.append(x[i])         # NumPy scalars
+    return sum(counts), len(counts), sum(values)
+
+
+def counts_only(x, t):
+    counts = []
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            counts.append(i)
+    return sum(counts), len(counts)
+
+
+def with_nans(x):
+    seen = []
+    for i in range(x.shape[0]):
+        seen.append(float(x[i]))
+    return min(seen), max(seen)         # Python's: by `<`, a NaN first stays, a later one is skipped
+
+
+def test_python_reductions_of_appended_numbers_are_pythons():
+    x = rng.normal(size=5)
+    compiled = transpile(loss_history_in_python)
+    for n in (1, 6):
+        assert_same(compiled(x, np.zeros(n), 0.1), loss_history_in_python(x, np.zeros(n), 0.1))
+    compiled = transpile(counts_and_scalars)
+    assert_same(compiled(x, 0.0), counts_and_scalars(x, 0.0))
+    with pytest.raises(ValueError, match="when it is empty"):     # Python's sum([]) of NumPy scalars is the int 0
+        compiled(x, 10.0)
+    assert_same(transpile(counts_only)(x, 10.0), counts_only(x, 10.0))      # sum([]) of ints: the int 0
+    compiled = transpile(with_nans)
+    for v in ([np.nan, 1.0, -2.0], [1.0, np.nan, -2.0]):
+        assert_same(compiled(np.array(v)), with_nans(np.array(v)))
+    with pytest.raises(ValueError, match=r"min\(\) arg is an empty sequence"):
+        compiled(np.zeros(0))
+
+
+def trajectory(x0, steps):
+    """The list starts with the initial state: NumPy's list holds x0 itself."""
+    xs = [x0]
+    x = x0
+    for _ in range(steps.shape[0]):
+        x = x * 0.9 + 1.0
+        xs.append(x)
+    return np.stack(xs), len(xs)
+
+
+def newton_from_inf(a, x):
+    """The condition is True while compiling the first round (err = inf): that round's append happens then, and the
+    list the run-time loop appends to holds one item already."""
+    errors = []
+    err = np.inf
+    while err > 1e-12:
+        new = x - (x * x - a) / (2 * x)
+        err = float(np.max(np.abs(new - x)))
+        x = new
+        errors.append(err)
+    return np.array(errors), x
+
+
+def start_written_after(x0, steps):
+    xs = [x0]
+    x = x0 * 1.0
+    for _ in range(steps.shape[0]):
+        x = x * 0.5
+        xs.append(x)
+    x0[0] = 7.0                 # NumPy's xs[0] is x0: it changes too
+    return np.stack(xs)
+
+
+def test_a_list_with_items_before_the_loop_is_numpys():
+    x0 = rng.normal(size=3)
+    compiled = transpile(trajectory)
+    for n in (0, 4):
+        assert_same(compiled(x0, np.zeros(n)), trajectory(x0, np.zeros(n)))
+    a = np.array([2.0, 3.0, 10.0])
+    assert_same(transpile(newton_from_inf)(a, np.ones(3)), newton_from_inf(a, np.ones(3)))
+    with pytest.raises(CompileError, match="appended to the list 'xs'") as e:
+        transpile(start_written_after)(x0.copy(), np.zeros(2))
+    assert e.value.lineno == start_written_after.__code__.co_firstlineno + 6

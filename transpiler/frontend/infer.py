@@ -788,8 +788,11 @@ class Interpreter:
         there (an append would happen once, whatever the trip count or the condition): those are refused."""
         self.outer_containers.append(self._reachable_containers())
         try:
-            if run == self.control.run_for and (lists := row_lists.appended_lists(self, args[0], args[1])):
-                return row_lists.run_for(self, run, *args, lists=lists, **kwargs)   # (`hs.append(h)` in the loop)
+            if run in (self.control.run_for, self.control.run_while):
+                if lists := row_lists.appended_lists(self, args[0], args[1]):
+                    return row_lists.run_loop(self, run, *args, lists=lists, **kwargs)   # (`hs.append(h)` in it)
+                if getattr(args[0], "row_lists", False):      # (a loop nested in such a loop)
+                    return row_lists.run_nested(self, run, *args, **kwargs)
             return run(*args, **kwargs)
         finally:
             self.outer_containers.pop()
@@ -1432,7 +1435,7 @@ class Interpreter:
         py_func = getattr(fn, "py_func", None)  # a @transpile'd helper: compile its source in place
         if py_func is not None and callable(py_func):
             return self.call(py_func, args, kwargs)
-        if isinstance(fn, (row_lists.Start, row_lists.Probe, row_lists.Item)):
+        if isinstance(fn, row_lists.SPECIALS):
             return row_lists.special_call(self, fn, args)
         if row_lists.among(args, kwargs) and not (isinstance(fn, types.FunctionType) and not _is_library(fn)):
             return row_lists.call(self, fn, args, kwargs)   # np.stack(hs) ... (a user's function takes it as it is)

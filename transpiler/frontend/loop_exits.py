@@ -157,6 +157,8 @@ def _rewrite_loop(loop) -> list:
         new_loop = ast.While(test=ast.BoolOp(op=ast.And(), values=[not_(name(brk)), loop.test]), body=inner,
                              orelse=[])
         new_loop.break_flag = brk
+    if getattr(loop, "row_lists", False):        # (a loop in one that appends to a list: row_lists.run_nested)
+        new_loop.row_lists = True
     stmts = [assign(brk, False), new_loop]
     names = [value] if parts is None else [f"{value}_{j}" for j in range(parts[1])]
     if returns:
