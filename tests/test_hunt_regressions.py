@@ -554,3 +554,60 @@ def test_sizes_one_side_of_a_conditional_expression_needs_do_not_raise():
 def test_sizes_a_taken_path_needs_are_numpys_error():
     with pytest.raises(ValueError, match="could not be broadcast"):
         transpile(add_in_a_loop)(np.arange(3.0), np.arange(4.0), 2)
+
+
+# ---- a run-time Python int (a dim, a loop index) meets a narrower integer dtype: NumPy 2 uses its value (NEP 50) ---
+def count_below_shifted(x, a):
+    c = 0
+    for i in range(a.shape[0]):
+        c += np.sum(x < i - 2)      # i - 2 is -2 at i = 0: below every uint8 (it was compared as 254)
+    return c
+
+
+def below_minus_size(x, a):
+    return x < -a.shape[0], x == a.shape[0] - 4, x >= a.shape[0]
+
+
+def add_at_small_ids(a, ids):
+    np.add.at(a, ids, 1.0)          # its bounds check compares the ids with -a.shape[0]
+    return a
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.uint64])
+def test_a_run_time_python_int_compares_with_small_ints_by_value(dtype):
+    x = np.array([0, 1, 2, 127], dtype)
+    check(count_below_shifted, x, np.zeros(3))
+    check(below_minus_size, x, np.zeros(3))
+    check(below_minus_size, x, np.zeros(300))
+    check(add_at_small_ids, np.zeros(3), np.array([0, 2, 2], dtype))
+
+
+def add_size(x, a):
+    return x + a.shape[0]
+
+
+def store_size(x, a):
+    x[1:] = a.shape[0] - 5
+    return x
+
+
+def full_of_size(a):
+    return np.full(2, a.shape[0], np.uint8)
+
+
+def clip_to_size(x, a):
+    return np.clip(x, a.shape[0] - 400, a.shape[0])
+
+
+@pytest.mark.parametrize("size", [3, 300])
+def test_a_run_time_python_int_a_small_int_cannot_hold_raises_overflow_error(size):
+    """`uint8_array + n` with n = 300, or a store of -2: NumPy's OverflowError; it wrapped (44, 254)."""
+    x, a = np.array([0, 1, 255], np.uint8), np.zeros(size)
+    for fn, args in [(add_size, (x, a)), (store_size, (x, a)), (full_of_size, (a,))]:
+        try:
+            fn(*args)
+        except OverflowError:
+            raises_like_numpy(fn, *args)
+        else:
+            check(fn, *args)
+    check(clip_to_size, x, a)       # a bound past the dtype on its own side counts as the dtype's own

@@ -15,7 +15,7 @@ from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
 from ..types.shapes import SizesDiffer, Sym, broadcast, derived, fmt_shape, nonnegative, readable_shape
-from .builder import Builder
+from .builder import Builder, check_python_int_fits
 from .elementwise import as_dim, at_most_one, broadcast_in_kernel, sizes_differ, warn_at
 from .shape_ops import as_var, expand_dims, same_view, squeeze, transpose
 from .values import RuntimeRange, contains_var
@@ -220,6 +220,7 @@ def fit_value(b: Builder, value, dtype: np.dtype, shape: tuple, kernel_checked: 
     else:
         if dtypes.is_complex(value.dtype) and not dtypes.is_complex(dtype) and dtype != dtypes.BOOL:
             warn_at(b, np.exceptions.ComplexWarning, "Casting complex values to real discards the imaginary part")
+        check_python_int_fits(b, value, dtype)
         v = b.convert(value, dtype)
     while v.ndim > len(shape) and b.env.find(v.shape[0]) == 1:   # extra leading 1s broadcast away
         v = squeeze(b, v, 0)
