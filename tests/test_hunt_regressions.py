@@ -611,3 +611,52 @@ def test_a_run_time_python_int_a_small_int_cannot_hold_raises_overflow_error(siz
         else:
             check(fn, *args)
     check(clip_to_size, x, a)       # a bound past the dtype on its own side counts as the dtype's own
+
+
+# ---- a scalar stored into an integer array goes through a Python int in NumPy: NaN and values past it raise ---------
+def store_each(x, y):
+    for i in range(y.shape[0]):
+        x[i] = y[i]             # a NumPy scalar, basic index
+    return x
+
+
+def store_python_float(x, y):
+    x[1:] = float(y[0])         # a Python float, any index
+    return x
+
+
+def store_into_rows(x, y):
+    x[np.array([0, 1])] = y[0]  # a NumPy scalar through an index array: cast as an array (wraps)
+    return x
+
+
+@pytest.mark.parametrize("dtype, value", [(np.int8, 300.0), (np.int8, -129.0), (np.int8, np.nan), (np.int32, 5e9),
+                                          (np.int64, 1e19), (np.int16, np.inf), (np.int8, 127.9), (np.int8, -128.9)])
+def test_a_float_scalar_stored_into_a_signed_int_array_is_checked_as_numpys(dtype, value):
+    """`int8_array[i] = float64_array[j]` holding 300.0 is NumPy's OverflowError, NaN its ValueError; it stored the
+    cast (44, INT_MIN)."""
+    for y in (np.array([1.0, value]), np.array([1.0, value], np.float32)):
+        try:
+            store_each(np.zeros(2, dtype), y)
+        except (OverflowError, ValueError):
+            raises_like_numpy(store_each, np.zeros(2, dtype), y)
+        else:
+            check(store_each, np.zeros(2, dtype), y)
+
+
+@pytest.mark.parametrize("dtype, value", [(np.uint8, 300.0), (np.uint8, -1.5), (np.uint8, np.nan), (np.uint8, 255.9),
+                                          (np.int8, -0.5), (np.uint64, 1.8e19)])
+def test_a_python_float_stored_into_an_int_array_is_checked_as_numpys(dtype, value):
+    try:
+        store_python_float(np.zeros(3, dtype), np.array([value]))
+    except (OverflowError, ValueError):
+        raises_like_numpy(store_python_float, np.zeros(3, dtype), np.array([value]))
+    else:
+        check(store_python_float, np.zeros(3, dtype), np.array([value]))
+
+
+def test_stores_numpy_casts_are_not_checked():
+    check(store_each, np.zeros(2, np.uint8), np.array([300.0, -1.0]))       # unsigned: the cast
+    check(store_into_rows, np.zeros(3, np.int8), np.array([300.0]))         # an index array: the cast
+    check(store_each, np.zeros(2, np.int8), np.array([True, False]))
+
