@@ -660,3 +660,22 @@ def test_stores_numpy_casts_are_not_checked():
     check(store_into_rows, np.zeros(3, np.int8), np.array([300.0]))         # an index array: the cast
     check(store_each, np.zeros(2, np.int8), np.array([True, False]))
 
+
+# ---- sin / cos / tan of a reversed view: the loop reads only through indices, and its big-argument check had no sizes
+def sin_reversed(x):
+    return np.sin(x[::-1]), np.cos(x[::-3]), np.tan(x[::-2])
+
+
+def test_trig_of_a_reversed_view_does_not_crash():
+    """The check whether any argument needs libm's sin (vector_math._version) took its loop sizes from the loop's
+    inputs, and `np.sin(x[::-1])` reads x by index, with no input: the check looped without sizes and the process
+    died (SIGSEGV). Run in a process of its own (the old code's crash)."""
+    code = ("import numpy as np\nfrom transpiler import transpile\nfrom test_hunt_regressions import sin_reversed\n"
+            "x = np.concatenate([np.linspace(-4, 4, 37), [1e10, -3e9]])\n"
+            "for n in (2, 3, 39):\n"
+            "    got, want = transpile(sin_reversed)(x[:n]), sin_reversed(x[:n])\n"
+            "    assert all(np.allclose(g, w, rtol=1e-14, atol=0) for g, w in zip(got, want)), (got, want)\n"
+            "print('done')\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         cwd=pathlib.Path(__file__).parent, env={**os.environ, "TRANSPILER_CACHE_DIR": ""})
+    assert run.returncode == 0 and "done" in run.stdout, (run.returncode, run.stderr[-2000:])
