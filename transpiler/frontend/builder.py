@@ -234,6 +234,10 @@ def check_python_int_fits(b: Builder, value, dtype: np.dtype) -> None:
     if not (isinstance(value, Var) and value.weak and value.dtype == dtypes.INT64 and np.dtype(dtype).kind in "iu"
             and np.dtype(dtype) != dtypes.INT64) or getattr(value, "int_argument", False):
         return
+    if np.dtype(dtype) == np.int32 and (value.size_of is not None or getattr(value, "small", False)):
+        # a dim or a loop index (plus or minus one): past int32 only with an axis of 2**31 elements. Unchecked, so
+        # that `idx[i] = i` stays a plain store (a check guards the store: the loop no longer vectorizes)
+        return
     info = np.iinfo(dtype)
     flag = b.emit1("lt", [value, b.const(np.int64(max(info.min, -2**63)))], dtypes.BOOL, value.shape)
     if info.max < 2**63:
