@@ -554,3 +554,128 @@ def test_sizes_one_side_of_a_conditional_expression_needs_do_not_raise():
 def test_sizes_a_taken_path_needs_are_numpys_error():
     with pytest.raises(ValueError, match="could not be broadcast"):
         transpile(add_in_a_loop)(np.arange(3.0), np.arange(4.0), 2)
+
+
+# ---- a run-time Python int (a dim, a loop index) meets a narrower integer dtype: NumPy 2 uses its value (NEP 50) ---
+def count_below_shifted(x, a):
+    c = 0
+    for i in range(a.shape[0]):
+        c += np.sum(x < i - 2)      # i - 2 is -2 at i = 0: below every uint8 (it was compared as 254)
+    return c
+
+
+def below_minus_size(x, a):
+    return x < -a.shape[0], x == a.shape[0] - 4, x >= a.shape[0]
+
+
+def add_at_small_ids(a, ids):
+    np.add.at(a, ids, 1.0)          # its bounds check compares the ids with -a.shape[0]
+    return a
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.uint64])
+def test_a_run_time_python_int_compares_with_small_ints_by_value(dtype):
+    x = np.array([0, 1, 2, 127], dtype)
+    check(count_below_shifted, x, np.zeros(3))
+    check(below_minus_size, x, np.zeros(3))
+    check(below_minus_size, x, np.zeros(300))
+    check(add_at_small_ids, np.zeros(3), np.array([0, 2, 2], dtype))
+
+
+def add_size(x, a):
+    return x + a.shape[0]
+
+
+def store_size(x, a):
+    x[1:] = a.shape[0] - 5
+    return x
+
+
+def full_of_size(a):
+    return np.full(2, a.shape[0], np.uint8)
+
+
+def clip_to_size(x, a):
+    return np.clip(x, a.shape[0] - 400, a.shape[0])
+
+
+@pytest.mark.parametrize("size", [3, 300])
+def test_a_run_time_python_int_a_small_int_cannot_hold_raises_overflow_error(size):
+    """`uint8_array + n` with n = 300, or a store of -2: NumPy's OverflowError; it wrapped (44, 254)."""
+    x, a = np.array([0, 1, 255], np.uint8), np.zeros(size)
+    for fn, args in [(add_size, (x, a)), (store_size, (x, a)), (full_of_size, (a,))]:
+        try:
+            fn(*args)
+        except OverflowError:
+            raises_like_numpy(fn, *args)
+        else:
+            check(fn, *args)
+    check(clip_to_size, x, a)       # a bound past the dtype on its own side counts as the dtype's own
+
+
+# ---- a scalar stored into an integer array goes through a Python int in NumPy: NaN and values past it raise ---------
+def store_each(x, y):
+    for i in range(y.shape[0]):
+        x[i] = y[i]             # a NumPy scalar, basic index
+    return x
+
+
+def store_python_float(x, y):
+    x[1:] = float(y[0])         # a Python float, any index
+    return x
+
+
+def store_into_rows(x, y):
+    x[np.array([0, 1])] = y[0]  # a NumPy scalar through an index array: cast as an array (wraps)
+    return x
+
+
+@pytest.mark.parametrize("dtype, value", [(np.int8, 300.0), (np.int8, -129.0), (np.int8, np.nan), (np.int32, 5e9),
+                                          (np.int64, 1e19), (np.int16, np.inf), (np.int8, 127.9), (np.int8, -128.9)])
+def test_a_float_scalar_stored_into_a_signed_int_array_is_checked_as_numpys(dtype, value):
+    """`int8_array[i] = float64_array[j]` holding 300.0 is NumPy's OverflowError, NaN its ValueError; it stored the
+    cast (44, INT_MIN)."""
+    for y in (np.array([1.0, value]), np.array([1.0, value], np.float32)):
+        try:
+            store_each(np.zeros(2, dtype), y)
+        except (OverflowError, ValueError):
+            raises_like_numpy(store_each, np.zeros(2, dtype), y)
+        else:
+            check(store_each, np.zeros(2, dtype), y)
+
+
+@pytest.mark.parametrize("dtype, value", [(np.uint8, 300.0), (np.uint8, -1.5), (np.uint8, np.nan), (np.uint8, 255.9),
+                                          (np.int8, -0.5), (np.uint64, 1.8e19)])
+def test_a_python_float_stored_into_an_int_array_is_checked_as_numpys(dtype, value):
+    try:
+        store_python_float(np.zeros(3, dtype), np.array([value]))
+    except (OverflowError, ValueError):
+        raises_like_numpy(store_python_float, np.zeros(3, dtype), np.array([value]))
+    else:
+        check(store_python_float, np.zeros(3, dtype), np.array([value]))
+
+
+def test_stores_numpy_casts_are_not_checked():
+    check(store_each, np.zeros(2, np.uint8), np.array([300.0, -1.0]))       # unsigned: the cast
+    check(store_into_rows, np.zeros(3, np.int8), np.array([300.0]))         # an index array: the cast
+    check(store_each, np.zeros(2, np.int8), np.array([True, False]))
+
+
+# ---- sin / cos / tan of a reversed view: the loop reads only through indices, and its big-argument check had no sizes
+def sin_reversed(x):
+    return np.sin(x[::-1]), np.cos(x[::-3]), np.tan(x[::-2])
+
+
+def test_trig_of_a_reversed_view_does_not_crash():
+    """The check whether any argument needs libm's sin (vector_math._version) took its loop sizes from the loop's
+    inputs, and `np.sin(x[::-1])` reads x by index, with no input: the check looped without sizes and the process
+    died (SIGSEGV). Run in a process of its own (the old code's crash)."""
+    code = ("import numpy as np\nfrom transpiler import transpile\nfrom test_hunt_regressions import sin_reversed\n"
+            "x = np.concatenate([np.linspace(-4, 4, 37), [1e10, -3e9]])\n"
+            "for n in (2, 3, 39):\n"
+            "    got, want = transpile(sin_reversed)(x[:n]), sin_reversed(x[:n])\n"
+            "    assert all(np.allclose(g, w, rtol=1e-14, atol=0) for g, w in zip(got, want)), (got, want)\n"
+            "print('done')\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         cwd=pathlib.Path(__file__).parent, env={**os.environ, "TRANSPILER_CACHE_DIR": ""})
+    assert run.returncode == 0 and "done" in run.stdout, (run.returncode, run.stderr[-2000:])

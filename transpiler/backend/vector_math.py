@@ -731,11 +731,15 @@ def _version(generic, body: ir.Block, checked, sliced, n_inputs: int, outside, s
     memref.store(_int(flag_type, -1 if smallest else 0), flag, [])
     op = generic.opview
     rank = len(op.iterator_types)
-    inputs = list(op.inputs)
-    maps = [op.indexing_maps[i] for i in range(n_inputs)] + [ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, []))]
+    # the loop's sizes come from its operands' shapes: where no input spans every loop dim (a loop that reads only
+    # through linalg.index and loads, `np.sin(x[::-1])`, has none), the outputs go in too, read by nothing (before,
+    # the check's loop had no sizes and read out of bounds: a crash)
+    n_read = n_inputs if _spans_domain([op.indexing_maps[i] for i in range(n_inputs)], rank) else len(body.arguments)
+    inputs = list(op.inputs) + list(op.outputs)[:n_read - n_inputs]
+    maps = [op.indexing_maps[i] for i in range(n_read)] + [ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, []))]
     check = linalg.GenericOp([], inputs, [flag], ir.ArrayAttr.get(maps),
                              ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<reduction>")] * rank))
-    block = check.regions[0].blocks.append(*[a.type for a in body.arguments][:n_inputs], flag_type)
+    block = check.regions[0].blocks.append(*[a.type for a in body.arguments][:n_read], flag_type)
     mapping = {body.arguments[i]: block.arguments[i] for i in range(n_inputs)}
     with ir.InsertionPoint(block):
         for old in sliced:
@@ -750,9 +754,9 @@ def _version(generic, body: ir.Block, checked, sliced, n_inputs: int, outside, s
             combine = arith.ori if bound is None else arith.minui if smallest else arith.maxui
             big = out if big is None else combine(big, out)
         if bound is None:
-            linalg.YieldOp([arith.ori(block.arguments[n_inputs], arith.extui(i8, big))])
+            linalg.YieldOp([arith.ori(block.arguments[n_read], arith.extui(i8, big))])
         else:
-            linalg.YieldOp([(arith.minui if smallest else arith.maxui)(block.arguments[n_inputs], big)])
+            linalg.YieldOp([(arith.minui if smallest else arith.maxui)(block.arguments[n_read], big)])
     if bound is None:
         any_big = arith.cmpi(arith.CmpIPredicate.ne, memref.load(flag, []), _int(i8, 0))
     else:
@@ -769,6 +773,18 @@ def _version(generic, body: ir.Block, checked, sliced, n_inputs: int, outside, s
     with ir.InsertionPoint(branch.else_block):
         scf.YieldOp([])
     generic.move_before(branch.else_block.operations[0])
+
+
+def _spans_domain(maps, rank: int) -> bool:
+    """Whether the indexing maps name every loop dim as a plain dim of some operand (which then gives its size)."""
+    seen = set()
+    for m in maps:
+        for e in ir.AffineMapAttr(m).value.results:
+            try:
+                seen.add(ir.AffineDimExpr(e).position)
+            except ValueError:
+                pass
+    return seen >= set(range(rank))
 
 
 # atan(t) = t + t**3 P(t**2) for 0 <= t <= 1, P fitted by tools/fit_polynomials.py (ATAN_P64, ATAN_P32): at most

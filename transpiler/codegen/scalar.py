@@ -417,8 +417,15 @@ def _int_trunc_div(dts, a, b):
 def _cmp(fpred, spred, upred):
     def emit(dts, a, b):
         if dts[0] != dts[1]:  # NumPy's mixed int64/uint64 loops compare exact values: widen both to i128
-            wide = ir.IntegerType.get_signless(128)
-            a, b = [(arith.extui if dt.kind in "ub" else arith.extsi)(wide, x) for x, dt in zip((a, b), dts)]
+            # (to i64 where it holds both, as uint8 against a Python int's int64: i128 does not vectorize)
+            bits = 64 if np.dtype(np.uint64) not in dts else 128
+            wide = ir.IntegerType.get_signless(bits)
+
+            def widen(x, dt):
+                if dt.itemsize * 8 == bits:
+                    return x
+                return (arith.extui if dt.kind in "ub" else arith.extsi)(wide, x)
+            a, b = [widen(x, dt) for x, dt in zip((a, b), dts)]
             return arith.cmpi(spred, a, b)
         kind = dts[0].kind
         if kind == "f":

@@ -226,6 +226,29 @@ def coerce(b: Builder, value, dtype: np.dtype) -> Var:
     return b.const(np.asarray(value).astype(dtype))
 
 
+def check_python_int_fits(b: Builder, value, dtype: np.dtype) -> None:
+    """NumPy 2 converts a Python int to a narrower integer dtype by its value (NEP 50): `uint8_array + n`,
+    `x[0] = n`, `np.full(3, n, np.uint8)` raise OverflowError where the dtype cannot hold n. For a run-time Python
+    int (an array dim, a loop index; an int argument specializes instead) the kernel checks it: a cast would wrap
+    (x + (n - 5) with n = 3 adding 254 to a uint8 array)."""
+    if not (isinstance(value, Var) and value.weak and value.dtype == dtypes.INT64 and np.dtype(dtype).kind in "iu"
+            and np.dtype(dtype) != dtypes.INT64) or getattr(value, "int_argument", False):
+        return
+    if np.dtype(dtype) == np.int32 and (value.size_of is not None or getattr(value, "small", False)):
+        # a dim or a loop index (plus or minus one): past int32 only with an axis of 2**31 elements. Unchecked, so
+        # that `idx[i] = i` stays a plain store (a check guards the store: the loop no longer vectorizes)
+        return
+    info = np.iinfo(dtype)
+    flag = b.emit1("lt", [value, b.const(np.int64(max(info.min, -2**63)))], dtypes.BOOL, value.shape)
+    if info.max < 2**63:
+        above = b.emit1("gt", [value, b.const(np.int64(info.max))], dtypes.BOOL, value.shape)
+        flag = b.emit1("or", [flag, above], dtypes.BOOL, value.shape)
+    if value.ndim:
+        from .reductions import reduce
+        flag = reduce(b, "any", flag)
+    b.check(flag, OverflowError, f"Python integer out of bounds for {np.dtype(dtype)}")
+
+
 def _follow_int_argument(prim: str, inputs: list, results: list) -> None:
     """A Python int argument is a run-time value (api.Transpiled._typed); weak ints computed from it are marked
     too. NumPy decides by an int's value whether it fits a narrower integer dtype (`uint8_array + 300` raises

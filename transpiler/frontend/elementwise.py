@@ -10,7 +10,7 @@ from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
 from ..types.shapes import SizesDiffer, Sym, broadcast, derived
-from .builder import Builder, as_operand, coerce, is_weak, operand_type
+from .builder import Builder, as_operand, check_python_int_fits, coerce, is_weak, operand_type
 
 # ufunc -> primitive name. Both operands already have the loop dtype when the primitive is emitted.
 UFUNC_PRIMS = {
@@ -100,6 +100,12 @@ def apply_ufunc(b: Builder, ufunc: np.ufunc, args: list, *, python_op: bool = Fa
         if beyond is not None:
             return beyond
         in_dts = [_exact_int_dtype(a, dt) for a, dt in zip(args, in_dts)]
+        # a run-time Python int too (a dim, a loop index): compared as int64 with the array's dtype, exactly (a cast
+        # to uint8 would wrap: `x < i - 2` at i = 0 compared with 254)
+        in_dts = [dtypes.INT64 if _run_time_python_int(a) and dt.kind in "iu" else dt for a, dt in zip(args, in_dts)]
+    else:
+        for a, dt in zip(args, in_dts):
+            check_python_int_fits(b, a, dt)
     operands = [coerce(b, a, dt) for a, dt in zip(args, in_dts)]
     if ufunc is np.power and in_dts[0].kind in "iub":
         python_ints = python_op and all(is_weak(a) for a in args)
@@ -427,6 +433,10 @@ def _compared_beyond_int64(b: Builder, ufunc, args, weak: bool) -> Var | None:
     return b.emit1("full", [b.const(np.bool_(value))], dtypes.BOOL, shape, weak=weak, scalar=not shape)
 
 
+def _run_time_python_int(value) -> bool:
+    return isinstance(value, Var) and value.weak and value.dtype == dtypes.INT64
+
+
 def _exact_int_dtype(value, dtype: np.dtype) -> np.dtype:
     """NumPy 2 compares a Python int that does not fit the array's dtype by its exact value (uint8_array < 300 is
     all True): keep such an int in a dtype that holds it; codegen compares mixed integer dtypes exactly."""
@@ -527,6 +537,12 @@ def clip(b: Builder, a, a_min=None, a_max=None) -> Var:
             a_min = None
         if type(a_max) is int and a_max >= info.max:
             a_max = None
+        # a run-time one past that side counts as the dtype's own bound (the same values); past the other side it
+        # is the ufunc's OverflowError, checked there
+        if _run_time_python_int(a_min) and dt != dtypes.INT64:
+            a_min = apply_ufunc(b, np.maximum, [a_min, int(info.min)], python_op=True)
+        if _run_time_python_int(a_max) and info.max < 2**63:
+            a_max = apply_ufunc(b, np.minimum, [a_max, int(info.max)], python_op=True)
     if a_min is None and a_max is None:
         return apply_ufunc(b, np.positive, [a])
     if a_max is None:

@@ -15,7 +15,7 @@ from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
 from ..types.shapes import SizesDiffer, Sym, broadcast, derived, fmt_shape, nonnegative, readable_shape
-from .builder import Builder
+from .builder import Builder, check_python_int_fits
 from .elementwise import as_dim, at_most_one, broadcast_in_kernel, sizes_differ, warn_at
 from .shape_ops import as_var, expand_dims, same_view, squeeze, transpose
 from .values import RuntimeRange, contains_var
@@ -161,6 +161,7 @@ def setitem(b: Builder, x: Var, index, value) -> Var:
     """The contents of x after `x[index] = value`: value cast as NumPy's setitem casts (unsafe: a float stored into
     an int array truncates) and broadcast to x[index]'s shape."""
     index = _run_time_bool_lists(b, index)
+    _check_scalar_store(b, value, x.dtype, numpy_scalars=False)
     if is_mask(index):
         return _set_masked(b, x, as_var(b, index), value)
     items = index if isinstance(index, tuple) else (index,)
@@ -177,6 +178,7 @@ def setitem(b: Builder, x: Var, index, value) -> Var:
     region = list(shape)
     for pos in new_axes:
         region.insert(pos, 1)
+    _check_scalar_store(b, value, x.dtype, numpy_scalars=True)
     v = fit_value(b, value, x.dtype, tuple(region), kernel_checked=True)
     if new_axes:
         v = squeeze(b, v, tuple(new_axes))
@@ -184,6 +186,39 @@ def setitem(b: Builder, x: Var, index, value) -> Var:
         return v
     norm = _region_sized(b, norm, v.shape)
     return b.emit1("update_slice", [x, v, *extra], x.dtype, x.shape, specs=norm)
+
+
+def _check_scalar_store(b: Builder, value, dtype: np.dtype, numpy_scalars: bool) -> None:
+    """NumPy stores a run-time scalar into an integer array through a Python int where the cast would not: a Python
+    float (any index) and, with a basic index (`numpy_scalars`), a NumPy scalar of another dtype into a signed
+    integer array (`int8_array[i] = float64_array[j]`; an unsigned array wraps, as a cast). That int is checked:
+    NaN is ValueError, one the dtype cannot hold (inf too) OverflowError. The kernel checks them (before, the store
+    cast: NaN became INT_MIN, 300.0 in int8 44). Python ints: fit_value; complex scalars are not checked."""
+    if not isinstance(value, Var) or value.ndim or np.dtype(dtype).kind not in "iu" or value.dtype == dtype:
+        return
+    if value.weak:
+        if value.dtype.kind != "f":
+            return
+    elif not (numpy_scalars and value.scalar and np.dtype(dtype).kind == "i" and value.dtype.kind in "iuf") \
+            or np.can_cast(value.dtype, dtype, "safe"):
+        return
+    from .elementwise import apply_ufunc
+    info = np.iinfo(dtype)
+
+    def either(ufunc_low, low, ufunc_high, high, of):
+        return apply_ufunc(b, np.logical_or, [apply_ufunc(b, ufunc_low, [of, low]),
+                                              apply_ufunc(b, ufunc_high, [of, high])])
+    if value.dtype.kind == "f":
+        b.check(apply_ufunc(b, np.isnan, [value]), ValueError, "cannot convert float NaN to integer")
+        # the truncated value against -2**(bits - 1) and 2**(bits - 1) (or 0 and 2**bits): powers of two, exact in
+        # every float type (or +-inf, which only +-inf reaches)
+        with np.errstate(over="ignore"):
+            lowest, past = value.dtype.type(info.min), value.dtype.type(float(info.max) + 1)
+        out = either(np.less, lowest, np.greater_equal, past, apply_ufunc(b, np.trunc, [value]))
+        out = apply_ufunc(b, np.logical_or, [out, apply_ufunc(b, np.isinf, [value])])   # (-inf past a float16 -inf)
+    else:
+        out = either(np.less, int(info.min), np.greater, int(info.max), value)
+    b.check(out, OverflowError, f"Python integer out of bounds for {np.dtype(dtype)}")
 
 
 def _region_sized(b: Builder, norm: tuple, sizes: tuple) -> tuple:
@@ -220,6 +255,7 @@ def fit_value(b: Builder, value, dtype: np.dtype, shape: tuple, kernel_checked: 
     else:
         if dtypes.is_complex(value.dtype) and not dtypes.is_complex(dtype) and dtype != dtypes.BOOL:
             warn_at(b, np.exceptions.ComplexWarning, "Casting complex values to real discards the imaginary part")
+        check_python_int_fits(b, value, dtype)
         v = b.convert(value, dtype)
     while v.ndim > len(shape) and b.env.find(v.shape[0]) == 1:   # extra leading 1s broadcast away
         v = squeeze(b, v, 0)

@@ -13,7 +13,7 @@ from ..errors import UserError
 from ..program import Var
 from ..types import dtypes
 from ..types.shapes import Sym, broadcast, data_sized, derived, is_checkable, readable
-from .builder import Builder, as_operand, coerce
+from .builder import Builder, as_operand, check_python_int_fits, coerce
 from .elementwise import as_dim, int64_const, size_values
 
 
@@ -431,6 +431,7 @@ def full(b: Builder, shape, fill_value, dtype=None) -> Var:
         out_dt = dtypes.check_supported(dtype) if dtype is not None else fill_value.dtype
         if fill_value.ndim:
             raise UserError("a run-time fill value must be a scalar", ValueError)
+        check_python_int_fits(b, fill_value, out_dt)
         return b.emit1("full", [b.convert(fill_value, out_dt)], out_dt, fitting(b, dims, out_dt))
     out_dt = dtypes.check_supported(dtype if dtype is not None else np.asarray(fill_value).dtype)
     if type(fill_value) is int and out_dt.kind in "iu":
