@@ -343,6 +343,26 @@ def test_events_before_a_numpy_callback_are_kept():
         ("RuntimeWarning", "divide by zero encountered in divide")]
 
 
+def test_overflow_before_a_numpy_callback_is_kept():
+    """The kernel's overflow before a NumPy call from it (np.median, whose ufuncs clear the flags) is raised into the
+    flags again after it, in MXCSR where the kernel reads them: glibc's feraiseexcept set overflow and underflow in
+    the x87 status word only, and the warning was lost."""
+    def f(x):
+        return np.median(np.exp(x))
+
+    assert _same_as_numpy(f, np.array([3.0, 1000.0, 1.0])) == [
+        ("RuntimeWarning", "overflow encountered in exp")]
+
+
+def test_float16_product_overflow_warns():
+    """A float16 product is NumPy's matmul called from the kernel (runtime/blas.callback); its overflow reaches the
+    kernel's flags (it was lost as above)."""
+    a = np.ones((8, 64), np.float16)
+    a[0, 0] = 60000.0
+    assert _same_as_numpy(lambda x, y: x @ y, a, np.full((64, 16), 2.0, np.float16)) == [
+        ("RuntimeWarning", "overflow encountered in matmul")]
+
+
 _THREADED = """
 import warnings, numpy as np
 from transpiler import transpile
