@@ -363,6 +363,25 @@ def test_float16_product_overflow_warns():
         ("RuntimeWarning", "overflow encountered in matmul")]
 
 
+def test_products_report_their_events_on_gemm_and_few_row_paths():
+    """inf * 0 in a float32 product: NumPy's NaN and "invalid value encountered in matmul", from OpenBLAS's gemm
+    (8 rows by 16 columns) and from our few-row loops (8 rows by a 16 MB b), whose events are the kernel threads'
+    own; each call ran the kernel and then NumPy. (The NaN on NumPy's calling thread: docs/guarantees.md.)"""
+    compiled = transpile(lambda x, y: x @ y)
+    for m, k, n in ((8, 1024, 16), (8, 2000, 2000)):
+        a = np.ones((m, k), np.float32)
+        a[0, 5] = np.inf
+        b = np.full((k, n), 1.5, np.float32)
+        b[5, 3] = 0.0
+        assert _same_as_numpy(lambda x, y: x @ y, a, b, compiled=compiled) == [
+            ("RuntimeWarning", "invalid value encountered in matmul")]
+    # in the last column: OpenBLAS's worker computes it in NumPy's threaded call, whose warning then depends on
+    # OpenBLAS's threads (none with 2); the call's is NumPy's, whichever
+    a[0, 5], b[5, 3], a[7, 1999], b[1999, 1999] = 1.0, 1.5, np.inf, 0.0
+    _same_as_numpy(lambda x, y: x @ y, a, b, compiled=compiled)
+    assert compiled.replays == 3
+
+
 _THREADED = """
 import warnings, numpy as np
 from transpiler import transpile
