@@ -382,6 +382,27 @@ def test_products_report_their_events_on_gemm_and_few_row_paths():
     assert compiled.replays == 3
 
 
+def test_few_row_products_computed_by_numpy_keep_the_kernels_events(monkeypatch):
+    """Should the few-row loops fail to compile, the kernel's call computes the product with NumPy's matmul
+    (runtime/few_rows_library.py), which clears the flags: the sqrt's event before it was lost (no warning)."""
+    from transpiler.runtime import few_rows_library
+
+    def fails(symbol):
+        raise RuntimeError("no compiler")
+
+    monkeypatch.setattr(few_rows_library, "_compiled", {})
+    monkeypatch.setattr(few_rows_library, "_compile", fails)
+    a, b = np.ones((8, 2000), np.float32), np.full((2000, 2000), 1.5, np.float32)
+
+    def f(x, y, z):
+        return np.sqrt(x), y @ z
+
+    expected, numpy_warnings = _run(f, np.array([-1.0]), a, b)
+    result, our_warnings = _run(transpile(f, threads=False, disk_cache=False), np.array([-1.0]), a, b)
+    assert our_warnings == numpy_warnings == [("RuntimeWarning", "invalid value encountered in sqrt")]
+    np.testing.assert_array_equal(result[1], expected[1])
+
+
 _THREADED = """
 import warnings, numpy as np
 from transpiler import transpile
