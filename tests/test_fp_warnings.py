@@ -343,6 +343,66 @@ def test_events_before_a_numpy_callback_are_kept():
         ("RuntimeWarning", "divide by zero encountered in divide")]
 
 
+def test_overflow_before_a_numpy_callback_is_kept():
+    """The kernel's overflow before a NumPy call from it (np.median, whose ufuncs clear the flags) is raised into the
+    flags again after it, in MXCSR where the kernel reads them: glibc's feraiseexcept set overflow and underflow in
+    the x87 status word only, and the warning was lost."""
+    def f(x):
+        return np.median(np.exp(x))
+
+    assert _same_as_numpy(f, np.array([3.0, 1000.0, 1.0])) == [
+        ("RuntimeWarning", "overflow encountered in exp")]
+
+
+def test_float16_product_overflow_warns():
+    """A float16 product is NumPy's matmul called from the kernel (runtime/blas.callback); its overflow reaches the
+    kernel's flags (it was lost as above)."""
+    a = np.ones((8, 64), np.float16)
+    a[0, 0] = 60000.0
+    assert _same_as_numpy(lambda x, y: x @ y, a, np.full((64, 16), 2.0, np.float16)) == [
+        ("RuntimeWarning", "overflow encountered in matmul")]
+
+
+def test_products_report_their_events_on_gemm_and_few_row_paths():
+    """inf * 0 in a float32 product: NumPy's NaN and "invalid value encountered in matmul", from OpenBLAS's gemm
+    (8 rows by 16 columns) and from our few-row loops (8 rows by a 16 MB b), whose events are the kernel threads'
+    own; each call ran the kernel and then NumPy. (The NaN on NumPy's calling thread: docs/guarantees.md.)"""
+    compiled = transpile(lambda x, y: x @ y)
+    for m, k, n in ((8, 1024, 16), (8, 2000, 2000)):
+        a = np.ones((m, k), np.float32)
+        a[0, 5] = np.inf
+        b = np.full((k, n), 1.5, np.float32)
+        b[5, 3] = 0.0
+        assert _same_as_numpy(lambda x, y: x @ y, a, b, compiled=compiled) == [
+            ("RuntimeWarning", "invalid value encountered in matmul")]
+    # in the last column: OpenBLAS's worker computes it in NumPy's threaded call, whose warning then depends on
+    # OpenBLAS's threads (none with 2); the call's is NumPy's, whichever
+    a[0, 5], b[5, 3], a[7, 1999], b[1999, 1999] = 1.0, 1.5, np.inf, 0.0
+    _same_as_numpy(lambda x, y: x @ y, a, b, compiled=compiled)
+    assert compiled.replays == 3
+
+
+def test_few_row_products_computed_by_numpy_keep_the_kernels_events(monkeypatch):
+    """Should the few-row loops fail to compile, the kernel's call computes the product with NumPy's matmul
+    (runtime/few_rows_library.py), which clears the flags: the sqrt's event before it was lost (no warning)."""
+    from transpiler.runtime import few_rows_library
+
+    def fails(symbol):
+        raise RuntimeError("no compiler")
+
+    monkeypatch.setattr(few_rows_library, "_compiled", {})
+    monkeypatch.setattr(few_rows_library, "_compile", fails)
+    a, b = np.ones((8, 2000), np.float32), np.full((2000, 2000), 1.5, np.float32)
+
+    def f(x, y, z):
+        return np.sqrt(x), y @ z
+
+    expected, numpy_warnings = _run(f, np.array([-1.0]), a, b)
+    result, our_warnings = _run(transpile(f, threads=False, disk_cache=False), np.array([-1.0]), a, b)
+    assert our_warnings == numpy_warnings == [("RuntimeWarning", "invalid value encountered in sqrt")]
+    np.testing.assert_array_equal(result[1], expected[1])
+
+
 _THREADED = """
 import warnings, numpy as np
 from transpiler import transpile

@@ -117,7 +117,9 @@ def numpy_must_run() -> bool:
 
 
 _libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
-_libm.fetestexcept.argtypes = _libm.feraiseexcept.argtypes = [ctypes.c_int]
+_libm.fetestexcept.argtypes = [ctypes.c_int]
+# (fexcept_t is an unsigned short on x86-64, glibc and macOS)
+_libm.fesetexceptflag.argtypes = [ctypes.POINTER(ctypes.c_ushort), ctypes.c_int]
 _X86 = platform.machine().lower() in ("x86_64", "amd64")
 _KINDS = {"invalid value": 1, "divide by zero": 4, "overflow": 8, "underflow": 16}   # np.errstate's call names
 
@@ -140,7 +142,9 @@ def numpy_inside_kernel():
     finally:
         events = before | event_bits(seen)
         if events:
-            _libm.feraiseexcept(events)
+            # into MXCSR, where the kernel reads them: glibc's feraiseexcept sets overflow and underflow in the x87
+            # status word only (a float16 product's overflow was lost); fesetexceptflag sets both units' flags
+            _libm.fesetexceptflag(ctypes.byref(ctypes.c_ushort(events)), events)
 
 
 def event_bits(kinds: list) -> int:

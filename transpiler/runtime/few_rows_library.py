@@ -4,7 +4,8 @@ compiled function, or, before it is compiled, to a callback that compiles it and
 
 Compiling them into every kernel added 120-250 ms to each kernel with a matrix product; here they cost about that
 once per process, and only in a process whose products take them. Should the compilation fail, the callback
-computes the product with NumPy's matmul instead (a correct result either way).
+computes the product with NumPy's matmul instead (a correct result either way; its floating-point events
+and the kernel's before it are kept, as for every NumPy call from a kernel: errstate.numpy_inside_kernel).
 """
 from __future__ import annotations
 
@@ -41,10 +42,11 @@ def _first_calls(symbol: str, a, b, c) -> None:
     if target is not None:
         target(a, b, c)
         return
-    from . import blas
+    from . import blas, errstate
     dtype = np.dtype(_DTYPES[symbol])
     x, y, out = (blas.view(p, 2, dtype) for p in (a, b, c))
-    np.matmul(x, y, out=out)
+    with errstate.numpy_inside_kernel():     # (NumPy would clear the kernel's flags and warn in the middle of it)
+        np.matmul(x, y, out=out)
 
 
 def _target(symbol: str):
