@@ -63,7 +63,9 @@ def runner(typed, kernel):
             except ConditionalGuardFailed:   # assumed on a path the kernel may not take, or a 1: NumPy's run decides
                 raise Replay from None
             except (ValueError, IndexError):
-                if attributes:   # nothing written yet: Python raises it after the attributes assigned before it
+                # nothing written yet: Python raises it after the attributes assigned and the arguments written before
+                # the statement that needs the sizes (NumPy's writes up to its error)
+                if attributes or written:
                     raise Replay from None
                 raise
         if allocations:   # an array the kernel could not allocate is NumPy's error here, not a crash
