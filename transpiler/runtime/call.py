@@ -164,8 +164,8 @@ def into_destination(typed, kernel, check_sizes):
 
 class Replay(Exception):
     """A call the kernel cannot run as NumPy would, which runs as Python instead (api.py): a check failed in a call
-    that rebinds attributes (the written arguments were given back their contents first), or a written argument
-    overlaps another one (before anything ran)."""
+    that rebinds attributes (the written arguments were given back their contents first), a size check before the
+    call failed in one that writes its arguments, or a written argument overlaps another one (before anything ran)."""
 
 
 # The most bytes of written arguments a call copies before a kernel that can raise a floating-point event, so that
