@@ -158,7 +158,7 @@ class Transpiled:
                         entry = _Entry((typed, kernel))
                     except CompileError as e:   # the same arguments fail the same way: not compiled again
                         entry = _Failed(e)
-                        key, _, _ = self._flatten(bound)    # (with int values, if typing found it needs them)
+                        key, leaves, _ = self._flatten(bound)    # (with int values, if typing found it needs them)
                     finally:
                         join_preload()      # (already joined where a kernel was linked)
                     self._cache[key] = entry
@@ -167,6 +167,8 @@ class Transpiled:
                         self._cache.popitem(last=False)
                         self._quick.clear()   # (it may hold the evicted one)
         if isinstance(entry, _Failed):
+            if entry.assumption_broken(leaves):    # NumPy fails earlier, or not at all: its run decides
+                raise call.Replay
             raise entry.error.with_traceback(None)
         return key, entry, leaves, originals, objects
 
@@ -199,7 +201,8 @@ class Transpiled:
         except call.Replay:
             # a failed check of a call that rebinds attributes: Python raises it, and leaves the objects as it does
             # (the attributes assigned before the error; runtime/call.py gave the written arrays back their contents);
-            # or written arguments that overlap others: NumPy's run computes through the shared memory
+            # or written arguments that overlap others: NumPy's run computes through the shared memory; or sizes that
+            # break what a failed compilation assumed (_Failed.assumption_broken): NumPy fails earlier, or not at all
             raised = None
         except Exception as error:
             raise user_frames(error) from error.__cause__   # the user's frames only (tracebacks.py)
@@ -270,11 +273,29 @@ def _rebind(compiled: Transpiled, owner) -> BoundTranspiled:
 
 
 class _Failed:
-    """A specialization whose compilation failed: its CompileError, raised again at every call."""
+    """A specialization whose compilation failed: its CompileError, raised again at every call whose sizes fit what
+    typing assumed before the error (driver._assumed)."""
     __slots__ = ("error",)
 
     def __init__(self, error):
         self.error = error
+
+    def assumption_broken(self, leaves) -> bool:
+        """Whether these arguments break a size the failed typing assumed (a dim a concatenation or a broadcast
+        unified with a constant or another dim): the error may follow from that assumption, and NumPy fails at the
+        statement that needed it (after the writes before it), or, on a path it does not take, not at all."""
+        assumed = getattr(self.error, "assumed", None)
+        if assumed is None:
+            return False
+        env, implicit, count = assumed
+        arrays = [*leaves, *implicit]
+        if len(arrays) != count:
+            return False
+        try:
+            env.check(arrays)
+        except Exception:    # (ConditionalGuardFailed, or the NumPy error of the check: NumPy's run raises its own)
+            return True
+        return False
 
 
 class _Entry(tuple):

@@ -71,7 +71,8 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     try:   # folding `1 / np.float64(0)` while compiling prints no NumPy warning; the call will (Typed.folded_events)
         with np.errstate(all="call", call=lambda kind, flag: folded.append(kind)):
             value = interp.run(fn, list(call.args), call.kwargs)
-    except CompileError:
+    except CompileError as e:
+        _assumed(e, program)
         raise
     except RecursionError as e:
         raise compile_error(f"program too deeply nested: {e}") from None
@@ -88,7 +89,7 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     except UserError as e:   # (at the last `return` interpreted: the value it returns, or one joined with it)
         src = function_source(fn)
         node = interp.last_return or src.node
-        raise compile_error(str(e), src.filename, node.lineno, node.col_offset, e.kind) from None
+        raise _assumed(compile_error(str(e), src.filename, node.lineno, node.col_offset, e.kind), program) from None
     program.outputs = outputs + [flag for flag, _, _ in program.checks]  # check flags come back last
     program.callees = interp.outliner.programs
     destination = pass_result_destination(program, template, attributes)
@@ -96,6 +97,17 @@ def trace_free_typing(fn, keys: list, names: list) -> Typed:
     rebound_numbers = frozenset((type(objects[index]), name) for index, name, value, _ in interp.attribute_writes
                                 if _python_number(value))
     return Typed(program, template, errstate.event_bits(folded), attributes, rebound_numbers, destination)
+
+
+def _assumed(error: CompileError, program: Program) -> CompileError:
+    """Keep with a typing's error the run-time sizes it assumed (shapes.ShapeEnv's guards: a dim unified with a
+    constant or another dim by a concatenation or a broadcast): the error may follow from them (`x[:, 3]` after
+    `np.concatenate((x, np.zeros((2, 3))))` made x.shape[1] 3), while for sizes that break them NumPy fails earlier
+    or not at all. api.py checks them at each call and runs the function as NumPy where they do not hold."""
+    env = program.env
+    if (env.guards or env.nonzero) and not hasattr(error, "assumed"):
+        error.assumed = (env, list(program.implicit), len(program.inputs))
+    return error
 
 
 def _python_number(value) -> bool:

@@ -63,7 +63,9 @@ def runner(typed, kernel):
             except ConditionalGuardFailed:   # assumed on a path the kernel may not take, or a 1: NumPy's run decides
                 raise Replay from None
             except (ValueError, IndexError):
-                if attributes:   # nothing written yet: Python raises it after the attributes assigned before it
+                # nothing written yet: Python raises it after the attributes assigned and the arguments written before
+                # the statement that needs the sizes (NumPy's writes up to its error)
+                if attributes or written:
                     raise Replay from None
                 raise
         if allocations:   # an array the kernel could not allocate is NumPy's error here, not a crash
@@ -162,8 +164,8 @@ def into_destination(typed, kernel, check_sizes):
 
 class Replay(Exception):
     """A call the kernel cannot run as NumPy would, which runs as Python instead (api.py): a check failed in a call
-    that rebinds attributes (the written arguments were given back their contents first), or a written argument
-    overlaps another one (before anything ran)."""
+    that rebinds attributes (the written arguments were given back their contents first), a size check before the
+    call failed in one that writes its arguments, or a written argument overlaps another one (before anything ran)."""
 
 
 # The most bytes of written arguments a call copies before a kernel that can raise a floating-point event, so that
