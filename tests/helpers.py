@@ -151,3 +151,13 @@ def some_slow(values, default):
     (run with `-m slow` before resolving an issue). The default suite has to stay under ten minutes on two cores; a
     grid that is exhaustive in the slow suite keeps a representative corner of it here."""
     return [v if v in default else pytest.param(v, marks=pytest.mark.slow) for v in values]
+
+
+def some_slow_pairs(rows, cols, every=3, keep=()):
+    """(row, col) pairs for a two-axis pytest.mark.parametrize (`"a, b"`): the whole cross product, with the pairs
+    where (i + j) % every == 0 (i, j: their positions in `rows`, `cols`), and those in `keep`, in the default suite
+    and the others marked slow. Each row then meets every `every`-th col and each col every `every`-th row, on a
+    diagonal: with the cols listed by family (dtypes: bool, signed, unsigned, floats) each row meets every family in
+    the default suite. The slow suite runs the whole product (some_slow's rule, for two axes)."""
+    return [(r, c) if (i + j) % every == 0 or (r, c) in keep else pytest.param(r, c, marks=pytest.mark.slow)
+            for i, r in enumerate(rows) for j, c in enumerate(cols)]

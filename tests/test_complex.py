@@ -7,10 +7,16 @@ import warnings
 import numpy as np
 import pytest
 
-from helpers import assert_same, check, some_slow
+from helpers import assert_same, check, some_slow_pairs
 from transpiler import CompileError, transpile
 
 COMPLEX = [np.complex64, np.complex128]
+# The grids below run whole in the slow suite; the default suite runs each case on one of the two dtypes, in turn
+# (some_slow_pairs: complex64 and complex128 each get half of the cases).
+
+
+def _id(value):
+    return value if isinstance(value, str) else getattr(value, "__name__", str(value))
 INF, NAN = np.inf, np.nan
 # edge values: zeros of both signs, inf and nan in either part, huge and tiny magnitudes
 EDGES = [0j, complex(-0.0, 0.0), complex(0.0, -0.0), 1 + 1j, -2.5 + 0.5j, 3e-300 + 1j, 1e300 - 1e300j,
@@ -42,8 +48,7 @@ BINARY = {
 }
 
 
-@pytest.mark.parametrize("dtype", COMPLEX)
-@pytest.mark.parametrize("op", list(BINARY))
+@pytest.mark.parametrize("op, dtype", some_slow_pairs(list(BINARY), COMPLEX, every=2), ids=_id)
 def test_binary_operators(op, dtype):
     """Products are NumPy's formula (no C99 inf recovery), quotients Smith's algorithm, comparisons lexicographic
     with NumPy's nan rule; edge values against each other, every pair."""
@@ -61,8 +66,7 @@ def test_division_by_zero_and_unary_minus(dtype):
     check_quiet(lambda z: -z, z)
 
 
-@pytest.mark.parametrize("dtype", COMPLEX)
-@pytest.mark.parametrize("k", [-3, -2, -1, 0, 1, 2, 3, 4])
+@pytest.mark.parametrize("k, dtype", some_slow_pairs([-3, -2, -1, 0, 1, 2, 3, 4], COMPLEX, every=2), ids=_id)
 def test_small_integer_powers(dtype, k):
     check_quiet(lambda z: z ** k, values(dtype))
     check_quiet(lambda z: np.power(z, k), values(dtype))
@@ -106,8 +110,8 @@ FUNCTIONS = {
 ROUNDED = {"exp", "log", "sqrt", "angle", "angle deg"}
 
 
-@pytest.mark.parametrize("dtype", COMPLEX)
-@pytest.mark.parametrize("name", list(FUNCTIONS))
+@pytest.mark.parametrize("name, dtype", some_slow_pairs(list(FUNCTIONS), COMPLEX, every=2,
+                                                        keep={(n, d) for n in ROUNDED for d in COMPLEX}), ids=_id)
 def test_functions(name, dtype):
     fn = FUNCTIONS[name]
     rtol = {np.complex64: 1e-6, np.complex128: 1e-15}[dtype] if name in ROUNDED else None
@@ -189,9 +193,9 @@ def test_complex_results_are_not_recompiled_per_value():
 
 
 # ---- casts --------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("src", [np.bool_, np.int8, np.uint64, np.int64, np.float16, np.float32, np.float64,
-                                 np.complex64, np.complex128])
-@pytest.mark.parametrize("dst", COMPLEX)
+@pytest.mark.parametrize("src, dst", some_slow_pairs([np.bool_, np.int8, np.uint64, np.int64, np.float16, np.float32,
+                                                      np.float64, np.complex64, np.complex128], COMPLEX, every=2),
+                         ids=_id)
 def test_astype_to_complex(src, dst):
     x = np.array([0, 1, 3, 7], dtype=src)
     check_quiet(lambda x: x.astype(dst), x)
@@ -218,8 +222,7 @@ def test_complex_warning_as_error_is_a_compile_error_of_that_class():
 
 
 # ---- reductions and products --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("dtype", COMPLEX)
-@pytest.mark.parametrize("axis", [None, 0, 1, -1, (0, 1)])
+@pytest.mark.parametrize("axis, dtype", some_slow_pairs([None, 0, 1, -1, (0, 1)], COMPLEX, every=2), ids=_id)
 def test_reductions(dtype, axis):
     z = values(dtype, 12).reshape(3, 4)
     for fn in (np.sum, np.prod, np.mean, np.var, np.std):
@@ -380,8 +383,8 @@ def check_exactly(fn, *args):
         exactly(transpile(fn)(*args), fn(*args))
 
 
-@pytest.mark.parametrize("dtype", COMPLEX)
-@pytest.mark.parametrize("ufunc", [np.maximum, np.minimum, np.fmax, np.fmin])
+@pytest.mark.parametrize("ufunc, dtype", some_slow_pairs([np.maximum, np.minimum, np.fmax, np.fmin], COMPLEX, every=2),
+                         ids=_id)
 def test_maximum_and_minimum_in_numpys_order(ufunc, dtype):
     """Lexicographic, a NaN part wins (maximum, minimum) or loses (fmax, fmin); equal values keep the first: the
     edge values against each other, every pair, with zeros of both signs."""
@@ -395,8 +398,10 @@ def test_maximum_and_minimum_in_numpys_order(ufunc, dtype):
 ORDERED = [np.max, np.min, np.argmax, np.argmin, np.ptp]
 
 
-@pytest.mark.parametrize("dtype", COMPLEX)
-@pytest.mark.parametrize("fn", some_slow(ORDERED, (np.max, np.argmin)))
+# the default suite: max on complex64, argmin on complex128
+@pytest.mark.parametrize("fn, dtype", some_slow_pairs(ORDERED, COMPLEX, every=len(ORDERED) * 2,
+                                                      keep={(np.max, np.complex64), (np.argmin, np.complex128)}),
+                         ids=_id)
 def test_max_min_argmax_argmin_in_numpys_order(fn, dtype):
     """NumPy's fold: the first value with a NaN part, else the first of the largest (smallest); argmax picks the
     same. Rows of edge values, along each axis, over all, with keepdims."""
@@ -418,8 +423,7 @@ def test_max_min_argmax_argmin_in_numpys_order(fn, dtype):
     check_exactly(lambda z: z[::-1].argmax(), e)
 
 
-@pytest.mark.parametrize("dtype", COMPLEX)
-@pytest.mark.parametrize("decimals", [0, 1, 2, -1])
+@pytest.mark.parametrize("decimals, dtype", some_slow_pairs([0, 1, 2, -1], COMPLEX, every=2), ids=_id)
 def test_round_rounds_each_part(dtype, decimals):
     """NumPy's PyArray_Round on each part: halves to even, nan and inf kept, zeros' signs as NumPy's."""
     z = np.concatenate([edges(dtype), np.array([1.25 + 2.35j, -0.4 - 0.5j, 125 + 351j, 2.5 - 1.5j], dtype)])

@@ -4,7 +4,7 @@ import operator
 import numpy as np
 import pytest
 
-from helpers import assert_same, check, raises_like_numpy, some_slow
+from helpers import assert_same, check, raises_like_numpy, some_slow_pairs
 from transpiler import transpile
 
 ALL = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
@@ -48,8 +48,9 @@ def _binary_fn(op):
     return fns[op]
 
 
-@pytest.mark.parametrize("dtype", ALL)
-@pytest.mark.parametrize("op", list(BINARY))
+# A third of the op x dtype grid in the default suite, every op on a bool or signed, a signed, an unsigned and a float
+# dtype (test_promotion_table.py also runs every op on every same-dtype pair); the whole grid in the slow suite.
+@pytest.mark.parametrize("op, dtype", some_slow_pairs(list(BINARY), ALL, keep={("sub", "bool")}))
 def test_binary_same_dtype(op, dtype):
     fn = _binary_fn(op)
     a, b = sample(dtype), sample(dtype)
@@ -64,15 +65,19 @@ MIXED = [("int8", "uint8"), ("int32", "float32"), ("float16", "float64"), ("bool
          ("int16", "float16"), ("uint32", "int8"), ("float32", "float64"), ("int64", "float32"), ("bool", "float16")]
 
 
-@pytest.mark.parametrize("pair", MIXED, ids=lambda p: f"{p[0]}-{p[1]}")
-@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "floordiv", "mod", "lt", "eq"])
+# half of the op x pair grid in the default suite (each op on five of the pairs), the whole grid in the slow suite
+@pytest.mark.parametrize("op, pair", some_slow_pairs(["add", "sub", "mul", "truediv", "floordiv", "mod", "lt", "eq"],
+                                                     MIXED, every=2),
+                         ids=lambda v: v if isinstance(v, str) else f"{v[0]}-{v[1]}")
 def test_binary_mixed_dtypes(op, pair):
     check(_binary_fn(op), sample(pair[0]), sample(pair[1], nonzero=True))
 
 
-@pytest.mark.parametrize("dtype", NUMERIC)
-@pytest.mark.parametrize("scalar", [2, -3, 2.5, True, np.float32(1.5), np.float64(0.25), np.int16(7), np.uint8(3)],
-                         ids=repr)
+# a third of the scalar x dtype grid in the default suite (each scalar on a signed, an unsigned and a float dtype or
+# two; -3 on uint16 and uint64: the OverflowError), the whole grid in the slow suite
+@pytest.mark.parametrize("scalar, dtype", some_slow_pairs([2, -3, 2.5, True, np.float32(1.5), np.float64(0.25),
+                                                           np.int16(7), np.uint8(3)], NUMERIC),
+                         ids=lambda v: v if isinstance(v, str) else repr(v))
 def test_scalar_operands_nep50(dtype, scalar):
     """Python scalars are weak, NumPy scalars strong (NEP 50); both sides of the operator."""
     x = sample(dtype, positive=True)
@@ -140,8 +145,10 @@ UNARY_FLOAT = ["exp", "log", "log1p", "expm1", "tanh", "sinh", "cosh", "sin", "c
                "isfinite", "exp2", "log2", "log10", "trunc", "rint", "arcsinh", "cbrt"]
 
 
-@pytest.mark.parametrize("dtype", some_slow(["float16", "float32", "float64"], ("float32", "float64")))
-@pytest.mark.parametrize("name", UNARY_FLOAT)
+# float32 or float64 in turn in the default suite (float16 and the other of the two in the slow suite;
+# test_vector_math.py checks the math functions' error bounds in both)
+@pytest.mark.parametrize("name, dtype", some_slow_pairs(UNARY_FLOAT, ["float32", "float64"], every=2)
+                         + [pytest.param(name, "float16", marks=pytest.mark.slow) for name in UNARY_FLOAT])
 def test_unary_float(name, dtype):
     f = getattr(np, name)
     positive = name in ("log", "log1p", "sqrt", "log2", "log10")
@@ -154,9 +161,11 @@ def test_unary_float(name, dtype):
         check(lambda x: f(x), special)
 
 
-@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint8", "uint64", "bool"])
-@pytest.mark.parametrize("name", ["exp", "sqrt", "tanh", "absolute", "negative", "sign", "square", "floor",
-                                  "isnan", "invert"])
+# half of the function x dtype grid in the default suite, the whole grid in the slow suite
+@pytest.mark.parametrize("name, dtype", some_slow_pairs(["exp", "sqrt", "tanh", "absolute", "negative", "sign", "square",
+                                                         "floor", "isnan", "invert"],
+                                                        ["int8", "uint8", "bool", "int32", "uint64", "int64"], every=2,
+                                                        keep={("invert", "bool"), ("sign", "bool")}))
 def test_unary_integer_inputs(name, dtype):
     """Integer inputs take NumPy's loops: sqrt(int8) is float16, negative(bool) raises TypeError ..."""
     f = getattr(np, name)

@@ -29,9 +29,10 @@ test_writes_fuzz.py). Arguments come in several layouts (`with_layout`: contiguo
 misaligned at an odd byte offset), and the same array is sometimes passed for two parameters (the programs do not
 write).
 
-Default: 400 drawn programs (hypothesis repeats small ones) + 1,200 value draws over a pool of 80 programs,
-derandomized (a fixed, repeatable set), under a minute; the slow suite (`-m slow`) draws as many again, other ones
-(the `_more` tests: another name is another derandomized seed). Longer runs, with random seeds:
+Default: 200 drawn programs (hypothesis repeats small ones) + 600 value draws over the first half (40) of a pool of
+80 programs, derandomized (a fixed, repeatable set); the slow suite (`-m slow`) draws three times
+as many, other ones, over the whole pool (the `_more` tests: another name is another derandomized seed), so that both
+together draw 800 programs and 2,400 values. Longer runs, with random seeds:
     FUZZ_EXAMPLES=20000 uv run pytest -q tests/test_fuzz.py    # 20000 value draws (pool of 250), 5000 programs
 Failures found become explicit tests in tests/test_fuzz_regressions.py.
 """
@@ -54,10 +55,12 @@ from helpers import aliasing_mismatch
 from transpiler import CompileError, transpile
 
 FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "0"))
-VALUE_EXAMPLES = FUZZ_EXAMPLES or 1200          # (the default suite's share, which has to stay under ten minutes)
-PROGRAM_EXAMPLES = max(FUZZ_EXAMPLES // 4, 1200) if FUZZ_EXAMPLES else 400
+VALUE_EXAMPLES = FUZZ_EXAMPLES or 600           # (the default suite's share, which has to stay under ten minutes)
+PROGRAM_EXAMPLES = max(FUZZ_EXAMPLES // 4, 1200) if FUZZ_EXAMPLES else 200
 POOL_SIZE = 80 if not FUZZ_EXAMPLES else 250
 LONG = bool(FUZZ_EXAMPLES)
+# the slow suite's share (the `_more` tests): three times the default one, over the whole pools
+MORE = 1 if LONG else 3
 
 FUZZ_SETTINGS = dict(deadline=None, derandomize=not LONG, database=None, print_blob=True,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -869,6 +872,12 @@ LIBRARY_POOL = [generate(RandomChooser(20_000 + seed), ops=LIBRARY_OPS,
                 for seed in range(POOL_SIZE // 2)]
 
 
+def default_share(pool: list) -> list:
+    """The default suite's part of a pool: its first half (compiling the programs is most of a value test's time);
+    the slow suite's `_more` tests draw from the whole pool, the long run's (FUZZ_EXAMPLES) default ones too."""
+    return pool if LONG else pool[:len(pool) // 2]
+
+
 # Shrinking a program recompiles it at every step: only in the long run (a default-suite failure prints the program
 # as drawn, which is already a reproducer).
 @settings(max_examples=PROGRAM_EXAMPLES, **FUZZ_SETTINGS,
@@ -894,14 +903,14 @@ def check_random_program(data) -> None:
 @settings(max_examples=VALUE_EXAMPLES, **FUZZ_SETTINGS)
 @given(st.data())
 def test_random_values(data):
-    check_pool_program(data, POOL)
+    check_pool_program(data, default_share(POOL))
 
 
 @settings(max_examples=VALUE_EXAMPLES // 5, **FUZZ_SETTINGS)
 @given(st.data())
 def test_random_complex_values(data):
     """The same over a pool of programs on complex inputs (complex64, complex128, with some of the others)."""
-    check_pool_program(data, COMPLEX_POOL)
+    check_pool_program(data, default_share(COMPLEX_POOL))
 
 
 def check_pool_program(data, pool: list) -> None:
@@ -918,34 +927,35 @@ def check_pool_program(data, pool: list) -> None:
 @given(st.data())
 def test_random_library_values(data):
     """The same over a pool of programs that use the library functions along axes (a third on complex inputs)."""
-    check_pool_program(data, LIBRARY_POOL)
+    check_pool_program(data, default_share(LIBRARY_POOL))
 
 
-# The slow suite's share: as many draws again, other ones (derandomized from another test name, so not a repeat of
-# the default suite's).
+# The slow suite's share: three times as many draws, other ones (derandomized from another test name, so not a repeat
+# of the default suite's), over the whole pools.
 @pytest.mark.slow
-@settings(max_examples=PROGRAM_EXAMPLES, **FUZZ_SETTINGS, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@settings(max_examples=PROGRAM_EXAMPLES * MORE, **FUZZ_SETTINGS,
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(st.data())
 def test_random_programs_more(data):
     check_random_program(data)
 
 
 @pytest.mark.slow
-@settings(max_examples=VALUE_EXAMPLES, **FUZZ_SETTINGS)
+@settings(max_examples=VALUE_EXAMPLES * MORE, **FUZZ_SETTINGS)
 @given(st.data())
 def test_random_values_more(data):
     check_pool_program(data, POOL)
 
 
 @pytest.mark.slow
-@settings(max_examples=VALUE_EXAMPLES // 5, **FUZZ_SETTINGS)
+@settings(max_examples=VALUE_EXAMPLES * MORE // 5, **FUZZ_SETTINGS)
 @given(st.data())
 def test_random_complex_values_more(data):
     check_pool_program(data, COMPLEX_POOL)
 
 
 @pytest.mark.slow
-@settings(max_examples=VALUE_EXAMPLES // 5, **FUZZ_SETTINGS)
+@settings(max_examples=VALUE_EXAMPLES * MORE // 5, **FUZZ_SETTINGS)
 @given(st.data())
 def test_random_library_values_more(data):
     check_pool_program(data, LIBRARY_POOL)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from helpers import check
+from helpers import check, some_slow_pairs
 from transpiler import emit, transpile
 
 RNG_SEED = 5
@@ -23,8 +23,10 @@ SHAPES = [((3, 4), (4, 5)), ((4,), (4, 5)), ((3, 4), (4,)), ((4,), (4,)), ((2, 3
           ((7, 1), (1, 6)), ((0, 4), (4, 3)), ((3, 0), (0, 2))]
 
 
-@pytest.mark.parametrize("shapes", SHAPES, ids=str)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+# half of the shape x dtype grid in the default suite (float32 and int32 on every other shape, float64 on the others),
+# the whole grid in the slow suite
+@pytest.mark.parametrize("shapes, dtype", some_slow_pairs(SHAPES, [np.float32, np.float64, np.int32], every=2),
+                         ids=lambda v: getattr(v, "__name__", str(v)))
 def test_matmul_shapes(shapes, dtype):
     a, b = arr(shapes[0], dtype), arr(shapes[1], dtype)
     rtol = 1e-5 if dtype == np.float32 else None
@@ -83,9 +85,12 @@ def test_dot_of_nd_arrays_sums_over_the_last_and_second_to_last_axes(shapes):
     check(lambda a, b: a.dot(b), a, b)
 
 
-@pytest.mark.parametrize("m", [0, 1, 7, 16, 17, 64, 65])
-@pytest.mark.parametrize("pair", [(np.float64, np.float32), (np.float32, np.float64), (np.float16, np.float64),
-                                  (np.float64, np.float16), (np.float32, np.float32), (np.float64, np.float64)],
+# each row count on half of the dtype pairs in the default suite (each pair on half of the row counts), the whole grid
+# in the slow suite
+@pytest.mark.parametrize("m, pair", some_slow_pairs([0, 1, 7, 16, 17, 64, 65],
+                                                    [(np.float64, np.float32), (np.float32, np.float64),
+                                                     (np.float16, np.float64), (np.float64, np.float16),
+                                                     (np.float32, np.float32), (np.float64, np.float64)], every=2),
                          ids=str)
 @pytest.mark.parametrize("transposed", [False, True])
 def test_mixed_products_with_few_rows(m, pair, transposed):
@@ -157,13 +162,16 @@ def test_float16_products_sum_in_float32_as_numpy_does(shapes):
     np.testing.assert_array_equal(got, expected)
 
 
-@pytest.mark.parametrize("m, k, n", [(3, 4, 5), (40, 30, 20), (100, 70, 1), (0, 3, 4), (5, 0, 4), (70, 1100, 9)])
-@pytest.mark.parametrize("pair, dtype", [((np.float32, np.float32), np.float64), ((np.float16, np.float16), np.float32),
-                                         ((np.float16, np.float32), np.float64)], ids=str)
+# each size on half of the dtype cases in the default suite, the whole grid in the slow suite
+@pytest.mark.parametrize("mkn, pair_dtype", some_slow_pairs(
+    [(3, 4, 5), (40, 30, 20), (100, 70, 1), (0, 3, 4), (5, 0, 4), (70, 1100, 9)],
+    [((np.float32, np.float32), np.float64), ((np.float16, np.float16), np.float32),
+     ((np.float16, np.float32), np.float64)], every=2), ids=str)
 @pytest.mark.parametrize("transposed", [False, True])
-def test_matmul_into_a_dtype_wider_than_both_operands(m, k, n, pair, dtype, transposed):
+def test_matmul_into_a_dtype_wider_than_both_operands(mkn, pair_dtype, transposed):
     """np.matmul(a32, b32, dtype=np.float64): both operands widened (an internal compiler error before: the BLAS
     path widened one narrow operand only)."""
+    (m, k, n), (pair, dtype) = mkn, pair_dtype
     a = arr((m, k), pair[0])
     b = arr((n, k), pair[1]).T if transposed else arr((k, n), pair[1])
     fn = (lambda a, b: np.matmul(a, b.T, dtype=dtype)) if transposed else (lambda a, b: np.matmul(a, b, dtype=dtype))

@@ -439,7 +439,7 @@ from tests.test_threads import schedule_workloads
 out = {}
 for name, (fn, args) in schedule_workloads().items():
     from transpiler import transpile
-    result = transpile(fn, disk_cache=False)(*args)
+    result = transpile(fn)(*args)      # the disk cache of these children only (child_kernel_cache)
     out[name] = result
 np.savez(sys.argv[1], **out)
 """
@@ -476,6 +476,14 @@ def one_thread_schedule_results():
 BUSY = "import os; os.nice(19)\nwhile True: pass"
 
 
+@pytest.fixture(scope="module")
+def child_kernel_cache(tmp_path_factory):
+    """A kernel cache directory for the children of the test below only: the first child compiles the kernels, the
+    others load them (the OpenMP settings act when a kernel runs, not when it is compiled), and no kernel compiled
+    by another test (under another THREAD_MIN_WORK, say) comes in."""
+    return tmp_path_factory.mktemp("child-kernels")
+
+
 @pytest.mark.parametrize("setting", [
     {"OMP_DYNAMIC": "false"},                                      # static teams of every thread
     pytest.param({"OMP_NUM_THREADS": "1"}, marks=pytest.mark.slow),
@@ -483,7 +491,7 @@ BUSY = "import os; os.nice(19)\nwhile True: pass"
     {"KMP_DYNAMIC_MODE": "load_balance", "OMP_DYNAMIC": "true", "busy": "2"},   # the default, on a loaded machine
     pytest.param({"OMP_SCHEDULE": "dynamic,1", "KMP_BLOCKTIME": "0"}, marks=pytest.mark.slow),
 ], ids=["static", "one-thread", "three-threads", "load-balance-busy", "blocktime-0"])
-def test_results_are_identical_under_every_thread_setting(tmp_path, setting):
+def test_results_are_identical_under_every_thread_setting(tmp_path, child_kernel_cache, setting):
     """The threaded kernel's bits do not depend on how many threads run it or how busy the machine is: the same
     as the one-thread kernel's in this process."""
     if openmp_library() is None:
@@ -495,7 +503,8 @@ def test_results_are_identical_under_every_thread_setting(tmp_path, setting):
     busy = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(int(setting.pop("busy", 0)))]
     try:
         r = subprocess.run([sys.executable, str(script), str(tmp_path / "out.npz")], capture_output=True, text=True,
-                           cwd=root, env={**os.environ, "PYTHONPATH": root, **setting}, timeout=300)
+                           cwd=root, timeout=300, env={**os.environ, "PYTHONPATH": root,
+                                                       "TRANSPILER_CACHE_DIR": str(child_kernel_cache), **setting})
     finally:
         for p in busy:
             p.kill()

@@ -1,13 +1,14 @@
 """Differential fuzzing of writes and views: random straight-line programs that take views of their arguments and of
 local arrays, write through them (`=`, `op=`, masks, integer lists among ints and slices, `out=`), copy and read, compared with NumPy's own run: every
 returned value and the final contents of every argument (issue #13). `FUZZ_EXAMPLES=N` draws N programs of each
-kind with fresh seeds instead of the default suite's 40 and 25 derandomized ones (guarantees.md, "Running the long
-fuzz run")."""
+kind with fresh seeds instead of the default suite's 20 and 12 derandomized ones (the slow suite's `_more` tests: 60
+and 36 others; guarantees.md, "Running the long fuzz run")."""
 import os
 import random
 import textwrap
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from helpers import aliasing_mismatch, assert_same
@@ -153,17 +154,39 @@ def check_program(source, seed, tmp_path_factory):
     assert msg is None, f"{msg}\n{source}"
 
 
-@settings(max_examples=FUZZ_EXAMPLES or 40, deadline=None, derandomize=not FUZZ_EXAMPLES,
+# The default suite's share (each program is one compilation); the slow suite's `_more` tests draw three times as
+# many, other ones (derandomized from another test name).
+PROGRAMS, JOINED_PROGRAMS = FUZZ_EXAMPLES or 20, FUZZ_EXAMPLES or 12
+MORE = 1 if FUZZ_EXAMPLES else 3
+
+
+@settings(max_examples=PROGRAMS, deadline=None, derandomize=not FUZZ_EXAMPLES,
           suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_random_programs_of_views_and_writes(seed, tmp_path_factory):
     check_program(generate(seed), seed, tmp_path_factory)
 
 
-@settings(max_examples=FUZZ_EXAMPLES or 25, deadline=None, derandomize=not FUZZ_EXAMPLES,
+@settings(max_examples=JOINED_PROGRAMS, deadline=None, derandomize=not FUZZ_EXAMPLES,
           suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32 - 1))
 def test_random_programs_with_views_chosen_at_run_time(seed, tmp_path_factory):
     """The same programs with views a run-time condition chooses among (joined at a run-time `if`: positions the
     kernel carries), written through and returned, compared as above."""
+    check_program(generate(seed, joined=True), seed, tmp_path_factory)
+
+
+@pytest.mark.slow
+@settings(max_examples=PROGRAMS * MORE, deadline=None, derandomize=not FUZZ_EXAMPLES,
+          suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_programs_of_views_and_writes_more(seed, tmp_path_factory):
+    check_program(generate(seed), seed, tmp_path_factory)
+
+
+@pytest.mark.slow
+@settings(max_examples=JOINED_PROGRAMS * MORE, deadline=None, derandomize=not FUZZ_EXAMPLES,
+          suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_programs_with_views_chosen_at_run_time_more(seed, tmp_path_factory):
     check_program(generate(seed, joined=True), seed, tmp_path_factory)
