@@ -12,7 +12,9 @@ element as it multiplies:
 - `a @ w.T` with `w` row-major (GPT-2's tied output embedding): a parallel loop over the rows of `w`, each dotted
   with ROW_BLOCK rows of `a` at a time along the contiguous k axis (reassociable sums, so LLVM vectorizes them);
 - `a @ w`: for each row of `a`, the rows of `w` are scaled and accumulated into the contiguous output row.
-Same-type products call OpenBLAS at every row count (see _small_rows_limit).
+Same-type products call OpenBLAS, but a dot product (`A[i, :i] @ x[:i]` in a loop body) takes the same loops,
+chosen at run time (_tiny): a BLAS call from the kernel, with its copy of a strided column, costs more than the
+dot's arithmetic (LU by dot products at n = 120: 14,400 of them, 9 ms against 1.1 ms in loops, Zen 3).
 The loops sum the same exact products as BLAS in another order: results match NumPy to rounding, not bit for bit.
 """
 from __future__ import annotations
@@ -64,12 +66,17 @@ def matmuls_to_calls(module: ir.Module, direct_blas: bool = False, threads: bool
                 call = functools.partial(_call_numpy_matmul, module, op.name, operands, declared)
             limit, transposed = _small_rows_limit(op, threads)
             fill = _zero_fill_before(op)   # BLAS overwrites c (beta = 0): only the few-row loops add into zeros
-            if limit is None:
+            if limit is None and not _same_type_float(op):
                 call()
                 if fill is not None:
                     erase_with_body(fill)
             else:
-                branch = scf.IfOp(_few_rows(*op.operands, limit), [], has_else=True)
+                if limit is None:
+                    transposed = _operand_maps(op)[1] == _CANONICAL[1][::-1]
+                    chosen = _tiny(*op.operands)
+                else:
+                    chosen = _few_rows(*op.operands, limit)
+                branch = scf.IfOp(chosen, [], has_else=True)
                 with ir.InsertionPoint(branch.then_block):
                     _widening_loops(*op.operands, transposed)
                     scf.YieldOp([])
@@ -161,6 +168,26 @@ def _small_rows_limit(op, threads: bool = True):
     transposed = maps[1] == _CANONICAL[1][::-1]
     narrow = "b" if b != c else "a"     # (both narrow: a is widened whole, b by tiles, as a narrow b)
     return FEW_ROWS[narrow, transposed, threads and blas_lowering.usable_cores() > 1], transposed
+
+
+def _same_type_float(op) -> bool:
+    """A float32 or float64 2-D product of one type, of canonical a and c (the ones that call OpenBLAS)."""
+    if op.name != "linalg.matmul":
+        return False
+    a, b, c = (ir.MemRefType(v.type).element_type for v in op.operands)
+    maps = _operand_maps(op)
+    return a == b == c and isinstance(c, (ir.F32Type, ir.F64Type)) \
+        and maps[0] in (None, _CANONICAL[0]) and maps[2] in (None, _CANONICAL[2])
+
+
+def _tiny(a, b, c):
+    """Whether a same-type product is a dot product (one row, one column: `A[i, :i] @ x[:i]`), which takes the
+    loops, at run time. Small products of more rows stay on gemm, whose bits are NumPy's (tests/test_linalg_gesv.py's
+    Kalman filter compares them bit for bit)."""
+    index = ir.IndexType.get()
+    m, n = memref.dim(a, _dim(0)), memref.dim(c, _dim(1))
+    one = arith.constant(index, 1)
+    return arith.andi(arith.cmpi(arith.CmpIPredicate.eq, m, one), arith.cmpi(arith.CmpIPredicate.eq, n, one))
 
 
 def few_rows_limit(entry, k: int, n: int) -> int:
