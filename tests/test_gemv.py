@@ -69,26 +69,14 @@ def test_the_kernel_calls_gemv_for_one_row():
     assert "llvm.call @transpiler_cblas_dgemv" in text
 
 
-def _lu_by_dots(a):
-    """Doolittle LU by dot products in place (PolyBench lu): every product is one row times one column."""
-    a = a.copy()
-    n = a.shape[0]
-    for i in range(n):
-        for j in range(i):
-            a[i, j] -= a[i, :j] @ a[:j, j]
-            a[i, j] /= a[j, j]
-        for j in range(i, n):
-            a[i, j] -= a[i, :i] @ a[:i, j]
-    return a
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_dot_products_in_loops_give_numpys_answer(dtype):
     """A dot product (one row, one column) runs in the kernel's own loops (matmul_lowering._tiny; the speed is the
     `lu` row of the benchmarks' loops group): to rounding, as NumPy's ddot sums in its own order; sizes 0 and 1
     included."""
-    compiled = transpile(_lu_by_dots)
+    from benchmarks.loops import lu      # (Doolittle LU by dot products, PolyBench's)
+    compiled = transpile(lu)
     for n in (0, 1, 2, 7, 40):
         a = (np.random.default_rng(n).random((n, n)) + n * np.eye(n)).astype(dtype)
-        got, want = compiled(a), _lu_by_dots(a)
+        got, want = compiled(a), lu(a)
         np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == "float32" else 1e-12, atol=0)
