@@ -161,7 +161,7 @@ def setitem(b: Builder, x: Var, index, value) -> Var:
     """The contents of x after `x[index] = value`: value cast as NumPy's setitem casts (unsafe: a float stored into
     an int array truncates) and broadcast to x[index]'s shape."""
     index = _run_time_bool_lists(b, index)
-    _check_scalar_store(b, value, x.dtype, numpy_scalars=False)
+    _check_scalar_store(b, value, x.dtype, numpy_scalars=False)    # (Python floats, whatever the index)
     if is_mask(index):
         return _set_masked(b, x, as_var(b, index), value)
     items = index if isinstance(index, tuple) else (index,)
@@ -178,7 +178,7 @@ def setitem(b: Builder, x: Var, index, value) -> Var:
     region = list(shape)
     for pos in new_axes:
         region.insert(pos, 1)
-    _check_scalar_store(b, value, x.dtype, numpy_scalars=True)
+    _check_scalar_store(b, value, x.dtype, numpy_scalars=True)     # (NumPy scalars, a basic index)
     v = fit_value(b, value, x.dtype, tuple(region), kernel_checked=True)
     if new_axes:
         v = squeeze(b, v, tuple(new_axes))
@@ -190,15 +190,15 @@ def setitem(b: Builder, x: Var, index, value) -> Var:
 
 def _check_scalar_store(b: Builder, value, dtype: np.dtype, numpy_scalars: bool) -> None:
     """NumPy stores a run-time scalar into an integer array through a Python int where the cast would not: a Python
-    float (any index) and, with a basic index (`numpy_scalars`), a NumPy scalar of another dtype into a signed
-    integer array (`int8_array[i] = float64_array[j]`; an unsigned array wraps, as a cast). That int is checked:
+    float (any index; checked when not `numpy_scalars`) and, with a basic index (`numpy_scalars`), a NumPy scalar of
+    another dtype into a signed integer array (`int8_array[i] = float64_array[j]`; an unsigned array wraps, as a cast). That int is checked:
     NaN is ValueError, one the dtype cannot hold (inf too) OverflowError. The kernel checks them (before, the store
     cast: NaN became INT_MIN, 300.0 in int8 44). Python ints: fit_value; complex scalars are not checked."""
     if not isinstance(value, Var) or value.ndim or np.dtype(dtype).kind not in "iu" or value.dtype == dtype:
         return
     if value.weak:
-        if value.dtype.kind != "f":
-            return
+        if numpy_scalars or value.dtype.kind != "f":
+            return      # (a Python float was checked by the call without numpy_scalars)
     elif not (numpy_scalars and value.scalar and np.dtype(dtype).kind == "i" and value.dtype.kind in "iuf") \
             or np.can_cast(value.dtype, dtype, "safe"):
         return
