@@ -247,6 +247,25 @@ def check_raises(fn, *args, match_message=False):
             np.testing.assert_array_equal(a, e)
 
 
+def three_checks(x, i, n, d):
+    y = np.zeros(n)                  # ValueError for n < 0
+    x[i] = 1.0                       # IndexError
+    if d == 0:
+        raise ZeroDivisionError("d is zero")
+    x[0] = 5.0
+    return x[0] / d + y.sum()
+
+
+@pytest.mark.parametrize("i,n,d", [(0, 2, 1), (9, 2, 1), (9, -1, 1), (0, 2, 0), (9, 2, 0), (0, -1, 0)])
+def test_the_first_failing_check_raises(i, n, d):
+    """The kernel returns its check flags as one array (driver._packed_flags): whichever are set, the call raises
+    the first one's exception, as NumPy and Python stop at the first failure."""
+    if (i, n, d) == (0, 2, 1):
+        check(three_checks, np.zeros(3), i, n, d)
+    else:
+        check_raises(three_checks, np.zeros(3), i, n, d, match_message=(n, i) == (2, 0))
+
+
 def write_after_a_bad_index(x, idx):
     x[idx[0]] = 2.0     # IndexError for an index out of range: NumPy stops here
     x[0] = 1.0
@@ -442,7 +461,7 @@ def test_writes_after_a_check_stay_in_place():
     """The guarded statements update the argument's memory: no copy of it, no temporary."""
     text = emit(set_then_add, np.zeros(10), np.ones(10), np.array([1]), stage="llvm")
     assert "memrefCopy" not in text and "llvm.intr.memcpy" not in text
-    assert text.count("llvm.call @transpiler_malloc") <= 1          # the check flag
+    assert text.count("llvm.call @transpiler_malloc") <= 2          # the check flag, and the flags' packed result
 
 
 def test_programs_without_checks_are_unchanged():

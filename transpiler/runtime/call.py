@@ -100,8 +100,8 @@ def runner(typed, kernel):
     def failed(results, kept) -> None:
         """Raise the error of the first failed check (or, for a call that rebinds attributes or whose first failed
         check is sizes that differ, Replay)."""
-        flags = results[len(results) - len(checks):]
-        first = next((k for k, flag in enumerate(flags) if flag[()]), None)
+        flags = results[-1]     # (driver._packed_flags)
+        first = int(flags.argmax()) if flags.any() else None
         if replay and kept is not False and first is not None and (attributes or checks[first][1] is SizesDiffer):
             for leaf, old in kept or ():     # Python writes them again, from the start
                 np.copyto(leaf, old)
@@ -114,7 +114,7 @@ def runner(typed, kernel):
                 np.copyto(leaves[i], arrays[i])
         if out is not None:
             return results[out]
-        if checks:
+        if checks and results[-1].any():
             failed(results, kept)
         if not attributes:
             return build_result(template, results, originals)
@@ -193,10 +193,11 @@ def check_writable(typed, leaves) -> None:
 
 
 def raise_failed_checks(program, results) -> None:
-    """The kernel's check flags are its last results: raise the first that is set (e.g. a gather id out of range)."""
-    flags = results[len(results) - len(program.checks):] if program.checks else []
+    """The kernel's check flags are its last result, one bool array (driver._packed_flags): raise the first that is
+    set (e.g. a gather id out of range)."""
+    flags = results[-1] if program.checks else []
     for value, (_, kind, message) in zip(flags, program.checks):
-        if value[()]:
+        if value:
             if kind is numpy_calls.CallFailed:     # NumPy raised in a call from the kernel: that exception
                 raise numpy_calls.take_error()
             raise (ValueError if kind is SizesDiffer else kind)(message)
