@@ -22,14 +22,15 @@ import math
 import os
 
 from ..program import Block
-from ..types.shapes import Sym, evaluate, is_checkable
+from ..types.shapes import Sym, evaluator, is_checkable
 
 _TOO_BIG = "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size."
 
 
 def plan(program) -> list:
-    """(dims, dtype) of each distinct array shape the program allocates that could be larger than an
-    argument (one no larger than an argument needs no check: the caller already holds that much memory)."""
+    """(sizes, dtype) of each distinct array shape the program allocates that could be larger than an argument (one
+    no larger than an argument needs no check: the caller already holds that much memory); `sizes(arrays)` gives
+    its dims for the call's arguments (shapes.evaluator)."""
     env = program.env
     inputs = [([env.find(d) for d in v.shape], v.dtype.itemsize) for v in program.inputs]
     seen, out = set(), []
@@ -48,6 +49,8 @@ def plan(program) -> list:
                 dims = tuple(env.find(d) for d in v.shape)
                 if not dims or bounded(dims, v.dtype.itemsize) or not all(is_checkable(d) for d in dims):
                     continue
+                if all(isinstance(d, int) for d in dims) and math.prod(dims) * v.dtype.itemsize <= memory_limit():
+                    continue     # a constant size that fits: nothing to check at each call
                 key = (tuple(str(d) if isinstance(d, Sym) else d for d in dims), v.dtype.itemsize)
                 if key not in seen:
                     seen.add(key)
@@ -55,7 +58,7 @@ def plan(program) -> list:
             for block in (p for p in e.params.values() if isinstance(p, Block)):
                 visit(block.eqns)
     visit(program.eqns)
-    return out
+    return [(evaluator(dims), dtype) for dims, dtype in out]
 
 
 def _take(dims: list, d) -> bool:
@@ -71,7 +74,7 @@ def check(shapes: list, arrays: list) -> None:
     """Raise NumPy's error if an array of the program could not be allocated for these arguments."""
     limit = memory_limit()
     for dims, dtype in shapes:
-        sizes = [evaluate(d, arrays) for d in dims]
+        sizes = dims(arrays)
         nbytes = math.prod(sizes) * dtype.itemsize      # Python ints: no overflow
         if nbytes >= 2**63:
             raise ValueError(_TOO_BIG)

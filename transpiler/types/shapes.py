@@ -162,6 +162,27 @@ def evaluate(d: Dim, arrays: list) -> int:
     return _OPS[kind](*(evaluate(o, arrays) for o in d.origin[1:]))
 
 
+def evaluator(dims: list):
+    """arrays -> [evaluate(d, arrays) for d in dims], compiled once into one Python expression per dim (evaluating
+    the expressions cost a few recursive calls per dim at every call)."""
+    def source(d: Dim) -> str:
+        if isinstance(d, int):
+            return repr(d)
+        kind = d.origin[0]
+        if kind == "arg":
+            return f"arrays[{d.origin[1]}].shape[{d.origin[2]}]"
+        if kind == "input":
+            return f"_int_of(arrays[{d.origin[1]}])"
+        return f"_ops[{kind!r}](" + ", ".join(source(o) for o in d.origin[1:]) + ")"
+    namespace = {"_ops": _OPS, "_int_of": _int_of}
+    exec(f"def sizes(arrays):\n    return [{', '.join(source(d) for d in dims)}]", namespace)
+    return namespace["sizes"]
+
+
+def _int_of(value) -> int:
+    return int(value[()] if isinstance(value, np.ndarray) else value)
+
+
 def fmt_dim(d: Dim) -> str:
     return str(d) if isinstance(d, int) else "?"
 
