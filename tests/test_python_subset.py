@@ -40,6 +40,27 @@ def test_repeated_calls_are_one_function():
     assert "func.func private" not in emit(P.mlp, x, layers([6, 6, 6, 6, 2]), stage="mlir")
 
 
+def _pair_score(a, b):
+    return 1 if a + b == 3 else 0
+
+
+def paired_scores(n, seq):
+    table = np.zeros((n, n), np.int32)
+    for i in range(n - 1):
+        for j in range(i + 2, n):
+            table[i, j] = table[i + 1, j - 1] + _pair_score(seq[i], seq[j])   # (nussinov's `match`)
+    return table
+
+
+def test_small_helpers_in_loops_stay_inline():
+    """A helper whose call makes fewer than outline._MIN_OUTLINED_SIZE primitives is inlined at every call, not
+    called: an outlined call passes each scalar in a buffer of its own, allocated and freed at every iteration of a
+    loop (nussinov's `match` took half of its j-loop's time)."""
+    seq = np.array([0, 3, 1, 2, 2, 1, 0], np.int32)
+    assert "call" not in emit(paired_scores, 7, seq, stage="typed")
+    check(paired_scores, 7, seq)
+
+
 def _spread(v):
     w = v * 2.0 + 1.0
     w = w - v / 3.0

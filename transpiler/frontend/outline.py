@@ -63,7 +63,10 @@ def signature_key(fn, arguments: dict, made=lambda v: False):
     return k if has_var[0] else None
 
 
-_MIN_OUTLINED_SIZE = 8      # primitives of the first call
+# primitives of the first call: a smaller helper is inlined at every call. An outlined call passes each scalar in a
+# 0-d buffer of its own, allocated and freed per call: at 8, nussinov's `match` (called in its j loop) took half of
+# that loop's time (benchmarks/loops.py: 0.22 -> 0.11 ms)
+_MIN_OUTLINED_SIZE = 32
 INLINE_FIRST: set = set()   # functions whose long source does not make them outlined from the first call
 _MIN_OUTLINED_SOURCE = 60   # AST nodes of the body
 _source_sizes: dict = {}
