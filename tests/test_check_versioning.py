@@ -134,3 +134,28 @@ def test_clamps_of_the_user_stay(lo, hi):
         check(clipped_sum, np.arange(1.0, 7.0), lo, hi)
     else:
         check_raises(clipped_sum, np.arange(1.0, 7.0), lo, hi)
+
+
+def triangle(t, n):
+    """nussinov's innermost update (benchmarks/loops.py): `k + 1` is a Python int sum with its int64 overflow check,
+    the inner range's bounds move with the outer loops."""
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            for k in range(i + 1, j):
+                t[i, j] = max(t[i, j], t[i, k] + t[k + 1, j])
+    return t
+
+
+@pytest.mark.parametrize("shape,n", [((7, 7), 7), ((7, 6), 7), ((6, 7), 7), ((7, 7), 8)])
+def test_outer_loops_run_the_unchecked_copy(monkeypatch, shape, n):
+    """Outer loops are versioned too: an inner loop's versions count as its checks at the outer loop's first and
+    last index (the overflow check of `k + 1` included), so with no failing index every level of the nest runs its
+    fast copy. Where an index fails (a column short, a row short, n past the table), in the last iteration of an
+    outer loop or the middle of an inner one, the exception and the table's contents are NumPy's."""
+    counts = count_versioned(monkeypatch)
+    t = np.random.default_rng(2).integers(0, 5, shape).astype(np.int32)
+    if shape == (7, 7) and n <= 7:
+        check(triangle, t, n)
+        assert counts[0] >= 2          # the k and j loops (the j loop holds the k loop's two versions)
+    else:
+        check_raises(triangle, t, n)

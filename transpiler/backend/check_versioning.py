@@ -45,23 +45,11 @@ def version_checked_loops(module: ir.Module) -> int:
     loops = []
 
     def visit(op):
-        if op.name == "scf.for" and not _has_inner_loop(op):
+        if op.name == "scf.for":
             loops.append(op)
         return ir.WalkResult.ADVANCE
-    module.operation.walk(visit)
+    module.operation.walk(visit)      # (post-order: inner loops first, their versions then seen by the outer ones)
     return sum(_version(loop.opview) for loop in loops)
-
-
-def _has_inner_loop(op) -> bool:
-    found = []
-
-    def visit(inner):
-        if inner != op and inner.name in ("scf.for", "scf.while", "scf.parallel", "scf.forall"):
-            found.append(inner)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-    op.walk(visit)
-    return bool(found)
 
 
 def _inside(value, loop) -> bool:
@@ -157,6 +145,57 @@ def _monotone_check(op, loop) -> bool:
     return len(moving) <= 1 and all(_monotone(v, loop) for v in moving)
 
 
+def _int64_valued(value) -> bool:
+    """A sign-extended int64 value, or a constant in the int64 range (canonicalization folds extsi of one)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return False
+    if owner.name == "arith.extsi":
+        return True
+    if owner.name != "arith.constant" or not isinstance(owner.attributes["value"], ir.IntegerAttr):
+        return False
+    return -2**63 <= ir.IntegerAttr(owner.attributes["value"]).value < 2**63
+
+
+def _overflow_check(op, loop) -> bool:
+    """Python int arithmetic's int64 overflow check (codegen/scalar.int_overflows: `wide != sext(trunc(wide))`, the
+    exact sum or difference in i128) on a `wide` that is computable and monotone in the induction variable (`k + 1`).
+    It is true where wide leaves [-2**63, 2**63), the complement of an interval: the iterations where it is false
+    form an interval too, so it fails somewhere in [lb, ub) exactly when it fails at lb or at ub - 1."""
+    if op.name != "arith.cmpi" or ir.IntegerAttr(op.attributes["predicate"]).value != 1:       # ne
+        return False
+    for wide, narrowed in (op.operands, reversed(list(op.operands))):
+        inner = narrowed.owner
+        if isinstance(inner, ir.Block) or inner.name != "arith.extsi":
+            continue
+        truncated = inner.operands[0].owner
+        if isinstance(truncated, ir.Block) or truncated.name != "arith.trunci" or truncated.operands[0] != wide:
+            continue
+        exact = wide.owner
+        # i128 sums and differences of sign-extended int64 values are exact: monotone, never wrapping
+        if isinstance(exact, ir.Block) or exact.name not in ("arith.addi", "arith.subi") \
+                or not all(_int64_valued(v) for v in exact.operands):
+            continue
+        return _computable(wide, loop) and _monotone(wide, loop)
+    return False
+
+
+def _negated_check(op, loop) -> bool:
+    """`not c` for a monotone comparison c (an inner loop's versioning condition holds such, for the index
+    assumptions it made: `i >= -n` expected true): the complement of a half-line is one."""
+    if op.name != "arith.xori":
+        return False
+    a, b = op.operands
+    for constant, compare in ((a, b), (b, a)):
+        owner = constant.owner
+        if not isinstance(owner, ir.Block) and owner.name == "arith.constant" \
+                and isinstance(owner.attributes["value"], ir.IntegerAttr) \
+                and ir.IntegerAttr(owner.attributes["value"]).value in (1, -1) \
+                and not isinstance(compare.owner, ir.Block) and _monotone_check(compare.owner, loop):
+            return True
+    return False
+
+
 def _leaves(value, loop, flags: set, checks: list) -> bool:
     """Whether `value` is 0 in every iteration once the checks it depends on (appended to `checks`) are false and
     the carried `flags` (block argument numbers) are 0."""
@@ -179,9 +218,19 @@ def _leaves(value, loop, flags: set, checks: list) -> bool:
     if name == "scf.if":
         number = ir.OpResult(value).result_number
         blocks = [region.blocks[0] for region in owner.regions if len(region.blocks)]
-        return len(blocks) == 2 and all(_leaves(_terminator(b).operands[number], loop, flags, checks)
-                                        for b in blocks)
-    if _monotone_check(owner, loop):
+        if len(blocks) != 2:
+            return False
+        then, else_ = (_terminator(b).operands[number] for b in blocks)
+        if _leaves(else_, loop, flags, checks) and _leaves(then, loop, flags, checks):
+            return True
+        # an inner loop's versions (`if any check fails at its ends: checked loop, else: fast loop, flags 0`): with
+        # the checks its condition is made of false, the condition is, and the flag comes from the fast loop
+        trial = list(checks)
+        if _leaves(else_, loop, flags, trial) and _leaves(owner.operands[0], loop, flags, trial):
+            checks[:] = trial
+            return True
+        return False
+    if _monotone_check(owner, loop) or _overflow_check(owner, loop) or _negated_check(owner, loop):
         if not any(owner == c for c in checks):
             checks.append(owner)
         return True
