@@ -251,10 +251,10 @@ def test_table_power_within_one_ulp():
 
 def test_table_power_in_loops_gives_numpys_answer():
     """A power loop with arithmetic around it, the exponent broadcast per row (a value of the outer loop), rows of
-    every length around the 16 lanes, and a threaded loop; NumPy's dtype and shape, within 1 ulp of NumPy's own
+    every length around the 32 lanes (vector_loops._WIDTHS) and 16, and a threaded loop; NumPy's dtype and shape, within 1 ulp of NumPy's own
     float64 power (itself within 1 ulp) on what it computes."""
     rows = transpile(power_of_rows, disk_cache=False)
-    for shape in [(1, 1), (3, 15), (2, 16), (3, 17), (5, 33), (4, 100)]:
+    for shape in [(1, 1), (3, 15), (2, 16), (3, 17), (2, 31), (2, 32), (5, 33), (3, 65), (4, 100)]:
         rng = np.random.default_rng(sum(shape))
         x = rng.uniform(0, 8, shape)
         y = rng.uniform(-4, 4, shape[0])
@@ -336,10 +336,10 @@ def test_table_power_float32_within_its_bound():
 
 def test_table_power_float32_in_loops_and_threads():
     """float32 power's table loop with arithmetic around it and the exponent broadcast per row (a value of the outer
-    loop), rows of every length around the 16 lanes, and a loop large enough for threads: NumPy's dtype and shape,
+    loop), rows of every length around the 32 lanes and 16, and a loop large enough for threads: NumPy's dtype and shape,
     within 1 ulp of the long-double power of what it computes (x * 0.5 and y - 1 in float32)."""
     rows = transpile(power_of_rows, disk_cache=False)
-    for shape in [(1, 1), (3, 15), (2, 16), (3, 17), (5, 33), (4, 100)]:
+    for shape in [(1, 1), (3, 15), (2, 16), (3, 17), (2, 31), (2, 32), (5, 33), (3, 65), (4, 100)]:
         rng = np.random.default_rng(sum(shape))
         x = rng.uniform(0, 8, shape).astype(np.float32)
         y = rng.uniform(-4, 4, shape[0]).astype(np.float32)

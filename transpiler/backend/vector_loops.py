@@ -6,17 +6,18 @@ than a whole function. NumPy's SVML loops evaluate one short polynomial per inte
 coefficients from such tables, and no division. A vector function that LLVM's vectorizer calls in place of the
 scalar one (`vector-function-abi-variant`) reloads its tables on every call and makes the caller spill: it was no
 faster (docs/performance.md). So the innermost loops that compute such a function are vectorized here, after the
-loop passes (loops.py) and before OpenMP and LLVM: a loop of 16 lanes whose body is the loop's own body on vectors
-(`vector.load`/`vector.store`, the arithmetic on vectors, the function's vector code, with its tables as vector
-constants that LLVM keeps in registers for the whole loop), then the scalar loop for the last elements. The
+loop passes (loops.py) and before OpenMP and LLVM: a loop of 16 lanes (float64 power: 32, _WIDTHS) whose body is the
+loop's own body on vectors (`vector.load`/`vector.store`, the arithmetic on vectors, the function's vector code,
+with its tables as vector constants that LLVM keeps in registers for the whole loop), then the scalar loop for the
+last elements. The
 vector code uses AVX-512 intrinsics: vector_math leaves a function to this pass (marked MARK) only when the kernels
 are compiled for a CPU with AVX-512 (`available`): float32 tanh (below) and float power (vector_power.py). A loop
 this pass does not take (a reduction, an index computed from the loop's variable, an index loaded from memory (a
 gather), a store into memory the loop may also read elsewhere, a strided innermost dim) keeps the scalar expansion
 (`vector_math.expand`, run again after this pass).
 
-Correctness of the reordering: the vector loop reads 16 elements of each array before writing 16; that equals the
-scalar loop only if no iteration reads what another one writes. Every store here goes to a buffer the function
+Correctness of the reordering: the vector loop reads 16 (32) elements of each array before writing them; that
+equals the scalar loop only if no iteration reads what another one writes. Every store here goes to a buffer the function
 allocated (memref.alloc: no argument and no other buffer is a view of it) or to the returned array the call
 allocated for it (result_destination.py: no other argument is a view of it either), and every load from a stored buffer
 reads the element that the same iteration stores (the same indices).
@@ -44,6 +45,11 @@ from .erasing import erase_with_body
 
 MARK = "transpiler.vector_loop"    # a math op left for `vectorize` by vector_math.expand
 WIDTH = 16         # lanes of a vector loop: one register of float32, two of float64 (two independent chains)
+# lanes per (op, result type) where more pay: float64 power's loop is two polynomials in a row, a chain of dependent
+# operations that the loop's iterations overlap only partly; in 32 lanes (four registers, four independent chains)
+# it took 15-20% less time on Zen 5 (float32 power: the same time as in 16, so its scalar remainder stays short;
+# docs/performance.md). A loop takes the fewest lanes of its ops (tanh_f32 is written for 16).
+_WIDTHS = {("math.powf", "f64"): 32}
 _NORMAL_ARGUMENTS = "transpiler.normal_arguments"     # vector_math._IN_DOMAIN: bases known positive normal finite
 
 # (mid, c0, ..., c6) per interval of |x|: tanh(mid + t) ~ c0 + c1 t + ... + c6 t**6; index 0 is [0, 2**-4), then
@@ -222,11 +228,12 @@ def _vectorize(loop) -> None:
             if memory in stored and any(list(indices) != s for s in stored[memory]):
                 raise _Unsupported("a load of another element of a stored buffer")
     idx = ir.IndexType.get()
+    lanes = min(_WIDTHS.get((op.name, str(op.results[0].type)), WIDTH) for op in ops if MARK in op.attributes)
     # the vector loop's end, before the outermost loop that it does not depend on: a loop's work is counted times its
     # trip count only where its bounds are known before the parallel region (loops.thread_only_large_loops)
     with ir.InsertionPoint(_outermost_independent(loop, (lower, upper))), loop.location:
         span = arith.maxsi(arith.subi(upper, lower), arith.constant(idx, 0))
-        width = arith.constant(idx, WIDTH)
+        width = arith.constant(idx, lanes)
         vector_end = arith.addi(lower, arith.muli(arith.divui(span, width), width))
     with ir.InsertionPoint(loop), loop.location:
         if loop.name == "scf.for":
@@ -239,7 +246,7 @@ def _vectorize(loop) -> None:
             with ir.InsertionPoint(vbody):
                 ir.Operation.create("scf.reduce", results=[], operands=[], regions=0)
         with ir.InsertionPoint(vbody.operations[0] if len(vbody.operations) else vbody):
-            _vector_body(ops, index, vindex)
+            _vector_body(ops, index, vindex, lanes)
         if loop.name == "scf.for":
             with ir.InsertionPoint(vbody):
                 scf.YieldOp([])
@@ -257,8 +264,8 @@ def _vectorize(loop) -> None:
     erase_with_body(loop)
 
 
-def _vector_body(ops, index, vindex) -> None:
-    """The loop body `ops` on WIDTH lanes from `vindex`: loads and stores of the loop's element are vector ones,
+def _vector_body(ops, index, vindex, lanes_: int) -> None:
+    """The loop body `ops` on `lanes_` lanes from `vindex`: loads and stores of the loop's element are vector ones,
     values from outside the loop (or computed from such values only) are broadcast where lanes meet them."""
     lanes = {}         # value of the scalar body -> its vector
     uniform = {index: vindex}       # values with one value for every lane: scalar clones
@@ -267,14 +274,14 @@ def _vector_body(ops, index, vindex) -> None:
         if v in lanes:
             return lanes[v]
         scalar = uniform.get(v, v)
-        return vector.broadcast(ir.VectorType.get([WIDTH], scalar.type), scalar)
+        return vector.broadcast(ir.VectorType.get([lanes_], scalar.type), scalar)
 
     for op in ops:
         if op.name == "memref.load":
             memory, indices = _access(op)
             mapped = [uniform.get(i, i) for i in indices]
             if indices and indices[-1] == index:
-                lanes[op.results[0]] = vector.load(ir.VectorType.get([WIDTH], op.results[0].type), memory, mapped)
+                lanes[op.results[0]] = vector.load(ir.VectorType.get([lanes_], op.results[0].type), memory, mapped)
             else:
                 clone = op.clone()
                 for i, v in enumerate(clone.operands):
@@ -291,11 +298,11 @@ def _vector_body(ops, index, vindex) -> None:
         elif MARK in op.attributes:
             lanes[op.results[0]] = _VECTOR_BODIES[op.name](op, *[lane_value(v) for v in op.operands])
         elif op.name == "arith.constant":
-            t = ir.VectorType.get([WIDTH], op.results[0].type)
+            t = ir.VectorType.get([lanes_], op.results[0].type)
             lanes[op.results[0]] = arith.constant(t, ir.DenseElementsAttr.get_splat(t, op.attributes["value"]))
         else:
             operands = [lane_value(v) for v in op.operands]
-            results = [ir.VectorType.get([WIDTH], r.type) for r in op.results]
+            results = [ir.VectorType.get([lanes_], r.type) for r in op.results]
             attributes = {name: op.attributes[name] for name in op.attributes}
             new = ir.Operation.create(op.name, results=results, operands=operands, attributes=attributes)
             for old, value in zip(op.results, new.results):
