@@ -427,3 +427,75 @@ def test_avx512_code_vectorizes_elementwise_tanh_loops_only():
     assert taken == {"tanh": True, "rows": True, "row sums": False, "row max": False, "every other": True,
                      "positions": False, "float64": False, "power": True, "power32": True}
     assert not any(json.loads(run_child(CODE_SCRIPT, "x86-64-v3")).values())
+
+
+def every_expansion(x):
+    return (np.exp(x), np.tanh(x), np.log(np.abs(x) + 0.5), np.sin(x), np.cos(x), np.tan(x), np.expm1(x),
+            np.log1p(np.abs(x)), np.sinh(x), np.cosh(x), np.arctan(x), np.arcsin(x / 11), np.arccos(x / 11),
+            np.arctan2(x, x * x - 3))
+
+
+def every_expansion_scalar(x):
+    return every_expansion(x)
+
+
+def test_expanded_math_loops_in_two_registers_give_the_scalar_loops_bits(monkeypatch):
+    """vector_math's expansions in a loop this pass takes run on two registers per iteration (vector<32xf32>,
+    vector<16xf64>): the same arithmetic on vectors, so every result is bit for bit that of the loop LLVM
+    vectorizes by itself (TRANSPILER_VECTOR_LOOPS=0), at every length around the lanes (the scalar remainder) and in
+    a loop large enough for threads; float32 tanh excepted (its table code differs from its expansion)."""
+    vectorized = transpile(every_expansion, disk_cache=False)
+    monkeypatch.setenv("TRANSPILER_VECTOR_LOOPS", "0")
+    scalar = transpile(every_expansion_scalar, disk_cache=False)
+    lengths = list(range(0, 40)) + [63, 64, 65, 1000, 300_007]
+    for dtype in ("float32", "float64"):
+        for n in lengths:
+            scalar(np.zeros(n, dtype))             # compiled while the pass is off
+    monkeypatch.delenv("TRANSPILER_VECTOR_LOOPS")
+    for dtype in ("float32", "float64"):
+        for n in lengths:
+            x = np.random.default_rng(n).uniform(-10, 10, n).astype(dtype)
+            with np.errstate(all="ignore"):
+                ours, theirs = vectorized(x), scalar(x)
+            for k, (a, b) in enumerate(zip(ours, theirs)):
+                if k == 1 and dtype == "float32":
+                    continue
+                assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True), (dtype, n, k)
+
+
+def sin_plain(x):
+    return np.sin(x)
+
+
+def exp_plain(x):
+    return np.exp(x)
+
+
+def sin_row_sums(x):
+    return np.sum(np.sin(x), axis=-1)
+
+
+def sin_of_positions(x):
+    return np.sin(np.arange(x.shape[-1], dtype=np.float32) * x)
+
+
+LANES_SCRIPT = """
+import json
+import numpy as np
+from transpiler import emit
+from tests import test_vector_loops as t
+x = np.ones((4, 64), np.float32)
+kernels = {"sin": (t.sin_plain, x), "exp64": (t.exp_plain, x.astype(np.float64)),
+           "row sums": (t.sin_row_sums, x), "positions": (t.sin_of_positions, x)}
+print(json.dumps({name: [lanes for lanes in ("vector<32xf32>", "vector<16xf64>")
+                         if lanes in emit(f, a, stage="llvm")] for name, (f, a) in kernels.items()}))
+"""
+
+
+def test_avx512_code_runs_expanded_math_in_two_registers():
+    """Compiled for an AVX-512 CPU, elementwise loops of expanded math (float32 sin, float64 exp) are vectorized by
+    this pass on two registers per iteration; a reduction's loop and a loop whose arithmetic uses the index are
+    not; compiled for AVX2 none is."""
+    assert json.loads(run_child(LANES_SCRIPT, "x86-64-v4")) == {"sin": ["vector<32xf32>"], "exp64": ["vector<16xf64>"],
+                                                                "row sums": [], "positions": []}
+    assert not any(json.loads(run_child(LANES_SCRIPT, "x86-64-v3")).values())

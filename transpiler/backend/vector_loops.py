@@ -16,6 +16,13 @@ this pass does not take (a reduction, an index computed from the loop's variable
 gather), a store into memory the loop may also read elsewhere, a strided innermost dim) keeps the scalar expansion
 (`vector_math.expand`, run again after this pass).
 
+Loops of vector_math's other expansions (sin, exp, log, arctan ..., their last op marked EXPANDED) are vectorized
+here too, the same way, on two registers per iteration (32 float32 / 16 float64 lanes, _expanded_lanes): their
+bodies are arith ops (and fma, sqrt), which the vector body takes as they are on vectors, so every lane computes
+what the scalar loop computes, bit for bit. LLVM's vectorizer gives such a loop one register per iteration (its
+body is too big for LLVM to interleave), and each iteration is then a chain of dependent operations that
+successive iterations overlap only partly; two independent registers per iteration took 5-20% less time on Zen 5.
+
 Correctness of the reordering: the vector loop reads 16 (32) elements of each array before writing them; that
 equals the scalar loop only if no iteration reads what another one writes. Every store here goes to a buffer the function
 allocated (memref.alloc: no argument and no other buffer is a view of it) or to the returned array the call
@@ -44,6 +51,8 @@ from .written_arguments import is_result_destination
 from .erasing import erase_with_body
 
 MARK = "transpiler.vector_loop"    # a math op left for `vectorize` by vector_math.expand
+EXPANDED = "transpiler.expanded"   # the last op of a math op's expansion (vector_math.expand): its loop is vectorized
+                                   # here too, two registers per iteration (_expanded_lanes)
 WIDTH = 16         # lanes of a vector loop: one register of float32, two of float64 (two independent chains)
 # lanes per (op, result type) where more pay: float64 power's loop is two polynomials in a row, a chain of dependent
 # operations that the loop's iterations overlap only partly; in 32 lanes (four registers, four independent chains)
@@ -149,11 +158,12 @@ class _Unsupported(Exception):
 
 
 def vectorize(module: ir.Module) -> None:
-    """Vectorize the innermost loops of MARKed math ops; unmark the ops of loops that stay scalar."""
+    """Vectorize the innermost loops of MARKed math ops and of EXPANDED ones; unmark the ops of loops that stay
+    scalar."""
     loops = []
 
     def add_loop(op):
-        if MARK in op.attributes:
+        if MARK in op.attributes or EXPANDED in op.attributes:
             loop = op.parent
             if loop.name in ("scf.for", "scf.parallel") and not any(loop == other for other in loops):
                 loops.append(loop)
@@ -167,9 +177,25 @@ def vectorize(module: ir.Module) -> None:
         except _Unsupported:     # (its reason, for a reader: why the loop stays scalar)
             pass
     left = []
-    module.operation.walk(lambda op: (MARK in op.attributes and left.append(op)) or ir.WalkResult.ADVANCE)
+    module.operation.walk(lambda op: ((MARK in op.attributes or EXPANDED in op.attributes) and left.append(op))
+                          or ir.WalkResult.ADVANCE)
     for op in left:
-        del op.attributes[MARK]
+        for mark in (MARK, EXPANDED):
+            if mark in op.attributes:
+                del op.attributes[mark]
+
+
+# ops other than arith's that the vector body takes as they are, on vectors (vector_math's expansions use them)
+_ELEMENTWISE = ("llvm.intr.fma", "llvm.intr.sqrt", "math.absf")
+
+
+def _expanded_lanes(t: ir.Type) -> int:
+    """Lanes of a loop of expanded math (vector_math's polynomials, arith ops) of type t: two AVX-512 registers.
+    LLVM's vectorizer gives these loops one register per iteration (their bodies are too big for its interleaving),
+    and then each iteration is a chain of dependent operations (a Horner polynomial, a division) that successive
+    iterations overlap only partly: two independent registers per iteration took 5-20% less time on Zen 5
+    (docs/performance.md)."""
+    return 32 if isinstance(t, ir.F32Type) else 16
 
 
 # op name -> its vector code, given the op (its attributes) and its operands' vectors
@@ -215,7 +241,7 @@ def _vectorize(loop) -> None:
                         is_result_destination(memory)) or not indices or indices[-1] != index:
                     raise _Unsupported("a store into memory the function did not allocate")
                 stored.setdefault(memory, []).append(list(indices))
-        elif not (op.name.startswith("arith.") or op.name == "llvm.intr.fma" or
+        elif not (op.name.startswith("arith.") or op.name in _ELEMENTWISE or
                   (MARK in op.attributes and op.name in _VECTOR_BODIES)):
             raise _Unsupported(op.name)
         elif any(v == index for v in op.operands):
@@ -228,7 +254,8 @@ def _vectorize(loop) -> None:
             if memory in stored and any(list(indices) != s for s in stored[memory]):
                 raise _Unsupported("a load of another element of a stored buffer")
     idx = ir.IndexType.get()
-    lanes = min(_WIDTHS.get((op.name, str(op.results[0].type)), WIDTH) for op in ops if MARK in op.attributes)
+    lanes = min([_WIDTHS.get((op.name, str(op.results[0].type)), WIDTH) for op in ops if MARK in op.attributes] +
+                [_expanded_lanes(op.results[0].type) for op in ops if EXPANDED in op.attributes])
     # the vector loop's end, before the outermost loop that it does not depend on: a loop's work is counted times its
     # trip count only where its bounds are known before the parallel region (loops.thread_only_large_loops)
     with ir.InsertionPoint(_outermost_independent(loop, (lower, upper))), loop.location:
@@ -270,11 +297,15 @@ def _vector_body(ops, index, vindex, lanes_: int) -> None:
     lanes = {}         # value of the scalar body -> its vector
     uniform = {index: vindex}       # values with one value for every lane: scalar clones
 
+    broadcasts = {}    # value of the scalar body -> its broadcast, made once (expansions reuse their constants)
+
     def lane_value(v):
         if v in lanes:
             return lanes[v]
-        scalar = uniform.get(v, v)
-        return vector.broadcast(ir.VectorType.get([lanes_], scalar.type), scalar)
+        if v not in broadcasts:
+            scalar = uniform.get(v, v)
+            broadcasts[v] = vector.broadcast(ir.VectorType.get([lanes_], scalar.type), scalar)
+        return broadcasts[v]
 
     for op in ops:
         if op.name == "memref.load":

@@ -242,6 +242,8 @@ def expand(module: ir.Module, table_loops: bool = True) -> None:
             expansion = NORMAL_EXPANSIONS[op.name] if _IN_DOMAIN in op.attributes else EXPANSIONS[op.name]
             with ir.InsertionPoint(op), op.location:
                 new = expansion(dt, *op.operands)
+            if table_loops and op.parent.name == "linalg.generic" and not isinstance(new.owner, ir.Block):
+                new.owner.attributes[vector_loops.EXPANDED] = ir.UnitAttr.get()   # its loop in two registers
             op.results[0].replace_all_uses_with(new)
             op.erase()
     finally:
