@@ -251,8 +251,8 @@ def test_table_power_within_one_ulp():
 
 def test_table_power_in_loops_gives_numpys_answer():
     """A power loop with arithmetic around it, the exponent broadcast per row (a value of the outer loop), rows of
-    every length around the 32 lanes (vector_loops._WIDTHS) and 16, and a threaded loop; NumPy's dtype and shape, within 1 ulp of NumPy's own
-    float64 power (itself within 1 ulp) on what it computes."""
+    every length around the 32 lanes (vector_loops._WIDTHS) and 16, and a threaded loop; NumPy's dtype and shape,
+    within 1 ulp of NumPy's own float64 power (itself within 1 ulp) on what it computes."""
     rows = transpile(power_of_rows, disk_cache=False)
     for shape in [(1, 1), (3, 15), (2, 16), (3, 17), (2, 31), (2, 32), (5, 33), (3, 65), (4, 100)]:
         rng = np.random.default_rng(sum(shape))
@@ -336,8 +336,8 @@ def test_table_power_float32_within_its_bound():
 
 def test_table_power_float32_in_loops_and_threads():
     """float32 power's table loop with arithmetic around it and the exponent broadcast per row (a value of the outer
-    loop), rows of every length around the 32 lanes and 16, and a loop large enough for threads: NumPy's dtype and shape,
-    within 1 ulp of the long-double power of what it computes (x * 0.5 and y - 1 in float32)."""
+    loop), rows of every length around its 16 lanes (and 32), and a loop large enough for threads: NumPy's dtype and
+    shape, within 1 ulp of the long-double power of what it computes (x * 0.5 and y - 1 in float32)."""
     rows = transpile(power_of_rows, disk_cache=False)
     for shape in [(1, 1), (3, 15), (2, 16), (3, 17), (2, 31), (2, 32), (5, 33), (3, 65), (4, 100)]:
         rng = np.random.default_rng(sum(shape))
@@ -496,6 +496,6 @@ def test_avx512_code_runs_expanded_math_in_two_registers():
     """Compiled for an AVX-512 CPU, elementwise loops of expanded math (float32 sin, float64 exp) are vectorized by
     this pass on two registers per iteration; a reduction's loop and a loop whose arithmetic uses the index are
     not; compiled for AVX2 none is."""
-    assert json.loads(run_child(LANES_SCRIPT, "x86-64-v4")) == {"sin": ["vector<32xf32>"], "exp64": ["vector<16xf64>"],
-                                                                "row sums": [], "positions": []}
+    taken = json.loads(run_child(LANES_SCRIPT, "x86-64-v4"))
+    assert taken == {"sin": ["vector<32xf32>"], "exp64": ["vector<16xf64>"], "row sums": [], "positions": []}
     assert not any(json.loads(run_child(LANES_SCRIPT, "x86-64-v3")).values())

@@ -1,4 +1,5 @@
-"""Loops vectorized before LLVM, for math functions that look up tables held in vector registers.
+"""Loops vectorized before LLVM: math functions that look up tables held in vector registers, and vector_math's
+expansions on two registers per iteration.
 
 vector_math's expansions are scalar code that LLVM's loop vectorizer widens, and such code cannot look up a table in
 registers (AVX-512's `vpermi2ps`): a table load stays a scalar load per element, and a gather costs more on Zen 4
@@ -6,28 +7,27 @@ than a whole function. NumPy's SVML loops evaluate one short polynomial per inte
 coefficients from such tables, and no division. A vector function that LLVM's vectorizer calls in place of the
 scalar one (`vector-function-abi-variant`) reloads its tables on every call and makes the caller spill: it was no
 faster (docs/performance.md). So the innermost loops that compute such a function are vectorized here, after the
-loop passes (loops.py) and before OpenMP and LLVM: a loop of 16 lanes (float64 power: 32, _WIDTHS) whose body is the
-loop's own body on vectors (`vector.load`/`vector.store`, the arithmetic on vectors, the function's vector code,
-with its tables as vector constants that LLVM keeps in registers for the whole loop), then the scalar loop for the
-last elements. The
-vector code uses AVX-512 intrinsics: vector_math leaves a function to this pass (marked MARK) only when the kernels
-are compiled for a CPU with AVX-512 (`available`): float32 tanh (below) and float power (vector_power.py). A loop
-this pass does not take (a reduction, an index computed from the loop's variable, an index loaded from memory (a
-gather), a store into memory the loop may also read elsewhere, a strided innermost dim) keeps the scalar expansion
-(`vector_math.expand`, run again after this pass).
+loop passes (loops.py) and before OpenMP and LLVM: a loop of 16 lanes (float64 power: 32, _WIDTHS) whose body is
+the loop's own body on vectors (`vector.load`/`vector.store`, the arithmetic on vectors, the function's vector
+code, with its tables as vector constants that LLVM keeps in registers for the whole loop), then the scalar loop
+for the last elements. The vector code uses AVX-512 intrinsics: vector_math leaves a function to this pass (marked
+MARK) only when the kernels are compiled for a CPU with AVX-512 (`available`): float32 tanh (below) and float
+power (vector_power.py). A loop this pass does not take (a reduction, an index computed from the loop's variable,
+an index loaded from memory (a gather), a store into memory the loop may also read elsewhere, a strided innermost
+dim) keeps the scalar expansion (`vector_math.expand`, run again after this pass).
 
 Loops of vector_math's other expansions (sin, exp, log, arctan ..., their last op marked EXPANDED) are vectorized
 here too, the same way, on two registers per iteration (32 float32 / 16 float64 lanes, _expanded_lanes): their
 bodies are arith ops (and fma, sqrt), which the vector body takes as they are on vectors, so every lane computes
-what the scalar loop computes, bit for bit. LLVM's vectorizer gives such a loop one register per iteration (its
+what the scalar loop computes, the same operations (bit for bit: tests/test_vector_loops.py). LLVM's vectorizer gives such a loop one register per iteration (its
 body is too big for LLVM to interleave), and each iteration is then a chain of dependent operations that
 successive iterations overlap only partly; two independent registers per iteration took 5-20% less time on Zen 5.
 
 Correctness of the reordering: the vector loop reads 16 (32) elements of each array before writing them; that
-equals the scalar loop only if no iteration reads what another one writes. Every store here goes to a buffer the function
-allocated (memref.alloc: no argument and no other buffer is a view of it) or to the returned array the call
-allocated for it (result_destination.py: no other argument is a view of it either), and every load from a stored buffer
-reads the element that the same iteration stores (the same indices).
+equals the scalar loop only if no iteration reads what another one writes. Every store here goes to a buffer the
+function allocated (memref.alloc: no argument and no other buffer is a view of it) or to the returned array the
+call allocated for it (result_destination.py: no other argument is a view of it either), and every load from a
+stored buffer reads the element that the same iteration stores (the same indices).
 
 float32 tanh (`tanh_f32`): |x| in 30 intervals by its bits (four per octave from 2**-4 to 8, [0, 2**-4) and
 [8, 9.5]), each a degree-6 polynomial in t = |x| - mid. The mids are float32 numbers whose tanh is within 2**-40
@@ -291,8 +291,8 @@ def _vectorize(loop) -> None:
     erase_with_body(loop)
 
 
-def _vector_body(ops, index, vindex, lanes_: int) -> None:
-    """The loop body `ops` on `lanes_` lanes from `vindex`: loads and stores of the loop's element are vector ones,
+def _vector_body(ops, index, vindex, width: int) -> None:
+    """The loop body `ops` on `width` lanes from `vindex`: loads and stores of the loop's element are vector ones,
     values from outside the loop (or computed from such values only) are broadcast where lanes meet them."""
     lanes = {}         # value of the scalar body -> its vector
     uniform = {index: vindex}       # values with one value for every lane: scalar clones
@@ -304,7 +304,7 @@ def _vector_body(ops, index, vindex, lanes_: int) -> None:
             return lanes[v]
         if v not in broadcasts:
             scalar = uniform.get(v, v)
-            broadcasts[v] = vector.broadcast(ir.VectorType.get([lanes_], scalar.type), scalar)
+            broadcasts[v] = vector.broadcast(ir.VectorType.get([width], scalar.type), scalar)
         return broadcasts[v]
 
     for op in ops:
@@ -312,7 +312,7 @@ def _vector_body(ops, index, vindex, lanes_: int) -> None:
             memory, indices = _access(op)
             mapped = [uniform.get(i, i) for i in indices]
             if indices and indices[-1] == index:
-                lanes[op.results[0]] = vector.load(ir.VectorType.get([lanes_], op.results[0].type), memory, mapped)
+                lanes[op.results[0]] = vector.load(ir.VectorType.get([width], op.results[0].type), memory, mapped)
             else:
                 clone = op.clone()
                 for i, v in enumerate(clone.operands):
@@ -329,11 +329,11 @@ def _vector_body(ops, index, vindex, lanes_: int) -> None:
         elif MARK in op.attributes:
             lanes[op.results[0]] = _VECTOR_BODIES[op.name](op, *[lane_value(v) for v in op.operands])
         elif op.name == "arith.constant":
-            t = ir.VectorType.get([lanes_], op.results[0].type)
+            t = ir.VectorType.get([width], op.results[0].type)
             lanes[op.results[0]] = arith.constant(t, ir.DenseElementsAttr.get_splat(t, op.attributes["value"]))
         else:
             operands = [lane_value(v) for v in op.operands]
-            results = [ir.VectorType.get([lanes_], r.type) for r in op.results]
+            results = [ir.VectorType.get([width], r.type) for r in op.results]
             attributes = {name: op.attributes[name] for name in op.attributes}
             new = ir.Operation.create(op.name, results=results, operands=operands, attributes=attributes)
             for old, value in zip(op.results, new.results):

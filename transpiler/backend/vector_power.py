@@ -1,5 +1,5 @@
-"""float power on 16 or 32 lanes (float64 32: four AVX-512 registers) with tables in registers, for vector_loops' loops (a
-function of its _VECTOR_BODIES; float32: power_f32 at the end, in float64 arithmetic as well). float64: log and exp
+"""float power on 16 or 32 lanes (float64: 32, four AVX-512 registers) with tables in registers, for vector_loops'
+loops (a function of its _VECTOR_BODIES; float32: power_f32 at the end, in float64 arithmetic too). float64: log and exp
 each reduce their argument by a 16-entry table looked up with `vpermi2pd` (two registers per column, one permute per
 8 lanes), so their polynomials are short and there is no division. 32 lanes rather than one register's 8: the loop
 is bound by its dependency chain (two polynomials in a row), and two independent halves per iteration took 15% less
@@ -90,7 +90,7 @@ _CONTRACT = "#arith.fastmath<contract>"
 
 
 class _Vector:
-    """Constants and arithmetic on vector<Nxf64> / vector<Nxi64>, N = `lanes` (vector_loops' lanes: a multiple of 8)."""
+    """Constants and arithmetic on vector<Nxf64> / vector<Nxi64>, N = `lanes` (vector_loops': a multiple of 8)."""
 
     def __init__(self, lanes: int):
         self.lanes = lanes
