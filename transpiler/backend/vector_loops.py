@@ -17,11 +17,13 @@ an index loaded from memory (a gather), a store into memory the loop may also re
 dim) keeps the scalar expansion (`vector_math.expand`, run again after this pass).
 
 Loops of vector_math's other expansions (sin, exp, log, arctan ..., their last op marked EXPANDED) are vectorized
-here too, the same way, on two registers per iteration (32 float32 / 16 float64 lanes, _expanded_lanes): their
-bodies are arith ops (and fma, sqrt), which the vector body takes as they are on vectors, so every lane computes
-what the scalar loop computes, the same operations (bit for bit: tests/test_vector_loops.py). LLVM's vectorizer gives such a loop one register per iteration (its
-body is too big for LLVM to interleave), and each iteration is then a chain of dependent operations that
-successive iterations overlap only partly; two independent registers per iteration took 5-20% less time on Zen 5.
+here too, the same way, for AVX2 and AVX-512 targets (`expanded_available`), on two AVX-512 registers (four AVX2
+ones) per iteration (32 float32 / 16 float64 lanes, _expanded_lanes): their bodies are arith ops (and fma, sqrt),
+which the vector body takes as they are on vectors, so every lane computes what the scalar loop computes, the same
+operations (bit for bit: tests/test_vector_loops.py). LLVM's vectorizer gives such a loop one register per
+iteration (its body is too big for LLVM to interleave), and each iteration is then a chain of dependent operations
+that successive iterations overlap only partly: the wider loops took 5-20% less time on Zen 5 (AVX-512), 10-45%
+less as AVX2 code on the same CPU.
 
 Correctness of the reordering: the vector loop reads 16 (32) elements of each array before writing them; that
 equals the scalar loop only if no iteration reads what another one writes. Every store here goes to a buffer the
@@ -40,6 +42,7 @@ lookups (`vpermt2ps`) and 10 register copies for them (the instruction overwrite
 """
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
@@ -135,22 +138,46 @@ _AVX512_CPUS = ("x86-64-v4", "skylake-avx512", "cascadelake", "cooperlake", "can
 
 
 def available() -> bool:
-    """Whether the pass runs: for kernels compiled for a CPU with AVX-512 (F, VL, DQ, BW), the host's unless
-    TRANSPILER_TARGET_CPU names another (backend/target.py). TRANSPILER_VECTOR_LOOPS=0 turns it off, to compare (a
-    measurement switch, not in the disk cache's key: compare with TRANSPILER_CACHE_DIR="")."""
+    """Whether the pass takes the table functions (MARK): for kernels compiled for a CPU with AVX-512 (F, VL, DQ,
+    BW), the host's unless TRANSPILER_TARGET_CPU names another (backend/target.py). TRANSPILER_VECTOR_LOOPS=0 turns
+    the pass off, to compare (a measurement switch, not in the disk cache's key: compare with
+    TRANSPILER_CACHE_DIR="")."""
     if os.environ.get("TRANSPILER_VECTOR_LOOPS") == "0":
         return False
     cpu = target.target_cpu()
     if cpu is not None:
         return cpu in _AVX512_CPUS
+    return {"avx512f", "avx512vl", "avx512dq", "avx512bw"} <= _host_flags()
+
+
+# AVX2 and FMA without AVX-512 (LLVM's names)
+_AVX2_CPUS = ("x86-64-v3", "haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake", "znver1",
+              "znver2", "znver3")
+
+
+def expanded_available() -> bool:
+    """Whether the pass takes the loops of vector_math's expansions (EXPANDED): for kernels compiled for a CPU with
+    AVX2 and FMA or AVX-512 (their vector code is plain arith on vectors, no intrinsic). TRANSPILER_VECTOR_LOOPS=0
+    turns it off too."""
+    if os.environ.get("TRANSPILER_VECTOR_LOOPS") == "0":
+        return False
+    cpu = target.target_cpu()
+    if cpu is not None:
+        return cpu in _AVX512_CPUS or cpu in _AVX2_CPUS
+    return {"avx2", "fma"} <= _host_flags()
+
+
+@functools.cache
+def _host_flags() -> frozenset:
+    """This CPU's feature flags (/proc/cpuinfo), empty where it cannot be read."""
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 if line.startswith("flags"):
-                    return {"avx512f", "avx512vl", "avx512dq", "avx512bw"} <= set(line.split(":", 1)[1].split())
+                    return frozenset(line.split(":", 1)[1].split())
     except OSError:
         pass
-    return False
+    return frozenset()
 
 
 class _Unsupported(Exception):
@@ -190,11 +217,11 @@ _ELEMENTWISE = ("llvm.intr.fma", "llvm.intr.sqrt", "math.absf")
 
 
 def _expanded_lanes(t: ir.Type) -> int:
-    """Lanes of a loop of expanded math (vector_math's polynomials, arith ops) of type t: two AVX-512 registers.
-    LLVM's vectorizer gives these loops one register per iteration (their bodies are too big for its interleaving),
-    and then each iteration is a chain of dependent operations (a Horner polynomial, a division) that successive
-    iterations overlap only partly: two independent registers per iteration took 5-20% less time on Zen 5
-    (docs/performance.md)."""
+    """Lanes of a loop of expanded math (vector_math's polynomials, arith ops) of type t: two AVX-512 registers,
+    four AVX2 ones. LLVM's vectorizer gives these loops one register per iteration (their bodies are too big for its
+    interleaving), and then each iteration is a chain of dependent operations (a Horner polynomial, a division) that
+    successive iterations overlap only partly: two independent registers per iteration took 5-20% less time on Zen
+    5, and AVX2 code (x86-64-v3 on the same CPU) in four 10-45% less than in one (docs/performance.md)."""
     return 32 if isinstance(t, ir.F32Type) else 16
 
 

@@ -217,6 +217,7 @@ def expand(module: ir.Module, table_loops: bool = True) -> None:
     ops = []
     module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
     tables: list = []     # per function: its entry block and the coefficients made there
+    expanded_loops = table_loops and vector_loops.expanded_available()     # (not on expand's second call)
     table_loops = table_loops and vector_loops.available()
     try:
         for op in ops:
@@ -242,7 +243,7 @@ def expand(module: ir.Module, table_loops: bool = True) -> None:
             expansion = NORMAL_EXPANSIONS[op.name] if _IN_DOMAIN in op.attributes else EXPANSIONS[op.name]
             with ir.InsertionPoint(op), op.location:
                 new = expansion(dt, *op.operands)
-            if table_loops and op.parent.name == "linalg.generic" and not isinstance(new.owner, ir.Block):
+            if expanded_loops and op.parent.name == "linalg.generic" and not isinstance(new.owner, ir.Block):
                 new.owner.attributes[vector_loops.EXPANDED] = ir.UnitAttr.get()   # its loop in two registers
             op.results[0].replace_all_uses_with(new)
             op.erase()
