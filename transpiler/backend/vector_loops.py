@@ -17,12 +17,12 @@ an index loaded from memory (a gather), a store into memory the loop may also re
 dim) keeps the scalar expansion (`vector_math.expand`, run again after this pass).
 
 Loops of vector_math's other expansions (sin, exp, log, arctan ..., their last op marked EXPANDED) are vectorized
-here too, the same way, for AVX2 and AVX-512 targets (`expanded_available`), on two AVX-512 registers (four AVX2
-ones) per iteration (32 float32 / 16 float64 lanes, _expanded_lanes): their bodies are arith ops (and fma, sqrt),
+here too, the same way, for AVX2 and AVX-512 targets (`expanded_available`), on two registers per iteration
+(AVX-512: 32 float32 / 16 float64 lanes; AVX2: 16 / 8, _expanded_lanes): their bodies are arith ops (and fma, sqrt),
 which the vector body takes as they are on vectors, so every lane computes what the scalar loop computes, the same
 operations (bit for bit: tests/test_vector_loops.py). LLVM's vectorizer gives such a loop one register per
 iteration (its body is too big for LLVM to interleave), and each iteration is then a chain of dependent operations
-that successive iterations overlap only partly: the wider loops took 5-20% less time on Zen 5 (AVX-512), 10-45%
+that successive iterations overlap only partly: the wider loops took 5-25% less time on Zen 5 (AVX-512), 5-35%
 less as AVX2 code on the same CPU.
 
 Correctness of the reordering: the vector loop reads 16 (32) elements of each array before writing them; that
@@ -217,12 +217,15 @@ _ELEMENTWISE = ("llvm.intr.fma", "llvm.intr.sqrt", "math.absf")
 
 
 def _expanded_lanes(t: ir.Type) -> int:
-    """Lanes of a loop of expanded math (vector_math's polynomials, arith ops) of type t: two AVX-512 registers,
-    four AVX2 ones. LLVM's vectorizer gives these loops one register per iteration (their bodies are too big for its
-    interleaving), and then each iteration is a chain of dependent operations (a Horner polynomial, a division) that
-    successive iterations overlap only partly: two independent registers per iteration took 5-20% less time on Zen
-    5, and AVX2 code (x86-64-v3 on the same CPU) in four 10-45% less than in one (docs/performance.md)."""
-    return 32 if isinstance(t, ir.F32Type) else 16
+    """Lanes of a loop of expanded math (vector_math's polynomials, arith ops) of type t: two registers, zmm on
+    AVX-512 targets, ymm on AVX2 ones. LLVM's vectorizer gives these loops one register per iteration (their bodies
+    are too big for its interleaving), and then each iteration is a chain of dependent operations (a Horner
+    polynomial, a division) that successive iterations overlap only partly: two registers took 5-25% less time on
+    Zen 5, AVX2 code 5-35% less (docs/performance.md). Four zmm registers were faster still for most functions,
+    but those with many constants (float64 arctan, tanh, sinh; arctan2) spill, and in one of two runs took 1.6x
+    the time of one register."""
+    bits = 2 * (512 if available() else 256)
+    return bits // (32 if isinstance(t, ir.F32Type) else 64)
 
 
 # op name -> its vector code, given the op (its attributes) and its operands' vectors
