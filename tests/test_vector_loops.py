@@ -3,8 +3,10 @@
 answers for every shape, layout and neighbour of the loop, and the loops the pass does not take (reductions, an
 index in the arithmetic, gathers) keep vector_math's expansion. On a
 machine without AVX-512 the same checks run the expansion; the code of an AVX-512 target is checked in a child
-process on any machine."""
+process on any machine. Loops of vector_math's other expansions, vectorized here on two registers per iteration,
+compute the scalar loop's bits."""
 import json
+import os
 
 import numpy as np
 import pytest
@@ -251,10 +253,10 @@ def test_table_power_within_one_ulp():
 
 def test_table_power_in_loops_gives_numpys_answer():
     """A power loop with arithmetic around it, the exponent broadcast per row (a value of the outer loop), rows of
-    every length around the 16 lanes, and a threaded loop; NumPy's dtype and shape, within 1 ulp of NumPy's own
-    float64 power (itself within 1 ulp) on what it computes."""
+    every length around the 32 lanes (vector_loops._WIDTHS) and 16, and a threaded loop; NumPy's dtype and shape,
+    within 1 ulp of NumPy's own float64 power (itself within 1 ulp) on what it computes."""
     rows = transpile(power_of_rows, disk_cache=False)
-    for shape in [(1, 1), (3, 15), (2, 16), (3, 17), (5, 33), (4, 100)]:
+    for shape in [(1, 1), (3, 15), (2, 16), (3, 17), (2, 31), (2, 32), (5, 33), (3, 65), (4, 100)]:
         rng = np.random.default_rng(sum(shape))
         x = rng.uniform(0, 8, shape)
         y = rng.uniform(-4, 4, shape[0])
@@ -336,10 +338,10 @@ def test_table_power_float32_within_its_bound():
 
 def test_table_power_float32_in_loops_and_threads():
     """float32 power's table loop with arithmetic around it and the exponent broadcast per row (a value of the outer
-    loop), rows of every length around the 16 lanes, and a loop large enough for threads: NumPy's dtype and shape,
-    within 1 ulp of the long-double power of what it computes (x * 0.5 and y - 1 in float32)."""
+    loop), rows of every length around its 16 lanes (and 32), and a loop large enough for threads: NumPy's dtype and
+    shape, within 1 ulp of the long-double power of what it computes (x * 0.5 and y - 1 in float32)."""
     rows = transpile(power_of_rows, disk_cache=False)
-    for shape in [(1, 1), (3, 15), (2, 16), (3, 17), (5, 33), (4, 100)]:
+    for shape in [(1, 1), (3, 15), (2, 16), (3, 17), (2, 31), (2, 32), (5, 33), (3, 65), (4, 100)]:
         rng = np.random.default_rng(sum(shape))
         x = rng.uniform(0, 8, shape).astype(np.float32)
         y = rng.uniform(-4, 4, shape[0]).astype(np.float32)
@@ -427,3 +429,92 @@ def test_avx512_code_vectorizes_elementwise_tanh_loops_only():
     assert taken == {"tanh": True, "rows": True, "row sums": False, "row max": False, "every other": True,
                      "positions": False, "float64": False, "power": True, "power32": True}
     assert not any(json.loads(run_child(CODE_SCRIPT, "x86-64-v3")).values())
+
+
+def every_expansion(x):
+    return (np.exp(x), np.tanh(x), np.log(np.abs(x) + 0.5), np.sin(x), np.cos(x), np.tan(x), np.expm1(x),
+            np.log1p(np.abs(x)), np.sinh(x), np.cosh(x), np.arctan(x), np.arcsin(x / 11), np.arccos(x / 11),
+            np.arctan2(x, x * x - 3))
+
+
+def every_expansion_scalar(x):
+    return every_expansion(x)
+
+
+def expanded_loops_against_scalar_ones(lengths):
+    """(dtype, length, output) of every_expansion where the loops this pass vectorizes differ from those LLVM
+    vectorizes by itself (TRANSPILER_VECTOR_LOOPS=0), float32 tanh left out (its table code differs from its
+    expansion)."""
+    vectorized = transpile(every_expansion, disk_cache=False)
+    os.environ["TRANSPILER_VECTOR_LOOPS"] = "0"
+    try:
+        scalar = transpile(every_expansion_scalar, disk_cache=False)
+        for dtype in ("float32", "float64"):
+            for n in lengths:
+                scalar(np.zeros(n, dtype))             # compiled while the pass is off
+    finally:
+        del os.environ["TRANSPILER_VECTOR_LOOPS"]
+    differ = []
+    for dtype in ("float32", "float64"):
+        for n in lengths:
+            x = np.random.default_rng(n).uniform(-10, 10, n).astype(dtype)
+            with np.errstate(all="ignore"):
+                ours, theirs = vectorized(x), scalar(x)
+            differ += [(dtype, n, k) for k, (a, b) in enumerate(zip(ours, theirs))
+                       if not (k == 1 and dtype == "float32") and not (a.dtype == b.dtype and
+                                                                      np.array_equal(a, b, equal_nan=True))]
+    return differ
+
+
+def test_expanded_math_loops_in_two_registers_give_the_scalar_loops_bits():
+    """vector_math's expansions in a loop this pass takes run on two registers per iteration (vector<32xf32>,
+    vector<16xf64>): the same arithmetic on vectors, so every result is bit for bit that of the loop LLVM
+    vectorizes by itself, at every length around the lanes (the scalar remainder) and in a loop large enough for
+    threads; compiled for AVX2 too (two ymm registers), with fewer lengths."""
+    assert expanded_loops_against_scalar_ones(list(range(0, 40)) + [63, 64, 65, 1000, 300_007]) == []
+    script = "from tests import test_vector_loops as t\nprint(t.expanded_loops_against_scalar_ones([1, 7, 16, 999]))"
+    assert run_child(script, "x86-64-v3").decode().strip() == "[]"
+
+
+def sin_plain(x):
+    return np.sin(x)
+
+
+def exp_plain(x):
+    return np.exp(x)
+
+
+def sin_row_sums(x):
+    return np.sum(np.sin(x), axis=-1)
+
+
+def sin_of_positions(x):
+    return np.sin(np.arange(x.shape[-1], dtype=np.float32) * x)
+
+
+LANES_SCRIPT = """
+import json
+import numpy as np
+from transpiler import emit
+from tests import test_vector_loops as t
+x = np.ones((4, 64), np.float32)
+kernels = {"sin": (t.sin_plain, x), "exp64": (t.exp_plain, x.astype(np.float64)),
+           "row sums": (t.sin_row_sums, x), "positions": (t.sin_of_positions, x),
+           "power64": (t.power_of, x.astype(np.float64), x.astype(np.float64))}
+print(json.dumps({name: [lanes for lanes in ("vector<32xf32>", "vector<16xf32>", "vector<32xf64>", "vector<16xf64>",
+                                             "vector<8xf64>") if lanes in emit(f, *a, stage="llvm")]
+                  for name, (f, *a) in kernels.items()}))
+"""
+
+
+def test_avx512_code_runs_expanded_math_in_two_registers():
+    """Compiled for an AVX-512 CPU, elementwise loops of expanded math (float32 sin, float64 exp) are vectorized by
+    this pass on two zmm registers per iteration, compiled for AVX2 on two ymm registers; a reduction's loop and a
+    loop whose arithmetic uses the index are not; compiled for SSE4.2 (x86-64-v2) none is. float64 power's table
+    loop (AVX-512) takes 32 lanes (vector_loops._WIDTHS; its tables are looked up 8 lanes at a time), its expansion
+    (AVX2) two ymm registers."""
+    for cpu, f32, f64, power in (("x86-64-v4", "vector<32xf32>", "vector<16xf64>", ["vector<32xf64>", "vector<8xf64>"]),
+                                 ("x86-64-v3", "vector<16xf32>", "vector<8xf64>", ["vector<8xf64>"])):
+        taken = json.loads(run_child(LANES_SCRIPT, cpu))
+        assert taken == {"sin": [f32], "exp64": [f64], "row sums": [], "positions": [], "power64": power}, cpu
+    assert not any(json.loads(run_child(LANES_SCRIPT, "x86-64-v2")).values())

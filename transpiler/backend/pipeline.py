@@ -218,7 +218,7 @@ def lower_to_llvm(module: ir.Module, threads: bool = True) -> ir.Module:
         loops.promote_accumulators(module)
         loops.forward_stored_values(module)
         loops.outer_parallelism(module)
-        vector_loops.vectorize(module)     # loops of table-based math, in 16 lanes (AVX-512)
+        vector_loops.vectorize(module)     # loops of table-based math, in 16 or 32 lanes (AVX-512)
         vector_math.expand(module, table_loops=False)     # the math ops of the loops it left scalar
     if threads:
         run(module, pipeline_text(TO_OPENMP))

@@ -1,4 +1,5 @@
-"""Loops vectorized before LLVM, for math functions that look up tables held in vector registers.
+"""Loops vectorized before LLVM: math functions that look up tables held in vector registers, and vector_math's
+expansions on two registers per iteration.
 
 vector_math's expansions are scalar code that LLVM's loop vectorizer widens, and such code cannot look up a table in
 registers (AVX-512's `vpermi2ps`): a table load stays a scalar load per element, and a gather costs more on Zen 4
@@ -6,20 +7,29 @@ than a whole function. NumPy's SVML loops evaluate one short polynomial per inte
 coefficients from such tables, and no division. A vector function that LLVM's vectorizer calls in place of the
 scalar one (`vector-function-abi-variant`) reloads its tables on every call and makes the caller spill: it was no
 faster (docs/performance.md). So the innermost loops that compute such a function are vectorized here, after the
-loop passes (loops.py) and before OpenMP and LLVM: a loop of 16 lanes whose body is the loop's own body on vectors
-(`vector.load`/`vector.store`, the arithmetic on vectors, the function's vector code, with its tables as vector
-constants that LLVM keeps in registers for the whole loop), then the scalar loop for the last elements. The
-vector code uses AVX-512 intrinsics: vector_math leaves a function to this pass (marked MARK) only when the kernels
-are compiled for a CPU with AVX-512 (`available`): float32 tanh (below) and float power (vector_power.py). A loop
-this pass does not take (a reduction, an index computed from the loop's variable, an index loaded from memory (a
-gather), a store into memory the loop may also read elsewhere, a strided innermost dim) keeps the scalar expansion
-(`vector_math.expand`, run again after this pass).
+loop passes (loops.py) and before OpenMP and LLVM: a loop of 16 lanes (float64 power: 32, _WIDTHS) whose body is
+the loop's own body on vectors (`vector.load`/`vector.store`, the arithmetic on vectors, the function's vector
+code, with its tables as vector constants that LLVM keeps in registers for the whole loop), then the scalar loop
+for the last elements. The vector code uses AVX-512 intrinsics: vector_math leaves a function to this pass (marked
+MARK) only when the kernels are compiled for a CPU with AVX-512 (`available`): float32 tanh (below) and float
+power (vector_power.py). A loop this pass does not take (a reduction, an index computed from the loop's variable,
+an index loaded from memory (a gather), a store into memory the loop may also read elsewhere, a strided innermost
+dim) keeps the scalar expansion (`vector_math.expand`, run again after this pass).
 
-Correctness of the reordering: the vector loop reads 16 elements of each array before writing 16; that equals the
-scalar loop only if no iteration reads what another one writes. Every store here goes to a buffer the function
-allocated (memref.alloc: no argument and no other buffer is a view of it) or to the returned array the call
-allocated for it (result_destination.py: no other argument is a view of it either), and every load from a stored buffer
-reads the element that the same iteration stores (the same indices).
+Loops of vector_math's other expansions (sin, exp, log, arctan ..., their last op marked EXPANDED) are vectorized
+here too, the same way, for AVX2 and AVX-512 targets (`expanded_available`), on two registers per iteration
+(AVX-512: 32 float32 / 16 float64 lanes; AVX2: 16 / 8, _expanded_lanes): their bodies are arith ops (and fma, sqrt),
+which the vector body takes as they are on vectors, so every lane computes what the scalar loop computes, the same
+operations (bit for bit: tests/test_vector_loops.py). LLVM's vectorizer gives such a loop one register per
+iteration (its body is too big for LLVM to interleave), and each iteration is then a chain of dependent operations
+that successive iterations overlap only partly: the wider loops took 5-25% less time on Zen 5 (AVX-512), 5-35%
+less as AVX2 code on the same CPU.
+
+Correctness of the reordering: the vector loop reads 16 (32) elements of each array before writing them; that
+equals the scalar loop only if no iteration reads what another one writes. Every store here goes to a buffer the
+function allocated (memref.alloc: no argument and no other buffer is a view of it) or to the returned array the
+call allocated for it (result_destination.py: no other argument is a view of it either), and every load from a
+stored buffer reads the element that the same iteration stores (the same indices).
 
 float32 tanh (`tanh_f32`): |x| in 30 intervals by its bits (four per octave from 2**-4 to 8, [0, 2**-4) and
 [8, 9.5]), each a degree-6 polynomial in t = |x| - mid. The mids are float32 numbers whose tanh is within 2**-40
@@ -32,6 +42,7 @@ lookups (`vpermt2ps`) and 10 register copies for them (the instruction overwrite
 """
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
@@ -43,7 +54,14 @@ from .written_arguments import is_result_destination
 from .erasing import erase_with_body
 
 MARK = "transpiler.vector_loop"    # a math op left for `vectorize` by vector_math.expand
+EXPANDED = "transpiler.expanded"   # the last op of a math op's expansion (vector_math.expand): its loop is vectorized
+                                   # here too, two registers per iteration (_expanded_lanes)
 WIDTH = 16         # lanes of a vector loop: one register of float32, two of float64 (two independent chains)
+# lanes per (op, result type) where more pay: float64 power's loop is two polynomials in a row, a chain of dependent
+# operations that the loop's iterations overlap only partly; in 32 lanes (four registers, four independent chains)
+# it took 15-20% less time on Zen 5 (float32 power: the same time as in 16, so its scalar remainder stays short;
+# docs/performance.md). A loop takes the fewest lanes of its ops (tanh_f32 is written for 16).
+_WIDTHS = {("math.powf", "f64"): 32}
 _NORMAL_ARGUMENTS = "transpiler.normal_arguments"     # vector_math._IN_DOMAIN: bases known positive normal finite
 
 # (mid, c0, ..., c6) per interval of |x|: tanh(mid + t) ~ c0 + c1 t + ... + c6 t**6; index 0 is [0, 2**-4), then
@@ -120,22 +138,46 @@ _AVX512_CPUS = ("x86-64-v4", "skylake-avx512", "cascadelake", "cooperlake", "can
 
 
 def available() -> bool:
-    """Whether the pass runs: for kernels compiled for a CPU with AVX-512 (F, VL, DQ, BW), the host's unless
-    TRANSPILER_TARGET_CPU names another (backend/target.py). TRANSPILER_VECTOR_LOOPS=0 turns it off, to compare (a
-    measurement switch, not in the disk cache's key: compare with TRANSPILER_CACHE_DIR="")."""
+    """Whether the pass takes the table functions (MARK): for kernels compiled for a CPU with AVX-512 (F, VL, DQ,
+    BW), the host's unless TRANSPILER_TARGET_CPU names another (backend/target.py). TRANSPILER_VECTOR_LOOPS=0 turns
+    the pass off, to compare (a measurement switch, not in the disk cache's key: compare with
+    TRANSPILER_CACHE_DIR="")."""
     if os.environ.get("TRANSPILER_VECTOR_LOOPS") == "0":
         return False
     cpu = target.target_cpu()
     if cpu is not None:
         return cpu in _AVX512_CPUS
+    return {"avx512f", "avx512vl", "avx512dq", "avx512bw"} <= _host_flags()
+
+
+# AVX2 and FMA without AVX-512 (LLVM's names)
+_AVX2_CPUS = ("x86-64-v3", "haswell", "broadwell", "skylake", "alderlake", "raptorlake", "meteorlake", "znver1",
+              "znver2", "znver3")
+
+
+def expanded_available() -> bool:
+    """Whether the pass takes the loops of vector_math's expansions (EXPANDED): for kernels compiled for a CPU with
+    AVX2 and FMA or AVX-512 (their vector code is plain arith on vectors, no intrinsic). TRANSPILER_VECTOR_LOOPS=0
+    turns it off too."""
+    if os.environ.get("TRANSPILER_VECTOR_LOOPS") == "0":
+        return False
+    cpu = target.target_cpu()
+    if cpu is not None:
+        return cpu in _AVX512_CPUS or cpu in _AVX2_CPUS
+    return {"avx2", "fma"} <= _host_flags()
+
+
+@functools.cache
+def _host_flags() -> frozenset:
+    """This CPU's feature flags (/proc/cpuinfo), empty where it cannot be read."""
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 if line.startswith("flags"):
-                    return {"avx512f", "avx512vl", "avx512dq", "avx512bw"} <= set(line.split(":", 1)[1].split())
+                    return frozenset(line.split(":", 1)[1].split())
     except OSError:
         pass
-    return False
+    return frozenset()
 
 
 class _Unsupported(Exception):
@@ -143,11 +185,12 @@ class _Unsupported(Exception):
 
 
 def vectorize(module: ir.Module) -> None:
-    """Vectorize the innermost loops of MARKed math ops; unmark the ops of loops that stay scalar."""
+    """Vectorize the innermost loops of MARKed math ops and of EXPANDED ones; unmark the ops of loops that stay
+    scalar."""
     loops = []
 
     def add_loop(op):
-        if MARK in op.attributes:
+        if MARK in op.attributes or EXPANDED in op.attributes:
             loop = op.parent
             if loop.name in ("scf.for", "scf.parallel") and not any(loop == other for other in loops):
                 loops.append(loop)
@@ -161,9 +204,28 @@ def vectorize(module: ir.Module) -> None:
         except _Unsupported:     # (its reason, for a reader: why the loop stays scalar)
             pass
     left = []
-    module.operation.walk(lambda op: (MARK in op.attributes and left.append(op)) or ir.WalkResult.ADVANCE)
+    module.operation.walk(lambda op: ((MARK in op.attributes or EXPANDED in op.attributes) and left.append(op))
+                          or ir.WalkResult.ADVANCE)
     for op in left:
-        del op.attributes[MARK]
+        for mark in (MARK, EXPANDED):
+            if mark in op.attributes:
+                del op.attributes[mark]
+
+
+# ops other than arith's that the vector body takes as they are, on vectors (vector_math's expansions use them)
+_ELEMENTWISE = ("llvm.intr.fma", "llvm.intr.sqrt", "math.absf")
+
+
+def _expanded_lanes(t: ir.Type) -> int:
+    """Lanes of a loop of expanded math (vector_math's polynomials, arith ops) of type t: two registers, zmm on
+    AVX-512 targets, ymm on AVX2 ones. LLVM's vectorizer gives these loops one register per iteration (their bodies
+    are too big for its interleaving), and then each iteration is a chain of dependent operations (a Horner
+    polynomial, a division) that successive iterations overlap only partly: two registers took 5-25% less time on
+    Zen 5, AVX2 code 5-35% less (docs/performance.md). Four zmm registers were faster still for most functions,
+    but those with many constants (float64 arctan, tanh, sinh; arctan2) spill, and in one of two runs took 1.6x
+    the time of one register."""
+    bits = 2 * (512 if available() else 256)
+    return bits // (32 if isinstance(t, ir.F32Type) else 64)
 
 
 # op name -> its vector code, given the op (its attributes) and its operands' vectors
@@ -209,7 +271,7 @@ def _vectorize(loop) -> None:
                         is_result_destination(memory)) or not indices or indices[-1] != index:
                     raise _Unsupported("a store into memory the function did not allocate")
                 stored.setdefault(memory, []).append(list(indices))
-        elif not (op.name.startswith("arith.") or op.name == "llvm.intr.fma" or
+        elif not (op.name.startswith("arith.") or op.name in _ELEMENTWISE or
                   (MARK in op.attributes and op.name in _VECTOR_BODIES)):
             raise _Unsupported(op.name)
         elif any(v == index for v in op.operands):
@@ -222,11 +284,13 @@ def _vectorize(loop) -> None:
             if memory in stored and any(list(indices) != s for s in stored[memory]):
                 raise _Unsupported("a load of another element of a stored buffer")
     idx = ir.IndexType.get()
+    lanes = min([_WIDTHS.get((op.name, str(op.results[0].type)), WIDTH) for op in ops if MARK in op.attributes] +
+                [_expanded_lanes(op.results[0].type) for op in ops if EXPANDED in op.attributes])
     # the vector loop's end, before the outermost loop that it does not depend on: a loop's work is counted times its
     # trip count only where its bounds are known before the parallel region (loops.thread_only_large_loops)
     with ir.InsertionPoint(_outermost_independent(loop, (lower, upper))), loop.location:
         span = arith.maxsi(arith.subi(upper, lower), arith.constant(idx, 0))
-        width = arith.constant(idx, WIDTH)
+        width = arith.constant(idx, lanes)
         vector_end = arith.addi(lower, arith.muli(arith.divui(span, width), width))
     with ir.InsertionPoint(loop), loop.location:
         if loop.name == "scf.for":
@@ -239,7 +303,7 @@ def _vectorize(loop) -> None:
             with ir.InsertionPoint(vbody):
                 ir.Operation.create("scf.reduce", results=[], operands=[], regions=0)
         with ir.InsertionPoint(vbody.operations[0] if len(vbody.operations) else vbody):
-            _vector_body(ops, index, vindex)
+            _vector_body(ops, index, vindex, lanes)
         if loop.name == "scf.for":
             with ir.InsertionPoint(vbody):
                 scf.YieldOp([])
@@ -257,24 +321,28 @@ def _vectorize(loop) -> None:
     erase_with_body(loop)
 
 
-def _vector_body(ops, index, vindex) -> None:
-    """The loop body `ops` on WIDTH lanes from `vindex`: loads and stores of the loop's element are vector ones,
+def _vector_body(ops, index, vindex, width: int) -> None:
+    """The loop body `ops` on `width` lanes from `vindex`: loads and stores of the loop's element are vector ones,
     values from outside the loop (or computed from such values only) are broadcast where lanes meet them."""
     lanes = {}         # value of the scalar body -> its vector
     uniform = {index: vindex}       # values with one value for every lane: scalar clones
 
+    broadcasts = {}    # value of the scalar body -> its broadcast, made once (expansions reuse their constants)
+
     def lane_value(v):
         if v in lanes:
             return lanes[v]
-        scalar = uniform.get(v, v)
-        return vector.broadcast(ir.VectorType.get([WIDTH], scalar.type), scalar)
+        if v not in broadcasts:
+            scalar = uniform.get(v, v)
+            broadcasts[v] = vector.broadcast(ir.VectorType.get([width], scalar.type), scalar)
+        return broadcasts[v]
 
     for op in ops:
         if op.name == "memref.load":
             memory, indices = _access(op)
             mapped = [uniform.get(i, i) for i in indices]
             if indices and indices[-1] == index:
-                lanes[op.results[0]] = vector.load(ir.VectorType.get([WIDTH], op.results[0].type), memory, mapped)
+                lanes[op.results[0]] = vector.load(ir.VectorType.get([width], op.results[0].type), memory, mapped)
             else:
                 clone = op.clone()
                 for i, v in enumerate(clone.operands):
@@ -291,11 +359,11 @@ def _vector_body(ops, index, vindex) -> None:
         elif MARK in op.attributes:
             lanes[op.results[0]] = _VECTOR_BODIES[op.name](op, *[lane_value(v) for v in op.operands])
         elif op.name == "arith.constant":
-            t = ir.VectorType.get([WIDTH], op.results[0].type)
+            t = ir.VectorType.get([width], op.results[0].type)
             lanes[op.results[0]] = arith.constant(t, ir.DenseElementsAttr.get_splat(t, op.attributes["value"]))
         else:
             operands = [lane_value(v) for v in op.operands]
-            results = [ir.VectorType.get([WIDTH], r.type) for r in op.results]
+            results = [ir.VectorType.get([width], r.type) for r in op.results]
             attributes = {name: op.attributes[name] for name in op.attributes}
             new = ir.Operation.create(op.name, results=results, operands=operands, attributes=attributes)
             for old, value in zip(op.results, new.results):

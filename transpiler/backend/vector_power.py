@@ -1,9 +1,9 @@
-"""float power on 16 lanes (float64: two AVX-512 registers) with tables in registers, for vector_loops' loops (a
-function of its _VECTOR_BODIES; float32: power_f32 at the end, in float64 arithmetic as well). float64: log and exp
+"""float power on 16 or 32 lanes (float64: 32, four AVX-512 registers) with tables in registers, for vector_loops'
+loops (a function of its _VECTOR_BODIES; float32: power_f32 at the end, in float64 arithmetic too). float64: log and exp
 each reduce their argument by a 16-entry table looked up with `vpermi2pd` (two registers per column, one permute per
-8 lanes), so their polynomials are short and there is no division. 16 lanes rather than one register's 8: the loop
+8 lanes), so their polynomials are short and there is no division. 32 lanes rather than one register's 8: the loop
 is bound by its dependency chain (two polynomials in a row), and two independent halves per iteration took 15% less
-time (10^5 elements, one thread, Zen 4).
+time than one (10^5 elements, one thread, Zen 4), four 15-20% less than two on Zen 5 (vector_loops._WIDTHS).
 
 x**y = exp(y log|x|) with log|x| in double-double, as vector_math.power computes it, by another route:
 - log: |x| = 2**k z with z in [0.703125, 1.40625) from the bits (OFF), the top 4 bits of z's distance to OFF pick
@@ -35,7 +35,6 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, llvm, vector
 
-LANES = 16     # vector_loops.WIDTH
 OFF = 0x3FE6800000000000     # bits of 0.703125: z in [OFF, 2 OFF), 16 intervals of 2**48 bit steps each
 _LN2_HI = 0.6931471805598903           # ln 2 in 42 bits: k _LN2_HI is exact for |k| < 2**11
 _LN2_LO = 5.497923018708371e-14
@@ -91,11 +90,12 @@ _CONTRACT = "#arith.fastmath<contract>"
 
 
 class _Vector:
-    """Constants and arithmetic on vector<16xf64> / vector<16xi64>."""
+    """Constants and arithmetic on vector<Nxf64> / vector<Nxi64>, N = `lanes` (vector_loops': a multiple of 8)."""
 
-    def __init__(self):
-        self.f = ir.VectorType.get([LANES], ir.F64Type.get())
-        self.i = ir.VectorType.get([LANES], ir.IntegerType.get_signless(64))
+    def __init__(self, lanes: int):
+        self.lanes = lanes
+        self.f = ir.VectorType.get([lanes], ir.F64Type.get())
+        self.i = ir.VectorType.get([lanes], ir.IntegerType.get_signless(64))
 
     def c(self, value: float) -> ir.Value:
         return arith.constant(self.f, ir.DenseElementsAttr.get_splat(self.f, ir.FloatAttr.get(ir.F64Type.get(),
@@ -118,7 +118,7 @@ class _Vector:
         halves = [arith.constant(f8, ir.DenseElementsAttr.get(np.array(column[i:i + 8], dtype=np.float64), type=f8))
                   for i in (0, 8)]
         result = arith.constant(self.f, ir.DenseElementsAttr.get_splat(self.f, ir.FloatAttr.get(ir.F64Type.get(), 0.0)))
-        for start in range(0, LANES, 8):
+        for start in range(0, self.lanes, 8):
             part = vector.extract_strided_slice(i8, index, [start], [8], [1])
             looked = llvm.call_intrinsic(f8, "llvm.x86.avx512.vpermi2var.pd.512", [halves[0], part, halves[1]], [], [])
             result = vector.insert_strided_slice(looked, result, [start], [1])
@@ -208,8 +208,8 @@ def _exp(v: _Vector, p: ir.Value, p_lo: ir.Value) -> ir.Value:
 
 
 def power_f64(x: ir.Value, y: ir.Value, positive: bool = False) -> ir.Value:
-    """x**y on vector<16xf64> (see the module's docstring)."""
-    v = _Vector()
+    """x**y on vector<Nxf64>, N a multiple of 8 (see the module's docstring)."""
+    v = _Vector(ir.VectorType(x.type).shape[0])
     F, I = arith.CmpFPredicate, arith.CmpIPredicate
     one = v.c(1.0)
     ax = arith.andi(v.bits(x), v.ci((1 << 63) - 1)) if not positive else None
@@ -287,7 +287,7 @@ def _getexp(v: _Vector, x: ir.Value) -> ir.Value:
     mask = arith.constant(i8, -1)
     rounding = arith.constant(i32, 4)      # _MM_FROUND_CUR_DIRECTION
     result = v.c(0.0)
-    for start in range(0, LANES, 8):
+    for start in range(0, v.lanes, 8):
         part = vector.extract_strided_slice(f8, x, [start], [8], [1])
         exponent = llvm.call_intrinsic(f8, "llvm.x86.avx512.mask.getexp.pd.512", [part, part, mask, rounding], [], [])
         result = vector.insert_strided_slice(exponent, result, [start], [1])
@@ -295,7 +295,7 @@ def _getexp(v: _Vector, x: ir.Value) -> ir.Value:
 
 
 def power_f32(x: ir.Value, y: ir.Value, positive: bool = False) -> ir.Value:
-    """float32 x**y on vector<16xf32> = 2**(y log2|x|) in float64 arithmetic (16 lanes as two registers), as glibc's
+    """float32 x**y on vector<Nxf32> = 2**(y log2|x|) in float64 arithmetic (N/8 registers), as glibc's
     and ARM's optimized powf compute it, with tables in registers and no division:
     - log2|x| = k + log2(1/invc) + log2(1 + r): |x| = 2**k z in float64 (float32's subnormals are normal there),
       z in [1, 2) from the bits, k by vgetexppd, invc and log2(1/invc) from LOG2_TABLE32 by z's top 4 bits
@@ -308,10 +308,10 @@ def power_f32(x: ir.Value, y: ir.Value, positive: bool = False) -> ir.Value:
     C99's special values as vector_math._power_f32 gives them, in float32 (one register): y's parity by rounding
     (an integer whose half is not one is odd), zero, inf and NaN bases by vgetexppd's k without a select; `positive`:
     every base is a positive normal finite float32, only 1**y = 1 remains."""
-    v = _Vector()
+    v = _Vector(ir.VectorType(x.type).shape[0])
     F = arith.CmpFPredicate
     f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
-    vf32, vi32 = x.type, ir.VectorType.get([LANES], i32)
+    vf32, vi32 = x.type, ir.VectorType.get([v.lanes], i32)
 
     def c32(value):
         return arith.constant(vf32, ir.DenseElementsAttr.get_splat(vf32, ir.FloatAttr.get(f32, value)))
