@@ -4,7 +4,6 @@ import pytest
 
 from helpers import check, some_slow_pairs
 from transpiler import emit, transpile
-from transpiler.frontend import outline
 
 RNG_SEED = 5
 RNG = np.random.default_rng(RNG_SEED)   # replaced for every test by conftest (from RNG_SEED and the test's name)
@@ -135,12 +134,10 @@ def normalize_twice_transposed(x, g, w):
 
 @pytest.mark.parametrize("fn", [normalize_twice, normalize_twice_transposed])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_a_product_after_a_called_keepdims_result_stays_a_matrix_product(dtype, fn, monkeypatch):
+def test_a_product_after_a_called_keepdims_result_stays_a_matrix_product(dtype, fn):
     """Fusion folded the reshape of the call's [n, 1] result into the product by giving it a unit loop: a
     linalg.generic that ran as a plain loop nest (12x slower in a GPT-2 block) instead of BLAS. It is a named
-    linalg.matmul again after optimization. (np.mean is outlined as it was before small helpers stayed inline:
-    outline._MIN_OUTLINED_SIZE.)"""
-    monkeypatch.setattr(outline, "_MIN_OUTLINED_SIZE", 8)
+    linalg.matmul again after optimization."""
     rng = np.random.default_rng(0)
     x, w = rng.standard_normal((10, 64)), rng.standard_normal((64, 64)).astype(np.float32)
     x, g = x.astype(dtype), rng.standard_normal(64).astype(np.float32)

@@ -53,9 +53,9 @@ def paired_scores(n, seq):
 
 
 def test_small_helpers_in_loops_stay_inline():
-    """A helper whose call makes fewer than outline._MIN_OUTLINED_SIZE primitives is inlined at every call, not
-    called: an outlined call passes each scalar in a buffer of its own, allocated and freed at every iteration of a
-    loop (nussinov's `match` took half of its j-loop's time)."""
+    """A helper of scalars whose call makes fewer than outline._MIN_OUTLINED_SCALAR_SIZE primitives is inlined at
+    every call, not called: an outlined call passes each scalar in a buffer of its own, allocated and freed at every
+    iteration of a loop (nussinov's `match` took half of its j-loop's time)."""
     seq = np.array([0, 3, 1, 2, 2, 1, 0], np.int32)
     assert "call" not in emit(paired_scores, 7, seq, stage="typed")
     check(paired_scores, 7, seq)

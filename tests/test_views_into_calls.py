@@ -8,14 +8,6 @@ import pytest
 
 from helpers import assert_same
 from transpiler import transpile
-from transpiler.frontend import outline
-
-
-@pytest.fixture(autouse=True)
-def outline_small_functions(monkeypatch):
-    """Helpers of 8 primitives or more are outlined here, as they all were before small ones stayed inline
-    (outline._MIN_OUTLINED_SIZE is 32): `diagonal` in np.einsum("ii", ...) is such a call."""
-    monkeypatch.setattr(outline, "_MIN_OUTLINED_SIZE", 8)
 
 
 def _running_product(a):

@@ -63,10 +63,12 @@ def signature_key(fn, arguments: dict, made=lambda v: False):
     return k if has_var[0] else None
 
 
-# primitives of the first call: a smaller helper is inlined at every call. An outlined call passes each scalar in a
-# 0-d buffer of its own, allocated and freed per call: at 8, nussinov's `match` (called in its j loop) took half of
-# that loop's time (benchmarks/loops.py: 0.22 -> 0.11 ms)
-_MIN_OUTLINED_SIZE = 32
+_MIN_OUTLINED_SIZE = 8      # primitives of the first call: a smaller helper is inlined at every call
+# the same for a helper of scalars only (0-d arguments and results): an outlined call passes each in a 0-d buffer of
+# its own, allocated and freed per call, while its body is a few scalar operations. nussinov's `match` (called in
+# its j loop) took half of that loop's time (benchmarks/loops.py: 0.22 -> 0.11 ms). Array helpers keep the lower
+# bound: inlining GPT-2's small ones (softmax, gelu ...) at every call doubled its compile time (measured)
+_MIN_OUTLINED_SCALAR_SIZE = 32
 INLINE_FIRST: set = set()   # functions whose long source does not make them outlined from the first call
 _MIN_OUTLINED_SOURCE = 60   # AST nodes of the body
 _source_sizes: dict = {}
@@ -114,11 +116,17 @@ class Outliner:
         return fn not in INLINE_FIRST and _source_size(node) >= _MIN_OUTLINED_SOURCE
 
     def inline_first(self, key, interpret, arguments):
-        """Run the first call inline and remember how many primitives it produced."""
+        """Run the first call inline and remember how many primitives it produced (0 for a helper of scalars
+        below _MIN_OUTLINED_SCALAR_SIZE: it stays inline)."""
         before = len(self.interp.b.eqns)
         value = interpret(arguments)
         if key is not None:
-            self.size.setdefault(key, len(self.interp.b.eqns) - before)
+            size = len(self.interp.b.eqns) - before
+            leaves: list = []
+            var_leaves([arguments, value], leaves)
+            if size < _MIN_OUTLINED_SCALAR_SIZE and leaves and all(not v.shape for v in leaves):
+                size = 0
+            self.size.setdefault(key, size)
         return value
 
     def call(self, fn, key, arguments: dict, interpret):
