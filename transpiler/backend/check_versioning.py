@@ -1,4 +1,4 @@
-"""Innermost loops run a copy without their index checks when none can fail over the whole range.
+"""Loops run a copy without their index checks when none can fail over the whole range.
 
 A scalar loop that reads `x[i, j]` checks every index (IndexError, as NumPy raises) and carries the failure as a
 flag: every iteration tests whether an earlier one failed (a failed check ends the loop, control.py) and records its
@@ -16,6 +16,13 @@ The fast copy also assumes what in-bounds indices imply, each checked the same w
 index's wrap (`i < 0`) is false, a write's in-bounds mask is true, the clamps that keep a read inside the array do
 nothing. Its index arithmetic is then plain `base + i` (vectorizable: LLVM needs affine addresses); a loop that
 reads `x[i - 1]` from i = 0 (a wrap at lb) keeps the checked copy.
+
+Loops are versioned inner ones first. In an outer loop, an inner loop's two versions are `if any check fails at the
+inner loop's ends: checked loop, else: fast loop with flags 0`; that condition is made of such checks evaluated at
+the inner loop's bounds, which are themselves monotone in the outer induction variable (`range(i + 1, j)`), so they
+count as the outer loop's checks too, and a nest where no index fails runs the fast copy at every level. Python int
+arithmetic's int64 overflow check on a moving index (`k + 1`: the exact sum in i128 compared with its truncation) is
+such a check as well: true outside an interval of a monotone value.
 
 Both copies compute the same thing whenever the first is taken, so nothing observable changes; only the cost does.
 A failure flag is an i8/i1 value the loop carries from 0 whose yielded value is, whatever the path, an `or` of such
