@@ -2,6 +2,7 @@
 error'), OverflowError('math range error'), the float -> int conversion errors) raised at the call."""
 import math
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -75,6 +76,26 @@ def test_isclose(a, c):
 def test_floor_beyond_int64_is_an_overflow_error():
     with pytest.raises(OverflowError, match="int64"):
         transpile(lambda x: math.floor(x[0]))(np.array([1e300]))
+
+
+def int_of_element(x, i):
+    return int(x[i]), int(x[i] * 2.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.complex128])
+def test_int_of_a_float_scalar_is_pythons_conversion(dtype):
+    """int() of a NaN is Python's ValueError, of an infinity its OverflowError (the cast gave INT_MIN for both, and
+    for values past int64, where the compiled function's ints stop: an OverflowError that says so)."""
+    values = [2.7, -2.7, 0.5, -0.0, 1e4, np.nan, np.inf, -np.inf] + ([9.3e18, -1e19] if dtype != np.float16 else [])
+    x = np.array(values).astype(dtype)
+    compiled = transpile(int_of_element)
+    for i, v in enumerate(values):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            want, got = outcome(int_of_element, x, i), outcome(compiled, x, i)
+        if not isinstance(want[0], type) and max(map(abs, want)) >= 2 ** 63:
+            want = OverflowError, "int() of a value beyond the int64 range: the compiled function's ints are int64"
+        assert got == want and type(got) is type(want), (v, got, want)
 
 
 def test_haversine_in_a_scalar_loop():

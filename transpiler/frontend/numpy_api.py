@@ -252,6 +252,11 @@ def _python_scalar_handler(py_type):
                 raise UserError(f"{py_type.__name__}() argument must be a string or a real number, not 'complex'",
                                 TypeError)
             ew.warn_at(b, np.exceptions.ComplexWarning, "Casting complex values to real discards the imaginary part")
+        if py_type is int and x.dtype.kind in "fc":
+            # Python's int() of a float: NaN is ValueError, inf OverflowError (the cast gave INT_MIN for both, and
+            # for a value past int64, where Python's int grows)
+            from .python_math import float_to_int
+            return float_to_int(b, x if x.dtype.kind == "f" else _retag(b, x, dtypes.FLOAT64, weak=True))
         return _retag(b, x, kind, weak=True)
     return handler
 

@@ -103,8 +103,9 @@ def _atan2(b, y, x):
     return _ufunc(b, np.arctan2, as_float(b, y), as_float(b, x))
 
 
-def _to_int(ufunc, name):
-    """math.floor / ceil / trunc: a Python int (an int64 here: a value beyond its range is an OverflowError)."""
+def _to_int(ufunc, name, label=None):
+    """math.floor / ceil / trunc (and int(), `label`): a Python int (an int64 here: a value beyond its range is an
+    OverflowError)."""
     def handler(b, x):
         if isinstance(x, Var) and x.ndim == 0 and x.dtype.kind in "biu":
             return b.emit1("convert" if x.dtype != dtypes.INT64 else "copy", [x], dtypes.INT64, (), weak=True,
@@ -114,8 +115,8 @@ def _to_int(ufunc, name):
         b.check(_ufunc(b, np.isinf, r), OverflowError, "cannot convert float infinity to integer")
         big = _all(b, _ufunc(b, np.isfinite, r),
                    _any(b, _ufunc(b, np.less, r, -2.0 ** 63), _ufunc(b, np.greater_equal, r, 2.0 ** 63)))
-        b.check(big, OverflowError, f"math.{name}() of a value beyond the int64 range: the compiled function's ints "
-                                    "are int64")
+        b.check(big, OverflowError, f"{label or f'math.{name}()'} of a value beyond the int64 range: the compiled "
+                                    "function's ints are int64")
         return b.emit1("convert", [r], dtypes.INT64, (), weak=True, dtype=dtypes.INT64)
     return handler
 
@@ -168,6 +169,9 @@ def _unsupported(name, instead):
     def handler(b, *args, **kwargs):
         raise UserError(f"math.{name}() is not supported on run-time values; {instead}", TypeError)
     return handler
+
+
+float_to_int = _to_int(np.trunc, "trunc", "int()")     # int() of a float scalar: Python's conversion, checked
 
 
 def _register():
