@@ -661,6 +661,31 @@ def test_stores_numpy_casts_are_not_checked():
     check(store_each, np.zeros(2, np.int8), np.array([True, False]))
 
 
+def store_shifted_index(x, y):
+    x[0] = 9
+    for i in range(x.shape[0]):
+        x[i] = i - 1            # a run-time Python int: -1 at i = 0, past a uint8
+    x[1] = y[0]                 # a NumPy float scalar into a signed int array
+    return x
+
+
+def test_a_store_that_raises_leaves_the_array_as_numpy_does():
+    """NumPy raises before storing a value its dtype cannot hold: the array keeps its contents. The store's own
+    check was made after the write (Builder.write guarded only checks before it): the wrapped value (255) was stored
+    and then the call raised."""
+    for x, y in [(np.array([0, 1, 2], np.uint8), np.ones(1)), (np.array([5, 1, 2], np.int8), np.array([300.0])),
+                 (np.array([5, 1, 2], np.int8), np.array([np.nan])), (np.array([5, 1, 2], np.int8), np.ones(1))]:
+        want = x.copy()
+        try:
+            store_shifted_index(want, y)
+        except (OverflowError, ValueError):
+            got = x.copy()
+            raises_like_numpy(store_shifted_index, got, y)
+            np.testing.assert_array_equal(got, want)
+        else:
+            check(store_shifted_index, x, y)
+
+
 # ---- sin / cos / tan of a reversed view: the loop reads only through indices, and its big-argument check had no sizes
 def sin_reversed(x):
     return np.sin(x[::-1]), np.cos(x[::-3]), np.tan(x[::-2])
