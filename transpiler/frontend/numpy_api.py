@@ -257,6 +257,9 @@ def _python_scalar_handler(py_type):
             # for a value past int64, where Python's int grows)
             from .python_math import float_to_int
             return float_to_int(b, x if x.dtype.kind == "f" else _retag(b, x, dtypes.FLOAT64, weak=True))
+        if py_type is int and x.dtype == np.uint64:
+            from .python_math import integer_to_int
+            return integer_to_int(b, x)
         return _retag(b, x, kind, weak=True)
     return handler
 
