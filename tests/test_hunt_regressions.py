@@ -686,6 +686,24 @@ def test_a_store_that_raises_leaves_the_array_as_numpy_does():
             check(store_shifted_index, x, y)
 
 
+def array_of_items(x):
+    return np.array([x[0], x[1]], dtype=np.int8), np.array((x[0], 1.5), dtype=np.int64)
+
+
+@pytest.mark.parametrize("x", [np.array([300.0, 1.0]), np.array([1.0, np.nan]), np.array([250, 1], np.uint8),
+                               np.array([-128.9, 127.9]), np.array([2 ** 62 + 1, 3]), np.array([-1, 2], np.int16)])
+def test_np_array_of_run_time_scalars_with_a_dtype_converts_each_as_numpy(x):
+    """np.array([x[0], x[1]], dtype=np.int8) converts each NumPy scalar through a Python int (300.0 and a uint8 250
+    are OverflowError, NaN ValueError), and each item by itself: [x[0], 1.5] as int64 keeps 2**62 + 1. The items
+    were stacked first (float64 for [x[0], 1.5]: 2**62) and the stack cast (300.0 became 44, NaN 0)."""
+    try:
+        array_of_items(x)
+    except (OverflowError, ValueError):
+        raises_like_numpy(array_of_items, x)
+    else:
+        check(array_of_items, x)
+
+
 # ---- sin / cos / tan of a reversed view: the loop reads only through indices, and its big-argument check had no sizes
 def sin_reversed(x):
     return np.sin(x[::-1]), np.cos(x[::-3]), np.tan(x[::-2])

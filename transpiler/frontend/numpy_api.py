@@ -601,6 +601,9 @@ def _array(b, obj, dtype=None, *, copy=True, order="K", ndmin=0):
     from . import shape_ops as so
     if ndmin:
         raise UserError("np.array(..., ndmin=) is not supported on run-time values", TypeError)
+    if dtype is not None and isinstance(obj, (list, tuple)) and contains_var(obj):
+        from .indexing import items_as
+        obj = items_as(b, obj, dtype)     # each item converted as NumPy converts it, then stacked
     x = so.stack(b, obj) if isinstance(obj, (list, tuple)) and contains_var(obj) else so.as_var(b, obj)
     if dtype is not None:
         return _zero_d_array(b, ew.astype(b, x, dtype, copy=bool(copy)))
