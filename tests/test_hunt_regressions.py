@@ -704,6 +704,30 @@ def test_np_array_of_run_time_scalars_with_a_dtype_converts_each_as_numpy(x):
         check(array_of_items, x)
 
 
+def scalar_types_of_python_numbers(x):
+    return np.int8(float(x[0])), np.uint8(x[1].item()), np.int32(int(x[2]) * 2 ** 20), np.int8(x[0])
+
+
+def arrays_of_python_numbers(x):
+    return np.array(float(x[0]), np.int8), np.asarray(x[1].item(), dtype=np.uint8), np.array(x[2], np.int8)
+
+
+@pytest.mark.parametrize("values", [[1.0, 255.9, 2.0], [300.0, 1.0, 1.0], [np.nan, 1.0, 1.0], [1.0, -1.0, 1.0],
+                                    [1.0, 1.0, 5000.0], [np.inf, 1.0, 1.0]])
+def test_a_numpy_scalar_type_of_a_python_number_checks_it_as_numpy(values):
+    """np.int8(300.0), np.uint8(-1.0) and np.array(300.0, np.int8) of Python numbers go through a Python int
+    (OverflowError; NaN ValueError), np.int8 of a NumPy scalar is a cast. They were all cast (44, 255, 0)."""
+    x = np.array(values)
+    for fn in (scalar_types_of_python_numbers, arrays_of_python_numbers):
+        try:
+            with np.errstate(all="ignore"):
+                fn(x)
+        except (OverflowError, ValueError):
+            raises_like_numpy(fn, x)
+        else:
+            check(fn, x)
+
+
 # ---- sin / cos / tan of a reversed view: the loop reads only through indices, and its big-argument check had no sizes
 def sin_reversed(x):
     return np.sin(x[::-1]), np.cos(x[::-3]), np.tan(x[::-2])
