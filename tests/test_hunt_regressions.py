@@ -728,6 +728,25 @@ def test_a_numpy_scalar_type_of_a_python_number_checks_it_as_numpy(values):
             check(fn, x)
 
 
+def split_into(x, n):
+    return np.split(x, n)
+
+
+def test_a_split_into_too_many_pieces_is_refused_at_once():
+    """np.split(x, n) makes one view per piece while compiling: n = 10**12 (NumPy's ValueError at once for a short
+    x) ran for hours and took all the memory; past MAX_PIECES it is refused. In a process of its own, with a time
+    and a memory limit (the old code's hang)."""
+    code = ("import resource\nresource.setrlimit(resource.RLIMIT_AS, (2**32, 2**32))\n"
+            "import numpy as np\nfrom transpiler import CompileError, transpile\n"
+            "from test_hunt_regressions import split_into\n"
+            "try:\n    transpile(split_into)(np.arange(4.0), 10**12)\nexcept CompileError as e:\n"
+            "    assert 'pieces' in str(e), e\n    print('refused')\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=pathlib.Path(__file__).parent, env={**os.environ, "TRANSPILER_CACHE_DIR": ""})
+    assert run.stdout.strip() == "refused", run.stderr[-2000:]
+    assert_same(transpile(split_into)(np.arange(6.0), 3), split_into(np.arange(6.0), 3))
+
+
 # ---- sin / cos / tan of a reversed view: the loop reads only through indices, and its big-argument check had no sizes
 def sin_reversed(x):
     return np.sin(x[::-1]), np.cos(x[::-3]), np.tan(x[::-2])
