@@ -251,3 +251,55 @@ def test_a_frozen_dataclass_whose_post_init_sets_a_field():
     total, s = transpile(summarize)(np.arange(4.0))
     assert_same(total, np.float64(6.0))
     assert type(s) is Summary and s.total == 6.0
+
+
+# ---- Python's builtins on objects whose attributes compiled code holds --------------------------------------------
+class Window:
+    size = 0            # class attributes the instance's shadow: Python's own __len__ on the compiler's object read
+    scale = 1.0         # these (len(Window(5, x)) was 0)
+
+    def __init__(self, n, x):
+        self.size = n
+        self.x = x
+        self.scale = 2.0
+
+    def __len__(self):
+        return self.size
+
+    def __abs__(self):
+        return self.scale
+
+    def __float__(self):
+        return self.scale * 2
+
+    def __contains__(self, v):
+        return v == self.size
+
+    def __iter__(self):
+        return iter([self.scale, self.size])
+
+
+def builtins_of_made_objects(x):
+    w, empty = Window(5, x), Window(0, x)
+    return len(w), abs(w), float(w), 5 in w, 3 not in w, bool(w), bool(empty), (1 if empty else 2)
+
+
+def builtins_of_a_rebound_argument(x, w):
+    w.size = 7
+    return len(w), 7 in w, bool(w)
+
+
+def test_builtins_of_objects_whose_attributes_compiled_code_holds_run_their_compiled_methods():
+    """len(), abs(), float(), `in` and truth of an object made in compiled code (or whose attributes it rebinds) ran
+    the class's method as Python on the compiler's object: it read the class attributes (0, 1.0, False); they are
+    compiled now, and the builtins that would run other special methods as Python (list(w), sorted, a for loop over
+    it) are refused."""
+    x = np.arange(3.0)
+    check(builtins_of_made_objects, x)
+    w_ours, w_numpys = Window(6, x), Window(6, x)
+    assert transpile(builtins_of_a_rebound_argument)(x, w_ours) == builtins_of_a_rebound_argument(x, w_numpys)
+    assert w_ours.size == w_numpys.size == 7
+    for fn in (lambda x: list(Window(2, x)), lambda x: [v for v in Window(2, x)], lambda x: sorted([Window(2, x)]),
+               lambda x: max(*Window(2, x))):
+        with pytest.raises(CompileError, match="whose attributes compiled code sets"):
+            transpile(fn)(x)
