@@ -303,3 +303,44 @@ def test_builtins_of_objects_whose_attributes_compiled_code_holds_run_their_comp
                lambda x: max(*Window(2, x))):
         with pytest.raises(CompileError, match="whose attributes compiled code sets"):
             transpile(fn)(x)
+
+
+class Offset:
+    data = None         # (the class's: Python's own __getitem__ on the compiler's object read it)
+    k = 0
+
+    def __init__(self, x, k):
+        self.data = x
+        self.k = k
+
+    def __getitem__(self, i):
+        return self.data[i] * self.k
+
+    def __setitem__(self, i, v):
+        self.data[i] = v + self.k
+
+    def __str__(self):
+        return f"Offset by {self.k}"
+
+
+def items_of_made_objects(x):
+    s = Offset(x, 3)
+    s[0] = 10.0
+    return s[1], s[0], x
+
+
+def items_of_a_rebound_argument(x, s):
+    s.k = 5
+    return s[1]
+
+
+def test_subscripts_of_the_users_objects_compile_getitem_and_setitem():
+    """s[i] and s[i] = v on an object of the user's class ran its __getitem__ / __setitem__ as Python while
+    compiling: on an object made in compiled code they read the class's attributes (None: a TypeError), on an
+    argument object they failed on its run-time arrays; an f-string of such an object (its __str__ as Python) is
+    refused."""
+    x = np.arange(3.0)
+    check(items_of_made_objects, x)
+    assert transpile(items_of_a_rebound_argument)(x, Offset(x, 2)) == items_of_a_rebound_argument(x, Offset(x, 2))
+    with pytest.raises(CompileError, match="an f-string of a Offset"):
+        transpile(lambda x: f"{Offset(x, 2)}")(x)

@@ -778,6 +778,9 @@ class Interpreter:
                 raise UserError(f"'numpy.{container.dtype}' object does not support item assignment", TypeError)
             self.b.write(container, lambda: indexing.setitem(self.b, container, index, value))
             return
+        if user_operators.item_method(container, "__setitem__") is not None:
+            user_operators.call_item_method(self, container, "__setitem__", [index, value])
+            return
         if _is_global_object(container, frame):
             raise UserError("mutating a module-level object from compiled code is not supported", TypeError)
         self._no_speculation("assignment into a compile-time container")
@@ -862,6 +865,8 @@ class Interpreter:
             _no_run_time_key(index)
         if isinstance(index, slice) and isinstance(value, (list, tuple)) and self.module_level.get(id(value)) is value:
             value = self.module_items(value)    # `LAYERS[1:]`: a new list, its items guarded in the module's one
+        if user_operators.item_method(value, "__getitem__") is not None:
+            return user_operators.call_item_method(self, value, "__getitem__", [index])
         result = py(lambda: value[index])
         if isinstance(value, (list, tuple, dict)) and (isinstance(index, int) or isinstance(value, dict)):
             if self.module_level.get(id(value)) is value and _holds_attributes(result):
@@ -1352,6 +1357,8 @@ class Interpreter:
         if isinstance(value, Var):
             value = self.formatted(value)
         conv = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}[e.conversion]
+        user_operators.refuse_native(self, None, [value], ("__format__", "__str__", "__repr__"), False,
+                                     "an f-string of")
         spec = self.eval(e.format_spec, frame) if e.format_spec is not None else ""
         return py(lambda: format(conv(value), spec))
 

@@ -225,3 +225,16 @@ def _hashable(fn) -> bool:
     except TypeError:
         return False
     return True
+
+
+def item_method(value, name: str):
+    """The user's Python __getitem__ / __setitem__ of an object of the user's class (None otherwise): compiled, as
+    the operators are (run as Python it read the class's attributes of an object made in compiled code, and failed
+    on the run-time values an argument object holds)."""
+    if isinstance(value, (Var, list, tuple, dict, np.ndarray)) or not is_structure_object(value):
+        return None
+    return _user_method(type(value), name)
+
+
+def call_item_method(interp, value, name: str, args: list):
+    return _call(interp, value, name, args)
