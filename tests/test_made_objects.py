@@ -3,6 +3,7 @@ statistics), and operators their classes define in Python (`a + b`, `v @ x`, `a 
 operator methods are compiled, attributes are this compilation's state (attributes.py), a returned object is made
 anew at each call. They were refused ("Linear() is not supported on run-time arrays"); operators ran the user's
 Python method while compiling, on the compiler's placeholders."""
+import copy
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -344,3 +345,21 @@ def test_subscripts_of_the_users_objects_compile_getitem_and_setitem():
     assert transpile(items_of_a_rebound_argument)(x, Offset(x, 2)) == items_of_a_rebound_argument(x, Offset(x, 2))
     with pytest.raises(CompileError, match="an f-string of a Offset"):
         transpile(lambda x: f"{Offset(x, 2)}")(x)
+
+
+@dataclass
+class Tally:
+    total: float = 0.0
+    n: int = 0
+
+
+def copied_tally(x):
+    t = Tally(x.sum(), x.shape[0])
+    return copy.copy(t).n
+
+
+def test_a_library_function_run_on_a_made_object_is_refused():
+    """copy.copy of a dataclass made in compiled code ran object.__reduce_ex__ as Python on the compiler's object,
+    which holds no attributes: the copy had the class's defaults (n = 0 for NumPy's 4)."""
+    with pytest.raises(CompileError, match="whose attributes compiled code sets"):
+        transpile(copied_tally)(np.arange(4.0))

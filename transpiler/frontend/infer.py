@@ -1515,6 +1515,8 @@ class Interpreter:
         if fn is bool and len(args) == 1 and not kwargs and user_operators.truth(self, args[0]) is not NotImplemented:
             return self.truth(args[0], None, None)
         user_operators.refuse_native(self, fn, [*args, *kwargs.values()])
+        if not _is_builtin(fn) and not isinstance(fn, type):
+            user_operators.refuse_library_call(self, fn, [getattr(fn, "__self__", None), *args, *kwargs.values()])
         if fn is getattr and not kwargs and len(args) in (2, 3) and isinstance(args[1], str):
             return self._getattr(*args)
         if fn is hasattr and not kwargs and len(args) == 2 and isinstance(args[1], str) \

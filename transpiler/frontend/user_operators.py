@@ -238,3 +238,18 @@ def item_method(value, name: str):
 
 def call_item_method(interp, value, name: str, args: list):
     return _call(interp, value, name, args)
+
+
+def refuse_library_call(interp, fn, values) -> None:
+    """A library function run as Python (copy.copy, dataclasses.replace ...) on an object whose attributes compiled
+    code holds reads its attributes from the object itself, which does not have them: refused (copy.copy of a
+    dataclass made in compiled code gave the class's defaults)."""
+    for v in values:
+        inside = v.values() if isinstance(v, dict) else v if isinstance(v, (list, tuple)) else ()
+        for obj in (v, *inside):
+            if _stateful(interp, obj):
+                name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+                module = getattr(fn, "__module__", None) or ""
+                raise UserError(f"{module + '.' if module else ''}{name}() of a {type(obj).__name__} whose attributes "
+                                "compiled code sets (made or assigned in the compiled function) is not supported: it "
+                                "would run as Python on the compiler's object, which does not hold them", TypeError)
