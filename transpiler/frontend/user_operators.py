@@ -181,7 +181,10 @@ def truth(interp, value):
     if not _stateful(interp, value):
         return NotImplemented
     if _user_method(type(value), "__bool__") is not None:
-        return _call(interp, value, "__bool__", [])
+        result = _call(interp, value, "__bool__", [])
+        if not isinstance(result, (bool, Var)):
+            raise UserError(f"__bool__ should return bool, returned {type(result).__name__}", TypeError)
+        return result
     if _user_method(type(value), "__len__") is not None:
         return special_call(interp, len, [value], {}) != 0
     return NotImplemented
