@@ -728,6 +728,12 @@ def test_a_numpy_scalar_type_of_a_python_number_checks_it_as_numpy(values):
             check(fn, x)
 
 
+def run_alone(code: str, timeout: int) -> subprocess.CompletedProcess:
+    """`code` in a Python process of its own (for a crash or a hang of the old code), run from the tests folder."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                          cwd=pathlib.Path(__file__).parent, env={**os.environ, "TRANSPILER_CACHE_DIR": ""})
+
+
 def split_into(x, n):
     return np.split(x, n)
 
@@ -741,8 +747,7 @@ def test_a_split_into_too_many_pieces_is_refused_at_once():
             "from test_hunt_regressions import split_into\n"
             "try:\n    transpile(split_into)(np.arange(4.0), 10**12)\nexcept CompileError as e:\n"
             "    assert 'pieces' in str(e), e\n    print('refused')\n")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         cwd=pathlib.Path(__file__).parent, env={**os.environ, "TRANSPILER_CACHE_DIR": ""})
+    run = run_alone(code, timeout=120)
     assert run.stdout.strip() == "refused", run.stderr[-2000:]
     assert_same(transpile(split_into)(np.arange(6.0), 3), split_into(np.arange(6.0), 3))
 
@@ -762,6 +767,5 @@ def test_trig_of_a_reversed_view_does_not_crash():
             "    got, want = transpile(sin_reversed)(x[:n]), sin_reversed(x[:n])\n"
             "    assert all(np.allclose(g, w, rtol=1e-14, atol=0) for g, w in zip(got, want)), (got, want)\n"
             "print('done')\n")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                         cwd=pathlib.Path(__file__).parent, env={**os.environ, "TRANSPILER_CACHE_DIR": ""})
+    run = run_alone(code, timeout=300)
     assert run.returncode == 0 and "done" in run.stdout, (run.returncode, run.stderr[-2000:])
