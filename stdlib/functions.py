@@ -564,10 +564,10 @@ def round(a, decimals=0, out=None):
 
 def _power_of_ten(n):
     """NumPy's power_of_ten (multiarray/calculation.c): 1e9 times 10, n - 9 times, each product rounded, which is
-    not always 10.0 ** n (1e23 differs in its last bit), and inf past the doubles where Python's pow raises."""
-    if n < 9:
-        return (1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8)[n]
-    result, power = 1e9, 9
+    not always 10.0 ** n (1e23 differs in its last bit), and inf past the doubles where Python's pow raises. Here
+    10 times 10 ... from 1 (exact up to 1e22, as NumPy's table), also for an n known only at run time (it was
+    10.0 ** n there: an OverflowError past 308 where NumPy's is inf, and 1e23 in another last bit)."""
+    result, power = 1.0, 0
     while power < n and result <= 1.7976931348623157e308:     # (inf stays inf)
         result, power = result * 10.0, power + 1
     return result
@@ -582,17 +582,22 @@ def _round_real(a, decimals):
             raise OverflowError("signed integer is less than minimum")
         if decimals == -2**31:
             raise OverflowError("decimals=-2**31 is not supported (NumPy's C int negation of it wraps)")
+    else:
+        raise_if(decimals > 2**31 - 1, OverflowError, "signed integer is greater than maximum")
+        raise_if(decimals < -2**31, OverflowError, "signed integer is less than minimum")
+        raise_if(decimals == -2**31, OverflowError, "decimals=-2**31 is not supported (NumPy's C int negation of it "
+                                                    "wraps)")
     if decimals >= 0:
         if integer:
             return a.copy()
         if decimals == 0:
             return np.rint(a)
-        f = _power_of_ten(decimals) if _known(decimals) else 10.0 ** decimals
+        f = _power_of_ten(decimals)
         if a.dtype == np.bool_:
             raise TypeError("Cannot cast ufunc 'multiply' output from dtype('float64') to dtype('bool') with "
                             "casting rule 'same_kind'")
         return np.true_divide(np.rint(np.multiply(a, f)), f)
-    f = _power_of_ten(-decimals) if _known(decimals) else 10.0 ** -decimals
+    f = _power_of_ten(-decimals)
     if a.dtype == np.bool_:
         raise TypeError("Cannot cast ufunc 'divide' output from dtype('float64') to dtype('bool') with casting "
                         "rule 'same_kind'")

@@ -602,3 +602,26 @@ def test_a_list_with_items_before_the_loop_is_numpys():
     with pytest.raises(CompileError, match="appended to the list 'xs'") as e:
         transpile(start_written_after)(x0.copy(), np.zeros(2))
     assert e.value.lineno == start_written_after.__code__.co_firstlineno + 6
+
+
+def items_as_int8(x):
+    out = []
+    for v in x:
+        out.append(v if v != 7 else float(v))   # NumPy scalars, and a Python float where v is 7
+    return np.array(out, dtype=np.int8)
+
+
+def test_np_array_of_appended_items_with_an_int_dtype_converts_each_as_numpy():
+    """np.array(items, dtype=np.int8) converts each item through a Python int, as a store does: a float64 item
+    300.0 is NumPy's OverflowError, a NaN its ValueError, the first bad item deciding; other items as a cast. The
+    stacked items were cast: 300.0 became 44, NaN 0."""
+    compiled = transpile(items_as_int8)
+    for values in ([1.0, 2.5, -128.9], [], [1.0, 300.0, np.nan], [1.0, np.nan, 300.0], [7.0, 1e10]):
+        x = np.array(values)
+        try:
+            want = items_as_int8(x)
+        except (OverflowError, ValueError) as error:
+            with pytest.raises(type(error)):
+                compiled(x)
+        else:
+            assert_same(compiled(x), want)

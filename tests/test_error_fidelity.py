@@ -205,6 +205,26 @@ def test_round_to_many_decimals_is_numpys_bit_for_bit():
             transpile(lambda x: np.round(x, d))(x)
 
 
+def round_by(x, decimals):
+    return np.round(x, decimals)
+
+
+def test_round_to_run_time_decimals_is_numpys_bit_for_bit():
+    """decimals known only at run time took 10.0 ** d: Python's OverflowError past 308 (NumPy's f is inf: nan), and
+    another last bit than NumPy's power_of_ten from 1e23 on; past a C int NumPy's OverflowError."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(500) * 10.0 ** rng.integers(-30, 5, 500)
+    compiled = transpile(round_by)
+    for d in (0, 9, 23, 25, 40, 308, 309, 400, -23, -309, 2**31 - 1, -2**31 + 1):
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(compiled(x, d), np.round(x, d))
+    for d in (2**31, -2**31 - 1):
+        with pytest.raises(OverflowError):
+            np.round(x, d)
+        with pytest.raises(OverflowError):
+            compiled(x, d)
+
+
 def test_a_negative_run_time_pad_width_is_numpys_value_error():
     """np.pad checks its widths are not negative; a run-time width was not checked, and np.pad(x, ((k, 0), (0, 0)))
     of a (1, 1) array with k = -1 returned an empty array (constant and edge modes)."""

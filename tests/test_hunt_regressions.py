@@ -661,6 +661,97 @@ def test_stores_numpy_casts_are_not_checked():
     check(store_each, np.zeros(2, np.int8), np.array([True, False]))
 
 
+def store_shifted_index(x, y):
+    x[0] = 9
+    for i in range(x.shape[0]):
+        x[i] = i - 1            # a run-time Python int: -1 at i = 0, past a uint8
+    x[1] = y[0]                 # a NumPy float scalar into a signed int array
+    return x
+
+
+def test_a_store_that_raises_leaves_the_array_as_numpy_does():
+    """NumPy raises before storing a value its dtype cannot hold: the array keeps its contents. The store's own
+    check was made after the write (Builder.write guarded only checks before it): the wrapped value (255) was stored
+    and then the call raised."""
+    for x, y in [(np.array([0, 1, 2], np.uint8), np.ones(1)), (np.array([5, 1, 2], np.int8), np.array([300.0])),
+                 (np.array([5, 1, 2], np.int8), np.array([np.nan])), (np.array([5, 1, 2], np.int8), np.ones(1))]:
+        want = x.copy()
+        try:
+            store_shifted_index(want, y)
+        except (OverflowError, ValueError):
+            got = x.copy()
+            raises_like_numpy(store_shifted_index, got, y)
+            np.testing.assert_array_equal(got, want)
+        else:
+            check(store_shifted_index, x, y)
+
+
+def array_of_items(x):
+    return np.array([x[0], x[1]], dtype=np.int8), np.array((x[0], 1.5), dtype=np.int64)
+
+
+@pytest.mark.parametrize("x", [np.array([300.0, 1.0]), np.array([1.0, np.nan]), np.array([250, 1], np.uint8),
+                               np.array([-128.9, 127.9]), np.array([2 ** 62 + 1, 3]), np.array([-1, 2], np.int16)])
+def test_np_array_of_run_time_scalars_with_a_dtype_converts_each_as_numpy(x):
+    """np.array([x[0], x[1]], dtype=np.int8) converts each NumPy scalar through a Python int (300.0 and a uint8 250
+    are OverflowError, NaN ValueError), and each item by itself: [x[0], 1.5] as int64 keeps 2**62 + 1. The items
+    were stacked first (float64 for [x[0], 1.5]: 2**62) and the stack cast (300.0 became 44, NaN 0)."""
+    try:
+        array_of_items(x)
+    except (OverflowError, ValueError):
+        raises_like_numpy(array_of_items, x)
+    else:
+        check(array_of_items, x)
+
+
+def scalar_types_of_python_numbers(x):
+    return np.int8(float(x[0])), np.uint8(x[1].item()), np.int32(int(x[2]) * 2 ** 20), np.int8(x[0])
+
+
+def arrays_of_python_numbers(x):
+    return np.array(float(x[0]), np.int8), np.asarray(x[1].item(), dtype=np.uint8), np.array(x[2], np.int8)
+
+
+@pytest.mark.parametrize("values", [[1.0, 255.9, 2.0], [300.0, 1.0, 1.0], [np.nan, 1.0, 1.0], [1.0, -1.0, 1.0],
+                                    [1.0, 1.0, 5000.0], [np.inf, 1.0, 1.0]])
+def test_a_numpy_scalar_type_of_a_python_number_checks_it_as_numpy(values):
+    """np.int8(300.0), np.uint8(-1.0) and np.array(300.0, np.int8) of Python numbers go through a Python int
+    (OverflowError; NaN ValueError), np.int8 of a NumPy scalar is a cast. They were all cast (44, 255, 0)."""
+    x = np.array(values)
+    for fn in (scalar_types_of_python_numbers, arrays_of_python_numbers):
+        try:
+            with np.errstate(all="ignore"):
+                fn(x)
+        except (OverflowError, ValueError):
+            raises_like_numpy(fn, x)
+        else:
+            check(fn, x)
+
+
+def run_alone(code: str, timeout: int) -> subprocess.CompletedProcess:
+    """`code` in a Python process of its own (for a crash or a hang of the old code), run from the tests folder."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                          cwd=pathlib.Path(__file__).parent, env={**os.environ, "TRANSPILER_CACHE_DIR": ""})
+
+
+def split_into(x, n):
+    return np.split(x, n)
+
+
+def test_a_split_into_too_many_pieces_is_refused_at_once():
+    """np.split(x, n) makes one view per piece while compiling: n = 10**12 (NumPy's ValueError at once for a short
+    x) ran for hours and took all the memory; past MAX_PIECES it is refused. In a process of its own, with a time
+    and a memory limit (the old code's hang)."""
+    code = ("import resource\nresource.setrlimit(resource.RLIMIT_AS, (2**32, 2**32))\n"
+            "import numpy as np\nfrom transpiler import CompileError, transpile\n"
+            "from test_hunt_regressions import split_into\n"
+            "try:\n    transpile(split_into)(np.arange(4.0), 10**12)\nexcept CompileError as e:\n"
+            "    assert 'pieces' in str(e), e\n    print('refused')\n")
+    run = run_alone(code, timeout=120)
+    assert run.stdout.strip() == "refused", run.stderr[-2000:]
+    assert_same(transpile(split_into)(np.arange(6.0), 3), split_into(np.arange(6.0), 3))
+
+
 # ---- sin / cos / tan of a reversed view: the loop reads only through indices, and its big-argument check had no sizes
 def sin_reversed(x):
     return np.sin(x[::-1]), np.cos(x[::-3]), np.tan(x[::-2])
@@ -676,6 +767,5 @@ def test_trig_of_a_reversed_view_does_not_crash():
             "    got, want = transpile(sin_reversed)(x[:n]), sin_reversed(x[:n])\n"
             "    assert all(np.allclose(g, w, rtol=1e-14, atol=0) for g, w in zip(got, want)), (got, want)\n"
             "print('done')\n")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                         cwd=pathlib.Path(__file__).parent, env={**os.environ, "TRANSPILER_CACHE_DIR": ""})
+    run = run_alone(code, timeout=300)
     assert run.returncode == 0 and "done" in run.stdout, (run.returncode, run.stderr[-2000:])

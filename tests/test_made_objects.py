@@ -3,6 +3,7 @@ statistics), and operators their classes define in Python (`a + b`, `v @ x`, `a 
 operator methods are compiled, attributes are this compilation's state (attributes.py), a returned object is made
 anew at each call. They were refused ("Linear() is not supported on run-time arrays"); operators ran the user's
 Python method while compiling, on the compiler's placeholders."""
+import copy
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -251,3 +252,114 @@ def test_a_frozen_dataclass_whose_post_init_sets_a_field():
     total, s = transpile(summarize)(np.arange(4.0))
     assert_same(total, np.float64(6.0))
     assert type(s) is Summary and s.total == 6.0
+
+
+# ---- Python's builtins on objects whose attributes compiled code holds --------------------------------------------
+class Window:
+    size = 0            # class attributes the instance's shadow: Python's own __len__ on the compiler's object read
+    scale = 1.0         # these (len(Window(5, x)) was 0)
+
+    def __init__(self, n, x):
+        self.size = n
+        self.x = x
+        self.scale = 2.0
+
+    def __len__(self):
+        return self.size
+
+    def __abs__(self):
+        return self.scale
+
+    def __float__(self):
+        return self.scale * 2
+
+    def __contains__(self, v):
+        return v == self.size
+
+    def __iter__(self):
+        return iter([self.scale, self.size])
+
+
+def builtins_of_made_objects(x):
+    w, empty = Window(5, x), Window(0, x)
+    return len(w), abs(w), float(w), 5 in w, 3 not in w, bool(w), bool(empty), (1 if empty else 2)
+
+
+def builtins_of_a_rebound_argument(x, w):
+    w.size = 7
+    return len(w), 7 in w, bool(w)
+
+
+def test_builtins_of_objects_whose_attributes_compiled_code_holds_run_their_compiled_methods():
+    """len(), abs(), float(), `in` and truth of an object made in compiled code (or whose attributes it rebinds) ran
+    the class's method as Python on the compiler's object: it read the class attributes (0, 1.0, False); they are
+    compiled now, and the builtins that would run other special methods as Python (list(w), sorted, a for loop over
+    it) are refused."""
+    x = np.arange(3.0)
+    check(builtins_of_made_objects, x)
+    w_ours, w_numpys = Window(6, x), Window(6, x)
+    assert transpile(builtins_of_a_rebound_argument)(x, w_ours) == builtins_of_a_rebound_argument(x, w_numpys)
+    assert w_ours.size == w_numpys.size == 7
+    for fn in (lambda x: list(Window(2, x)), lambda x: [v for v in Window(2, x)], lambda x: sorted([Window(2, x)]),
+               lambda x: max(*Window(2, x))):
+        with pytest.raises(CompileError, match="whose attributes compiled code sets"):
+            transpile(fn)(x)
+
+
+class Offset:
+    data = None         # (the class's: Python's own __getitem__ on the compiler's object read it)
+    k = 0
+
+    def __init__(self, x, k):
+        self.data = x
+        self.k = k
+
+    def __getitem__(self, i):
+        return self.data[i] * self.k
+
+    def __setitem__(self, i, v):
+        self.data[i] = v + self.k
+
+    def __str__(self):
+        return f"Offset by {self.k}"
+
+
+def items_of_made_objects(x):
+    s = Offset(x, 3)
+    s[0] = 10.0
+    return s[1], s[0], x
+
+
+def items_of_a_rebound_argument(x, s):
+    s.k = 5
+    return s[1]
+
+
+def test_subscripts_of_the_users_objects_compile_getitem_and_setitem():
+    """s[i] and s[i] = v on an object of the user's class ran its __getitem__ / __setitem__ as Python while
+    compiling: on an object made in compiled code they read the class's attributes (None: a TypeError), on an
+    argument object they failed on its run-time arrays; an f-string of such an object (its __str__ as Python) is
+    refused."""
+    x = np.arange(3.0)
+    check(items_of_made_objects, x)
+    assert transpile(items_of_a_rebound_argument)(x, Offset(x, 2)) == items_of_a_rebound_argument(x, Offset(x, 2))
+    with pytest.raises(CompileError, match="an f-string of a Offset"):
+        transpile(lambda x: f"{Offset(x, 2)}")(x)
+
+
+@dataclass
+class Tally:
+    total: float = 0.0
+    n: int = 0
+
+
+def copied_tally(x):
+    t = Tally(x.sum(), x.shape[0])
+    return copy.copy(t).n
+
+
+def test_a_library_function_run_on_a_made_object_is_refused():
+    """copy.copy of a dataclass made in compiled code ran object.__reduce_ex__ as Python on the compiler's object,
+    which holds no attributes: the copy had the class's defaults (n = 0 for NumPy's 4)."""
+    with pytest.raises(CompileError, match="whose attributes compiled code sets"):
+        transpile(copied_tally)(np.arange(4.0))

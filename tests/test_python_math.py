@@ -2,6 +2,7 @@
 error'), OverflowError('math range error'), the float -> int conversion errors) raised at the call."""
 import math
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -75,6 +76,65 @@ def test_isclose(a, c):
 def test_floor_beyond_int64_is_an_overflow_error():
     with pytest.raises(OverflowError, match="int64"):
         transpile(lambda x: math.floor(x[0]))(np.array([1e300]))
+
+
+def int_of_element(x, i):
+    return int(x[i]), int(x[i] * 2.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.complex128])
+def test_int_of_a_float_scalar_is_pythons_conversion(dtype):
+    """int() of a NaN is Python's ValueError, of an infinity its OverflowError (the cast gave INT_MIN for both, and
+    for values past int64, where the compiled function's ints stop: an OverflowError that says so)."""
+    values = [2.7, -2.7, 0.5, -0.0, 1e4, np.nan, np.inf, -np.inf] + ([9.3e18, -1e19] if dtype != np.float16 else [])
+    x = np.array(values).astype(dtype)
+    compiled = transpile(int_of_element)
+    for i, v in enumerate(values):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            want, got = outcome(int_of_element, x, i), outcome(compiled, x, i)
+        if not isinstance(want[0], type) and max(map(abs, want)) >= 2 ** 63:
+            want = OverflowError, "int() of a value beyond the int64 range: the compiled function's ints are int64"
+        assert got == want and type(got) is type(want), (v, got, want)
+
+
+def python_ints_of_uint64(x):
+    return int(x[0]), x[:1].item(), int(x[0]) > 0
+
+
+def test_a_uint64_past_int64_as_a_python_int_is_an_overflow_error():
+    """int() and .item() of a uint64 past int64: Python's int holds it, the compiled function's ints (int64) do
+    not: an OverflowError that says so (the cast wrapped it: 2**64 - 1 was -1, and 2**63 > 0 False)."""
+    compiled = transpile(python_ints_of_uint64)
+    x = np.array([2 ** 63 - 1, 1], np.uint64)
+    assert compiled(x) == python_ints_of_uint64(x)
+    for value in (2 ** 63, 2 ** 64 - 1):
+        with pytest.raises(OverflowError, match="beyond the int64 range"):
+            compiled(np.array([value, 1], np.uint64))
+
+
+def floor_and_ceil_of_integers(x, n):
+    return math.floor(x[0]), math.ceil(x[1]), math.floor(n)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_floor_of_a_numpy_integer_goes_through_a_float_as_numpys(dtype):
+    """NumPy's integer scalars have no __floor__: math.floor converts them to a float, so 2**62 + 1 is 2**62 and
+    the largest int64 2**63, past the compiled function's ints (an OverflowError); a Python int stays exact."""
+    compiled = transpile(floor_and_ceil_of_integers)
+    x = np.array([2 ** 62 + 1, 2 ** 53 + 1], dtype)
+    assert compiled(x, 2 ** 62 + 1) == floor_and_ceil_of_integers(x, 2 ** 62 + 1) == (2 ** 62, 2 ** 53, 2 ** 62 + 1)
+    with pytest.raises(OverflowError, match="beyond the int64 range"):
+        compiled(np.array([np.iinfo(dtype).max, 1], dtype), 0)
+
+
+@pytest.mark.parametrize("x", [np.array([2.5], np.float32), np.array([3], np.int64)])
+def test_trunc_of_a_numpy_scalar_other_than_float64_is_numpys_type_error(x):
+    """math.trunc calls __trunc__, which among NumPy's scalars only np.float64 (a float) defines."""
+    with pytest.raises(TypeError, match="doesn't define __trunc__"):
+        math.trunc(x[0])
+    with pytest.raises(TypeError, match="doesn't define __trunc__"):
+        transpile(lambda x: math.trunc(x[0]))(x)
 
 
 def test_haversine_in_a_scalar_loop():

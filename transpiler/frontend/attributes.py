@@ -116,6 +116,11 @@ class Attributes:
         """object.__setattr__ on an object made in compiled code (a frozen dataclass's __post_init__)."""
         self._set(obj, name, value, where)
 
+    def holds_state(self, obj) -> bool:
+        """Whether compiled code holds attributes of obj that the object itself does not have (made in compiled
+        code, or an attribute rebound there): Python's own methods run on it would read stale ones."""
+        return self.is_made(obj) or any(o is obj for o, _ in self.keys.values())
+
     def is_made(self, obj) -> bool:
         return self.made.get(id(obj), _MISSING) is obj     # (not .get's None default: None is not made)
 

@@ -188,19 +188,24 @@ def setitem(b: Builder, x: Var, index, value) -> Var:
     return b.emit1("update_slice", [x, v, *extra], x.dtype, x.shape, specs=norm)
 
 
-def _check_scalar_store(b: Builder, value, dtype: np.dtype, numpy_scalars: bool) -> None:
+def _check_scalar_store(b: Builder, value, dtype: np.dtype, numpy_scalars: bool, item: Var | None = None) -> None:
     """NumPy stores a run-time scalar into an integer array through a Python int where the cast would not: a Python
     float (any index; checked when not `numpy_scalars`) and, with a basic index (`numpy_scalars`), a NumPy scalar of
     another dtype into a signed integer array (`int8_array[i] = float64_array[j]`; an unsigned array wraps, as a cast). That int is checked:
     NaN is ValueError, one the dtype cannot hold (inf too) OverflowError. The kernel checks them (before, the store
-    cast: NaN became INT_MIN, 300.0 in int8 44). Python ints: fit_value; complex scalars are not checked."""
-    if not isinstance(value, Var) or value.ndim or np.dtype(dtype).kind not in "iu" or value.dtype == dtype:
+    cast: NaN became INT_MIN, 300.0 in int8 44). Python ints: fit_value; complex scalars are not checked.
+    With `item`, `value` is a 1-D array of such scalars, each as `item` (np.array of a list appended to in a
+    run-time loop, with an integer dtype); Python ints are checked too, and the first bad one decides the error, as
+    NumPy converts the items in order."""
+    like = value if item is None else item
+    if not isinstance(value, Var) or like.ndim or np.dtype(dtype).kind not in "iu" or value.dtype == dtype:
         return
-    if value.weak:
-        if numpy_scalars or value.dtype.kind != "f":
+    python_int = item is not None and like.weak and like.dtype == dtypes.INT64
+    if like.weak and not python_int:
+        if numpy_scalars or like.dtype.kind != "f":
             return      # (a Python float was checked by the call without numpy_scalars)
-    elif not (numpy_scalars and value.scalar and np.dtype(dtype).kind == "i" and value.dtype.kind in "iuf") \
-            or np.can_cast(value.dtype, dtype, "safe"):
+    elif not python_int and (not (numpy_scalars and like.scalar and np.dtype(dtype).kind == "i"
+                                  and like.dtype.kind in "iuf") or np.can_cast(like.dtype, dtype, "safe")):
         return
     from .elementwise import apply_ufunc
     info = np.iinfo(dtype)
@@ -208,8 +213,9 @@ def _check_scalar_store(b: Builder, value, dtype: np.dtype, numpy_scalars: bool)
     def either(ufunc_low, low, ufunc_high, high, of):
         return apply_ufunc(b, np.logical_or, [apply_ufunc(b, ufunc_low, [of, low]),
                                               apply_ufunc(b, ufunc_high, [of, high])])
+    nan = None
     if value.dtype.kind == "f":
-        b.check(apply_ufunc(b, np.isnan, [value]), ValueError, "cannot convert float NaN to integer")
+        nan = apply_ufunc(b, np.isnan, [value])
         # the truncated value against -2**(bits - 1) and 2**(bits - 1) (or 0 and 2**bits): powers of two, exact in
         # every float type (or +-inf, which only +-inf reaches)
         with np.errstate(over="ignore"):
@@ -218,7 +224,55 @@ def _check_scalar_store(b: Builder, value, dtype: np.dtype, numpy_scalars: bool)
         out = apply_ufunc(b, np.logical_or, [out, apply_ufunc(b, np.isinf, [value])])   # (-inf past a float16 -inf)
     else:
         out = either(np.less, int(info.min), np.greater, int(info.max), value)
+    if value.ndim:
+        nan, out = _first_bad_decides(b, nan, out)
+    if nan is not None:
+        b.check(nan, ValueError, "cannot convert float NaN to integer")
     b.check(out, OverflowError, f"Python integer out of bounds for {np.dtype(dtype)}")
+
+
+def _first_bad_decides(b: Builder, nan: Var | None, out: Var) -> tuple:
+    """Of the elementwise flags of a 1-D array's items (NaN, out of range), the two 0-d flags that raise the error
+    of the first bad item."""
+    from .elementwise import apply_ufunc
+    from .reductions import reduce
+    from .shape_ops import concatenate
+    if nan is None:
+        return None, reduce(b, "any", out)
+    bad = apply_ufunc(b, np.logical_or, [nan, out])
+    first = b.emit1("argmax", [concatenate(b, [bad, b.const(np.array([True]))])], dtypes.INT64, (), scalar=True,
+                    axis=0)     # (past the end where none is bad)
+    first_nan = getitem(b, concatenate(b, [nan, b.const(np.array([False]))]), first)
+    any_bad = reduce(b, "any", bad)
+    return (apply_ufunc(b, np.logical_and, [any_bad, first_nan]),
+            apply_ufunc(b, np.logical_and, [any_bad, apply_ufunc(b, np.logical_not, [first_nan])]))
+
+
+def check_items_into(b: Builder, values: Var, item: Var, dtype) -> None:
+    """np.array(items, dtype) of a list's items (scalars as `item`, or arrays), stacked as `values`: the checks of
+    NumPy's conversion of each item (a Python float, a Python int, a NumPy scalar into a signed int dtype)."""
+    if not item.ndim and values.ndim == 1:
+        _check_scalar_store(b, values, np.dtype(dtype), numpy_scalars=False, item=item)
+        _check_scalar_store(b, values, np.dtype(dtype), numpy_scalars=True, item=item)
+
+
+def items_as(b: Builder, obj, dtype):
+    """The items of a list or tuple given to np.array with a dtype, each converted to it as NumPy converts it: a
+    run-time scalar as setitem stores one (a Python float or a NumPy scalar into an int dtype through a Python
+    int: NaN and values past the dtype raise), an array cast, a compile-time number by NumPy itself. (Stacked
+    first, [x[0], 1.5] was float64 before the int64 cast: 2**62 + 1 became 2**62.)"""
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(items_as(b, item, dtype) for item in obj)
+    dtype = np.dtype(dtype)
+    if isinstance(obj, Var):
+        if not obj.ndim:
+            _check_scalar_store(b, obj, dtype, numpy_scalars=False)
+            _check_scalar_store(b, obj, dtype, numpy_scalars=True)
+        return fit_value(b, obj, dtype, obj.shape)
+    try:
+        return b.const(np.array([obj], dtype=dtype)[0])
+    except (TypeError, ValueError, OverflowError) as e:
+        raise UserError(str(e), type(e)) from None
 
 
 def _region_sized(b: Builder, norm: tuple, sizes: tuple) -> tuple:

@@ -421,6 +421,7 @@ class Interpreter:
             why_unrolled = self._speculate_runtime_loop(s, frame, iterable)
             if why_unrolled is None:
                 return
+        user_operators.refuse_native(self, None, [iterable], user_operators.ITERATING, False, "a for loop over")
         items = py(list, self.module_items(iterable))
         unrolled = _Unrolled(self, s, frame, len(items), why_unrolled)
         for item in items:
@@ -730,6 +731,7 @@ class Interpreter:
     def unpack(self, target, value, frame):
         if isinstance(value, Var):
             value = self.iterate_array(value)
+        user_operators.refuse_native(self, None, [value], user_operators.ITERATING, False, "unpacking")
         items = py(list, self.module_items(value))    # (`w, b = PARAMS`: each item guarded)
         starred = [i for i, t in enumerate(target.elts) if isinstance(t, ast.Starred)]
         if starred:
@@ -775,6 +777,9 @@ class Interpreter:
             if container.scalar or container.weak:
                 raise UserError(f"'numpy.{container.dtype}' object does not support item assignment", TypeError)
             self.b.write(container, lambda: indexing.setitem(self.b, container, index, value))
+            return
+        if user_operators.item_method(container, "__setitem__") is not None:
+            user_operators.call_item_method(self, container, "__setitem__", [index, value])
             return
         if _is_global_object(container, frame):
             raise UserError("mutating a module-level object from compiled code is not supported", TypeError)
@@ -860,6 +865,8 @@ class Interpreter:
             _no_run_time_key(index)
         if isinstance(index, slice) and isinstance(value, (list, tuple)) and self.module_level.get(id(value)) is value:
             value = self.module_items(value)    # `LAYERS[1:]`: a new list, its items guarded in the module's one
+        if user_operators.item_method(value, "__getitem__") is not None:
+            return user_operators.call_item_method(self, value, "__getitem__", [index])
         result = py(lambda: value[index])
         if isinstance(value, (list, tuple, dict)) and (isinstance(index, int) or isinstance(value, dict)):
             if self.module_level.get(id(value)) is value and _holds_attributes(result):
@@ -972,7 +979,9 @@ class Interpreter:
         out = []
         for el in elts:
             if isinstance(el, ast.Starred):
-                out.extend(py(list, self.eval(el.value, frame)))
+                value = self.eval(el.value, frame)
+                user_operators.refuse_native(self, None, [value], user_operators.ITERATING, False, "unpacking")
+                out.extend(py(list, value))
             else:
                 out.append(self.eval(el, frame))
         return out
@@ -1109,6 +1118,15 @@ class Interpreter:
             return self.numpy_call(OPERATOR_UFUNCS[type(op)], [left, right], {}, python_op=True)
         if type(op) not in (ast.Is, ast.IsNot) and (contains_var(left) or contains_var(right)):
             return self._compare_holding_vars(op, left, right)
+        if isinstance(op, (ast.In, ast.NotIn)):
+            found = user_operators.contains(self, left, right)   # (an object whose attributes compiled code holds)
+            if found is not NotImplemented:
+                found = self.truth(found, None, None)
+                return found if isinstance(op, ast.In) else not found
+            user_operators.refuse_native(self, None, [left, right],
+                                         user_operators.CONTAINING + user_operators.COMPARING, what="`in` with")
+        elif type(op) not in (ast.Is, ast.IsNot):
+            user_operators.refuse_native(self, None, [left, right], user_operators.COMPARING, what="a comparison with")
         return py(PY_OPERATORS[type(op)], left, right)
 
     def _runtime_chain(self, first: Var, left, ops, comparators, frame, node):
@@ -1219,6 +1237,12 @@ class Interpreter:
         return self.eval(e.body if self.truth(test, e.test, frame) else e.orelse, frame)
 
     def truth(self, value, node, frame) -> bool:
+        special = user_operators.truth(self, value)     # (an object whose attributes compiled code holds)
+        if special is not NotImplemented:
+            if isinstance(special, Var):
+                raise UserError("a __bool__ or __len__ whose value is known only at run time is not supported as a "
+                                "truth value", TypeError)
+            return self.truth(special, node, frame)
         if isinstance(value, Var):
             raise UserError("the truth value of a run-time array is not known at compile time (control flow on "
                             "run-time values is not supported here); use np.where", ValueError)
@@ -1333,6 +1357,8 @@ class Interpreter:
         if isinstance(value, Var):
             value = self.formatted(value)
         conv = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}[e.conversion]
+        user_operators.refuse_native(self, None, [value], ("__format__", "__str__", "__repr__"), False,
+                                     "an f-string of")
         spec = self.eval(e.format_spec, frame) if e.format_spec is not None else ""
         return py(lambda: format(conv(value), spec))
 
@@ -1373,6 +1399,8 @@ class Interpreter:
             iterable = self.eval(gen.iter, scope if i else frame)
             if isinstance(iterable, Var):
                 iterable = self.iterate_array(iterable)
+            user_operators.refuse_native(self, None, [iterable], user_operators.ITERATING, False,
+                                         "a comprehension over")
             for item in py(list, iterable):
                 self.assign(gen.target, item, scope)
                 if all(self.truth(self.eval(c, scope), c, scope) for c in gen.ifs):
@@ -1482,6 +1510,13 @@ class Interpreter:
             raise UserError(f"{module + '.' if module else ''}{name}() is not supported on run-time arrays",
                             TypeError)
         _check_foldable(fn)
+        if (special := user_operators.special_call(self, fn, args, kwargs)) is not NotImplemented:
+            return special          # len(obj) ... of an object whose attributes compiled code holds
+        if fn is bool and len(args) == 1 and not kwargs and user_operators.truth(self, args[0]) is not NotImplemented:
+            return self.truth(args[0], None, None)
+        user_operators.refuse_native(self, fn, [*args, *kwargs.values()])
+        if not _is_builtin(fn) and not isinstance(fn, type):
+            user_operators.refuse_library_call(self, fn, [getattr(fn, "__self__", None), *args, *kwargs.values()])
         if fn is getattr and not kwargs and len(args) in (2, 3) and isinstance(args[1], str):
             return self._getattr(*args)
         if fn is hasattr and not kwargs and len(args) == 2 and isinstance(args[1], str) \

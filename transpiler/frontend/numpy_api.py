@@ -228,6 +228,7 @@ function(max)(_builtin_extreme("max", np.greater))
 def _scalar_type_handler(scalar_type):
     def handler(b, x=0):
         if isinstance(x, Var):
+            _check_python_number(b, x, scalar_type)
             return _retag(b, x, np.dtype(scalar_type), weak=False)
         return scalar_type(x)
     return handler
@@ -236,6 +237,18 @@ def _scalar_type_handler(scalar_type):
 for _t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float16,
            np.float32, np.float64, np.complex64, np.complex128):
     FUNCTIONS[_t] = _scalar_type_handler(_t)
+
+
+def _check_python_number(b, x: Var, dtype) -> None:
+    """A run-time Python number made a NumPy integer (np.int8(v), np.array(v, np.int8)) goes through a Python int,
+    as a store converts it: 300.0 or n = -1 into uint8 raise OverflowError, NaN ValueError (they were cast: 44,
+    255, 0); a NumPy scalar is cast."""
+    if dtype is None or not (x.weak and x.ndim == 0 and np.dtype(dtype).kind in "iu"):
+        return
+    from .builder import check_python_int_fits
+    from .indexing import _check_scalar_store
+    _check_scalar_store(b, x, np.dtype(dtype), numpy_scalars=False)
+    check_python_int_fits(b, x, np.dtype(dtype))
 
 
 def _python_scalar_handler(py_type):
@@ -252,6 +265,14 @@ def _python_scalar_handler(py_type):
                 raise UserError(f"{py_type.__name__}() argument must be a string or a real number, not 'complex'",
                                 TypeError)
             ew.warn_at(b, np.exceptions.ComplexWarning, "Casting complex values to real discards the imaginary part")
+        if py_type is int and x.dtype.kind in "fc":
+            # Python's int() of a float: NaN is ValueError, inf OverflowError (the cast gave INT_MIN for both, and
+            # for a value past int64, where Python's int grows)
+            from .python_math import float_to_int
+            return float_to_int(b, x if x.dtype.kind == "f" else _retag(b, x, dtypes.FLOAT64, weak=True))
+        if py_type is int and x.dtype == np.uint64:
+            from .python_math import integer_to_int
+            return integer_to_int(b, x)
         return _retag(b, x, kind, weak=True)
     return handler
 
@@ -593,7 +614,11 @@ def _array(b, obj, dtype=None, *, copy=True, order="K", ndmin=0):
     from . import shape_ops as so
     if ndmin:
         raise UserError("np.array(..., ndmin=) is not supported on run-time values", TypeError)
+    if dtype is not None and isinstance(obj, (list, tuple)) and contains_var(obj):
+        from .indexing import items_as
+        obj = items_as(b, obj, dtype)     # each item converted as NumPy converts it, then stacked
     x = so.stack(b, obj) if isinstance(obj, (list, tuple)) and contains_var(obj) else so.as_var(b, obj)
+    _check_python_number(b, x, dtype)
     if dtype is not None:
         return _zero_d_array(b, ew.astype(b, x, dtype, copy=bool(copy)))
     if x.ndim == 0 and (x.scalar or x.weak):
@@ -604,6 +629,7 @@ def _array(b, obj, dtype=None, *, copy=True, order="K", ndmin=0):
 def _asarray(b, a, dtype=None, order=None):
     from . import shape_ops as so
     x = so.as_var(b, a)
+    _check_python_number(b, x, dtype)
     return _zero_d_array(b, ew.astype(b, x, dtype, copy=False) if dtype is not None else x)
 
 

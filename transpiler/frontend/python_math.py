@@ -103,19 +103,25 @@ def _atan2(b, y, x):
     return _ufunc(b, np.arctan2, as_float(b, y), as_float(b, x))
 
 
-def _to_int(ufunc, name):
-    """math.floor / ceil / trunc: a Python int (an int64 here: a value beyond its range is an OverflowError)."""
+def _to_int(ufunc, name, label=None):
+    """math.floor / ceil / trunc (and int(), `label`): a Python int (an int64 here: a value beyond its range is an
+    OverflowError)."""
     def handler(b, x):
-        if isinstance(x, Var) and x.ndim == 0 and x.dtype.kind in "biu":
-            return b.emit1("convert" if x.dtype != dtypes.INT64 else "copy", [x], dtypes.INT64, (), weak=True,
-                           dtype=dtypes.INT64)
+        if name == "trunc" and label is None and isinstance(x, Var) and not x.weak and x.dtype != dtypes.FLOAT64:
+            # math.trunc calls __trunc__, which only np.float64 (a float) has among NumPy's scalars and arrays
+            kind = f"numpy.{x.dtype.type.__name__}" if x.scalar else "numpy.ndarray"
+            raise UserError(f"type {kind} doesn't define __trunc__ method", TypeError)
+        if isinstance(x, Var) and x.ndim == 0 and x.dtype.kind in "biu" and (x.weak or label is not None):
+            return integer_to_int(b, x, label or f"math.{name}()")
+        # (NumPy's integer scalars have no __floor__ / __ceil__: math.floor converts them to a float first, so
+        # math.floor(np.int64(2**62 + 1)) is 2**62)
         r = _ufunc(b, ufunc, as_float(b, x))
         b.check(_ufunc(b, np.isnan, r), ValueError, "cannot convert float NaN to integer")
         b.check(_ufunc(b, np.isinf, r), OverflowError, "cannot convert float infinity to integer")
         big = _all(b, _ufunc(b, np.isfinite, r),
                    _any(b, _ufunc(b, np.less, r, -2.0 ** 63), _ufunc(b, np.greater_equal, r, 2.0 ** 63)))
-        b.check(big, OverflowError, f"math.{name}() of a value beyond the int64 range: the compiled function's ints "
-                                    "are int64")
+        b.check(big, OverflowError, f"{label or f'math.{name}()'} of a value beyond the int64 range: the compiled "
+                                    "function's ints are int64")
         return b.emit1("convert", [r], dtypes.INT64, (), weak=True, dtype=dtypes.INT64)
     return handler
 
@@ -168,6 +174,20 @@ def _unsupported(name, instead):
     def handler(b, *args, **kwargs):
         raise UserError(f"math.{name}() is not supported on run-time values; {instead}", TypeError)
     return handler
+
+
+float_to_int = _to_int(np.trunc, "trunc", "int()")     # int() of a float scalar: Python's conversion, checked
+
+
+def integer_to_int(b, x: Var, label: str = "int()") -> Var:
+    """An integer or bool scalar as a Python int (an int64 here): a uint64 past int64, which Python's int holds,
+    is an OverflowError (the cast wrapped it: int(np.uint64(2**64 - 1)) was -1)."""
+    if x.dtype == np.uint64:
+        big = _ufunc(b, np.greater, x, np.uint64(2 ** 63 - 1))
+        b.check(big, OverflowError, f"{label} of a value beyond the int64 range: the compiled function's ints are "
+                                    "int64")
+    return b.emit1("convert" if x.dtype != dtypes.INT64 else "copy", [x], dtypes.INT64, (), weak=True,
+                   dtype=dtypes.INT64)
 
 
 def _register():

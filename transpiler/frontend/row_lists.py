@@ -819,7 +819,11 @@ def call(interp, fn, args: list, kwargs: dict):
         dtype = options.get("dtype")
         # (0-d arrays and numbers: a 1-D array, as NumPy's; of an empty list with a dtype, its (0,) array too)
         value = _stacked(interp, rows) if dtype is not None and not rows.item.ndim else _as_array(interp, rows)
-        return value if dtype is None else _astype(interp, value, dtype)
+        if dtype is None:
+            return value
+        from .indexing import check_items_into
+        check_items_into(interp.b, value, rows.item, np.dtype(dtype))   # (NumPy converts each item: 300.0 raises)
+        return _astype(interp, value, dtype)
     if fn is np.concatenate:
         options = dict(zip(("axis",), rest)) | kwargs
         if set(options) - {"axis"} or len(rest) > 1:

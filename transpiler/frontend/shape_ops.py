@@ -291,6 +291,17 @@ def take_slice(b: Builder, x: Var, axis: int, start, size) -> Var:
     return b.emit1("slice", [x], x.dtype, shape, specs=tuple(specs))
 
 
+# pieces of np.split / np.array_split made while compiling, one view each (about 0.3 ms apiece): a count past it
+# (np.split(x, n) with n = 10**12) ran for hours and took all the memory before anything was checked
+MAX_PIECES = 20_000
+
+
+def _check_pieces(k: int) -> None:
+    if k > MAX_PIECES:
+        raise UserError(f"splitting into {k} pieces is not supported: the compiler makes one array per piece (at most "
+                        f"{MAX_PIECES}); index the array instead", TypeError)
+
+
 def split(b: Builder, a, indices_or_sections, axis=0) -> list:
     x = as_var(b, a)
     axis = normalize_axis(axis, x.ndim)
@@ -299,6 +310,7 @@ def split(b: Builder, a, indices_or_sections, axis=0) -> list:
         k = int(indices_or_sections)
         if k <= 0:
             raise UserError("number sections must be larger than 0.", ValueError)
+        _check_pieces(k)
         piece = derived("floordiv", n, k)
         b.env.unify(derived("mul", piece, k), n, "array split does not result in an equal division")
         return [take_slice(b, x, axis, derived("mul", piece, i), piece) for i in range(k)]
@@ -314,6 +326,7 @@ def array_split(b: Builder, a, indices_or_sections, axis=0) -> list:
     k = int(indices_or_sections)
     if k <= 0:
         raise UserError("number sections must be larger than 0.", ValueError)
+    _check_pieces(k)
     base = derived("floordiv", n, k)
     extra = derived("sub", n, derived("mul", base, k))      # the first `extra` pieces get one more element
     pieces, start = [], 0
@@ -326,6 +339,7 @@ def array_split(b: Builder, a, indices_or_sections, axis=0) -> list:
 
 def _split_at(b: Builder, x: Var, axis: int, n, indices: list) -> list:
     """np.split at explicit indices: pieces x[i:j] with NumPy's slice clamping."""
+    _check_pieces(len(indices) + 1)
     bounds = [0] + [_clamp_index(as_dim_or_error(i), n) for i in indices] + [n]
     pieces = []
     for lo, hi in zip(bounds[:-1], bounds[1:]):

@@ -5,6 +5,8 @@ it on the compiler's placeholders (an object made in compiled code has no attrib
 from __future__ import annotations
 
 import ast
+import builtins
+import operator
 import types
 
 import numpy as np
@@ -133,3 +135,124 @@ def _call(interp, obj, name: str, args: list):
     _check_source(method, type(obj), name)
     interp.class_attribute(type(obj), name, None)     # (guarded: a method replaced on the class compiles again)
     return interp.call(method, [obj, *args], {})
+
+
+# ---- Python's builtins on objects whose attributes compiled code holds ------------------------------------------
+# A builtin run as Python calls the class's special method on the compiler's object, whose attributes (made in
+# compiled code, or rebound there) are state of the compilation: the method read the class's attributes instead
+# (len(Buf(5)) was the class's `size = 0`) or raised AttributeError. The ones that call one method are compiled
+# through it; the others are refused for such an object.
+SPECIAL_CALLS = {len: "__len__", abs: "__abs__", float: "__float__", int: "__int__", complex: "__complex__",
+                 operator.index: "__index__", hash: "__hash__", round: "__round__"}
+_CALLING_BUILTINS = {builtins.iter, builtins.next, reversed, sorted, min, max, sum, list, tuple, set, frozenset, dict,
+                     enumerate, zip, map, filter, any, all, str, repr, format, divmod, pow, range, bool, *SPECIAL_CALLS}
+_NOT_SPECIAL = {"__init__", "__post_init__", "__new__", "__init_subclass__", "__set_name__", "__class_getitem__",
+                "__call__", "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__dir__", "__del__"}
+
+
+def special_methods(cls: type) -> list:
+    """The special methods (`__len__`, `__iter__`, `__lt__` ...) the user's class defines in Python."""
+    names = {n for c in cls.__mro__[:-1] for n in vars(c) if n.startswith("__") and n.endswith("__")}
+    return sorted(n for n in names - _NOT_SPECIAL if _user_method(cls, n) is not None)
+
+
+def _stateful(interp, value) -> bool:
+    return not isinstance(value, Var) and is_structure_object(value) and interp.attributes.holds_state(value)
+
+
+def special_call(interp, fn, args: list, kwargs: dict):
+    """len(obj), abs(obj) ... of such an object through its compiled method (NotImplemented where fn is not one of
+    those, or obj not such an object)."""
+    name = SPECIAL_CALLS.get(fn) if _hashable(fn) else None
+    if name is None or len(args) != 1 or kwargs or not _stateful(interp, args[0]) \
+            or _user_method(type(args[0]), name) is None:
+        return NotImplemented
+    result = _call(interp, args[0], name, [])
+    if fn is len and not isinstance(result, Var):
+        if not isinstance(result, int):
+            raise UserError(f"'{type(result).__name__}' object cannot be interpreted as an integer", TypeError)
+        if result < 0:
+            raise UserError("__len__() should return >= 0", ValueError)
+    return result
+
+
+def truth(interp, value):
+    """`if obj:` / bool(obj) of such an object: its compiled __bool__, else __len__ (NotImplemented otherwise)."""
+    if not _stateful(interp, value):
+        return NotImplemented
+    if _user_method(type(value), "__bool__") is not None:
+        result = _call(interp, value, "__bool__", [])
+        if not isinstance(result, (bool, Var)):
+            raise UserError(f"__bool__ should return bool, returned {type(result).__name__}", TypeError)
+        return result
+    if _user_method(type(value), "__len__") is not None:
+        return special_call(interp, len, [value], {}) != 0
+    return NotImplemented
+
+
+ITERATING = ("__iter__", "__getitem__", "__len__", "__next__")
+CONTAINING = ("__contains__", "__iter__", "__getitem__")
+COMPARING = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__")
+
+
+def refuse_native(interp, fn, values, names=None, items: bool = True, what: str = "") -> None:
+    """Refuse a builtin (or, with fn None, the Python operation `what`) that would run special methods (`names`,
+    else any) of such an object as Python. `values`: its operands, with `items`, one level into lists, tuples and
+    dicts too (whose items sorted, min, max, sum and comparisons compare or add)."""
+    if fn is not None and not (_hashable(fn) and fn in _CALLING_BUILTINS):
+        return
+    for v in values:
+        inside = () if not items else v.values() if isinstance(v, dict) else v if isinstance(v, (list, tuple)) else ()
+        for obj in (v, *inside):
+            if not _stateful(interp, obj):
+                continue
+            found = [n for n in special_methods(type(obj)) if names is None or n in names]
+            if found:
+                what = f"{getattr(fn, '__name__', fn)}() of" if fn is not None else what
+                raise UserError(f"{what} a {type(obj).__name__} whose attributes compiled code sets (made or "
+                                f"assigned in the compiled function) is not supported: Python would run its "
+                                f"{', '.join(found)} on the compiler's object; call the method or read the "
+                                f"attributes directly", TypeError)
+
+
+def contains(interp, item, container):
+    """`item in obj` of such an object through its compiled __contains__ (NotImplemented otherwise)."""
+    if not _stateful(interp, container) or _user_method(type(container), "__contains__") is None:
+        return NotImplemented
+    return _call(interp, container, "__contains__", [item])
+
+
+def _hashable(fn) -> bool:
+    try:
+        hash(fn)
+    except TypeError:
+        return False
+    return True
+
+
+def item_method(value, name: str):
+    """The user's Python __getitem__ / __setitem__ of an object of the user's class (None otherwise): compiled, as
+    the operators are (run as Python it read the class's attributes of an object made in compiled code, and failed
+    on the run-time values an argument object holds)."""
+    if isinstance(value, (Var, list, tuple, dict, np.ndarray)) or not is_structure_object(value):
+        return None
+    return _user_method(type(value), name)
+
+
+def call_item_method(interp, value, name: str, args: list):
+    return _call(interp, value, name, args)
+
+
+def refuse_library_call(interp, fn, values) -> None:
+    """A library function run as Python (copy.copy, dataclasses.replace ...) on an object whose attributes compiled
+    code holds reads its attributes from the object itself, which does not have them: refused (copy.copy of a
+    dataclass made in compiled code gave the class's defaults)."""
+    for v in values:
+        inside = v.values() if isinstance(v, dict) else v if isinstance(v, (list, tuple)) else ()
+        for obj in (v, *inside):
+            if _stateful(interp, obj):
+                name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+                module = getattr(fn, "__module__", None) or ""
+                raise UserError(f"{module + '.' if module else ''}{name}() of a {type(obj).__name__} whose attributes "
+                                "compiled code sets (made or assigned in the compiled function) is not supported: it "
+                                "would run as Python on the compiler's object, which does not hold them", TypeError)
