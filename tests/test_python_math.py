@@ -137,6 +137,29 @@ def test_trunc_of_a_numpy_scalar_other_than_float64_is_numpys_type_error(x):
         transpile(lambda x: math.trunc(x[0]))(x)
 
 
+def rounded(x, f, k, i):
+    return round(x[i]), round(f[i]), round(x[i], 2), round(k[i]), round(k[i], -1), round(float(x[i])), \
+        round(int(k[i]), 3)
+
+
+def test_round_of_run_time_scalars_is_pythons():
+    """round(): a Python int, half to even, from float64, float32, int and Python numbers; with ndigits a NumPy
+    scalar's np.round of its own type; NaN and infinities Python's errors; arrays, NumPy bools and Python floats
+    with ndigits refused as Python or the compiler says (Python's decimal rounding is not NumPy's)."""
+    x = np.array([2.5, 3.5, -2.5, 0.49999999999999994, 1e15 + 0.5, 1.005, -0.5, 2.675, np.nan, np.inf])
+    f, k = x.astype(np.float32), np.array([25, 35, -25, 1234, 0, 7, -1250, 5, 0, 0], np.int32)
+    compiled = transpile(rounded)
+    for i in range(8):
+        for got, expected in zip(compiled(x, f, k, i), rounded(x, f, k, i)):
+            assert type(got) is type(expected) and got == expected, (i, got, expected)
+    for i, kind in ((8, ValueError), (9, OverflowError)):
+        with pytest.raises(kind, match="cannot convert float"):
+            compiled(x, f, k, i)
+    for refused in (lambda x: round(x), lambda x: round(x[0] > 0), lambda x: round(float(x[0]), 1)):
+        with pytest.raises(TypeError):
+            transpile(refused)(x)
+
+
 def test_haversine_in_a_scalar_loop():
     def haversine(lat1, lon1, lat2, lon2):
         out = np.empty(len(lat1))

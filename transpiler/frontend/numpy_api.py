@@ -287,6 +287,31 @@ for _t in (bool, int, float, complex):
     FUNCTIONS[_t] = _python_scalar_handler(_t)
 
 
+@function(round)
+def _builtin_round(b, x, ndigits=None):
+    """Python's round() of a run-time scalar. Without ndigits: a Python int, half to even (`np.rint`), NaN a
+    ValueError and an infinity an OverflowError as Python's (a value past int64 is int()'s OverflowError); an int
+    is itself. With ndigits: a NumPy scalar's __round__ is np.round (the scalar's type). A Python float with
+    ndigits rounds in decimal, correctly rounded, which np.round's scaling does not: refused."""
+    if not isinstance(x, Var):
+        return round(x) if ndigits is None else round(x, ndigits)
+    if x.ndim != 0 or not x.scalar and not x.weak:
+        raise UserError("type numpy.ndarray doesn't define __round__ method", TypeError)
+    kind = x.dtype.kind
+    if kind == "c" or kind == "b" and not x.weak:
+        name = "complex" if x.weak else f"numpy.{x.dtype.type.__name__}"
+        raise UserError(f"type {name} doesn't define __round__ method", TypeError)
+    from .python_math import integer_to_int, round_to_int
+    if ndigits is None:
+        return integer_to_int(b, x, "round()") if kind in "biu" else round_to_int(b, x)
+    if not x.weak:
+        return current_interpreter.get().numpy_call(np.round, [x, ndigits], {})
+    if kind in "biu" and isinstance(ndigits, int) and not isinstance(ndigits, bool) and ndigits >= 0:
+        return integer_to_int(b, x, "round()")
+    raise UserError("round() of a run-time Python number with ndigits is not supported in compiled code (Python "
+                    "rounds in decimal): use np.round(x, decimals), NumPy's rounding", TypeError)
+
+
 @function(type)
 def _type(b, x, *rest):
     """type(v) of a run-time value: the type it has when the kernel runs (Python's own type() would see the

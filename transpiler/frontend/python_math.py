@@ -177,6 +177,7 @@ def _unsupported(name, instead):
 
 
 float_to_int = _to_int(np.trunc, "trunc", "int()")     # int() of a float scalar: Python's conversion, checked
+round_to_int = _to_int(np.rint, "round", "round()")     # round() of a float scalar: half to even, checked
 
 
 def integer_to_int(b, x: Var, label: str = "int()") -> Var:
