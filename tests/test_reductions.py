@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from helpers import assert_same, check, some_slow
+from helpers import assert_same, check
 from transpiler import CompileError, emit, transpile
 
 RNG_SEED = 7
