@@ -161,3 +161,14 @@ def some_slow_pairs(rows, cols, every=3, keep=()):
     the default suite. The slow suite runs the whole product (some_slow's rule, for two axes)."""
     return [(r, c) if (i + j) % every == 0 or (r, c) in keep else pytest.param(r, c, marks=pytest.mark.slow)
             for i, r in enumerate(rows) for j, c in enumerate(cols)]
+
+
+# For a test whose cases inside it compile one kernel each (a loop over functions, over dtypes): `part` parametrized
+# over PARTS runs the cases `in_part` in the default suite and the others in the slow suite
+PARTS = ["default", pytest.param("slow", marks=pytest.mark.slow)]
+
+
+def in_part(part: str, k: int, every: int = 2) -> bool:
+    """Whether case `k` (the sum of its positions on the grid's axes: function, dtype, shape ...) runs in `part`:
+    those on every `every`-th diagonal in "default", the others in "slow" (some_slow_pairs's rule, inside a test)."""
+    return (k % every == 0) == (part == "default")

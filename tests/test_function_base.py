@@ -4,7 +4,7 @@ compared with NumPy's own run: values, dtypes, shapes, views and errors."""
 import numpy as np
 import pytest
 
-from helpers import aliasing_mismatch, check, raises_like_numpy
+from helpers import PARTS, aliasing_mismatch, check, in_part, raises_like_numpy
 from transpiler import CompileError, transpile
 
 
@@ -15,13 +15,22 @@ def rng(seed=0):
 SPECIALS = np.array([0.0, -0.0, 1.5, -2.25, np.nan, np.inf, -np.inf, 1e-30, 7.0])
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
-@pytest.mark.parametrize("default", [0, 1.5, np.float32(-1)])
-def test_select(dtype, default):
+SELECT_DTYPES = [np.float32, np.float64, np.int16]
+SELECT_DEFAULTS = [0, 1.5, np.float32(-1)]
+
+
+# each form on half of the dtype x default grid (a diagonal: every dtype and every default) in the default suite
+@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("dtype", SELECT_DTYPES)
+@pytest.mark.parametrize("default", SELECT_DEFAULTS)
+def test_select(dtype, default, part):
     x = (np.arange(12) - 5).astype(dtype).reshape(3, 4)
-    check(lambda x: np.select([x > 2, x < -2, x == 0], [x, -x, 7], default), x)
-    check(lambda x: np.select([x[0] > 0], [x], default), x)         # conditions broadcast against the choices
-    check(lambda x: np.select([x > 0, x > 1], [x * 2, x * 3]), x)   # the first condition that holds wins
+    forms = [lambda x: np.select([x > 2, x < -2, x == 0], [x, -x, 7], default),
+             lambda x: np.select([x[0] > 0], [x], default),         # conditions broadcast against the choices
+             lambda x: np.select([x > 0, x > 1], [x * 2, x * 3])]   # the first condition that holds wins
+    for k, fn in enumerate(forms):
+        if in_part(part, k + SELECT_DTYPES.index(dtype) + [id(d) for d in SELECT_DEFAULTS].index(id(default))):
+            check(fn, x)
 
 
 def test_select_errors_are_numpys():
@@ -200,15 +209,25 @@ def test_polyval_and_vander(dtype):
         check(lambda x: (np.vander(x, n), np.vander(x, n, increasing=True)), x)
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.float64])
+CUMULATIVE_DTYPES = [np.int8, np.float32, np.float64]
+
+
+# each form on half of the dtype x include_initial grid (a diagonal) in the default suite, the error on every cell
+@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("dtype", CUMULATIVE_DTYPES)
 @pytest.mark.parametrize("include_initial", [False, True])
-def test_cumulative_sum_and_prod(dtype, include_initial):
+def test_cumulative_sum_and_prod(dtype, include_initial, part):
     x = (np.arange(12) % 5 + 1).astype(dtype).reshape(3, 4)
-    for axis in (0, 1, -1):
-        check(lambda x: np.cumulative_sum(x, axis=axis, include_initial=include_initial), x)
-        check(lambda x: np.cumulative_prod(x, axis=axis, include_initial=include_initial), x)
-    check(lambda x: np.cumulative_sum(x[0], include_initial=include_initial), x)
-    raises_like_numpy(lambda x: np.cumulative_sum(x), x)
+    cell = CUMULATIVE_DTYPES.index(dtype) + include_initial
+    for k, axis in enumerate((0, 1, -1)):
+        if in_part(part, 2 * k + cell):
+            check(lambda x: np.cumulative_sum(x, axis=axis, include_initial=include_initial), x)
+        if in_part(part, 2 * k + 1 + cell):
+            check(lambda x: np.cumulative_prod(x, axis=axis, include_initial=include_initial), x)
+    if in_part(part, 6 + cell):
+        check(lambda x: np.cumulative_sum(x[0], include_initial=include_initial), x)
+    if part == "default":
+        raises_like_numpy(lambda x: np.cumulative_sum(x), x)
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int64, np.float32, np.complex64])

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from helpers import assert_same, raises_like_numpy
+from helpers import PARTS, assert_same, in_part, raises_like_numpy
 from transpiler import transpile
 
 NAMES = ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin")
@@ -22,9 +22,15 @@ def _data(dtype, shape=(4, 5)):
     return x
 
 
+NAN_DTYPES = [np.float64, np.float32, np.int64]
+
+
+# each call on half of the function x dtype grid (a diagonal: every function and every dtype) in the default suite,
+# and nanstd's keepdims call on float32 (the one whose result is computed into its destination: destinations.py)
+@pytest.mark.parametrize("part", PARTS)
 @pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
-def test_nan_reductions_match_numpy(name, dtype):
+@pytest.mark.parametrize("dtype", NAN_DTYPES)
+def test_nan_reductions_match_numpy(name, dtype, part):
     fn = getattr(np, name)
     x = _data(dtype)
     calls = [lambda x: fn(x), lambda x: fn(x, axis=0), lambda x: fn(x, axis=-1, keepdims=True)]
@@ -32,8 +38,10 @@ def test_nan_reductions_match_numpy(name, dtype):
         calls.append(lambda x: fn(x, axis=1, ddof=1))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)     # NumPy's "Mean of empty slice", "All-NaN slice ..."
-        for call in calls:
-            assert_same(transpile(call)(x), call(x))
+        for k, call in enumerate(calls):
+            keep = (name, dtype, k) == ("nanstd", np.float32, 2)
+            if in_part(part, k + NAMES.index(name) + NAN_DTYPES.index(dtype)) or (keep and part == "default"):
+                assert_same(transpile(call)(x), call(x))
 
 
 @pytest.mark.parametrize("name", ["nanmax", "nanmin"])

@@ -9,7 +9,7 @@ import pytest
 from transpiler import transpile
 from transpiler.errors import CompileError
 
-from helpers import assert_same, check
+from helpers import PARTS, assert_same, check, in_part
 from programs_imperative import radial_profile
 from test_disk_cache import compiled_then_loaded
 
@@ -30,15 +30,21 @@ def _data(shape, dtype):
     return RNG.integers(-5, 6, shape).astype(dtype)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "int8", "uint16"])      # (NumPy sorts: one float, two ints)
-@pytest.mark.parametrize("shape, axis", [((7,), -1), ((4, 5), 0), ((4, 5), 1), ((3, 1, 4), -1), ((3, 4), None),
-                                         ((0,), -1), ((1, 1), 0)])
-def test_sort_and_argsort_along_axes(dtype, shape, axis):
+SORT_DTYPES = ["float64", "int8", "uint16"]      # (NumPy sorts: one float, two ints)
+SORT_SHAPES = [((7,), -1), ((4, 5), 0), ((4, 5), 1), ((3, 1, 4), -1), ((3, 4), None), ((0,), -1), ((1, 1), 0)]
+
+
+# each form on half of the dtype x shape grid (a diagonal: every dtype and every shape) in the default suite
+@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("dtype", SORT_DTYPES)
+@pytest.mark.parametrize("shape, axis", SORT_SHAPES)
+def test_sort_and_argsort_along_axes(dtype, shape, axis, part):
     x = _data(shape, dtype)
-    exact(lambda x: np.sort(x, axis=axis), x)
-    exact(lambda x: np.argsort(x, axis=axis), x)
-    exact(lambda x: np.argsort(x, axis=axis, kind="stable") + 1, x)
-    exact(lambda x: x.argsort(axis=axis, stable=True), x)
+    forms = [lambda x: np.sort(x, axis=axis), lambda x: np.argsort(x, axis=axis),
+             lambda x: np.argsort(x, axis=axis, kind="stable") + 1, lambda x: x.argsort(axis=axis, stable=True)]
+    for k, fn in enumerate(forms):
+        if in_part(part, k + SORT_DTYPES.index(dtype) + SORT_SHAPES.index((shape, axis))):
+            exact(fn, x)
 
 
 def test_sort_puts_nans_last_and_sorts_results_of_the_kernel():
@@ -78,15 +84,24 @@ def test_searchsorted(side):
     exact(lambda a, s, v: np.searchsorted(a, v, sorter=s), a[order], np.argsort(a[order]), v)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])
-@pytest.mark.parametrize("axis, keepdims", [(None, False), (0, False), (-1, True), ((0, 1), False)])
-def test_median_percentile_quantile(dtype, axis, keepdims):
+ORDER_DTYPES = ["float64", "float32", "int32"]
+ORDER_AXES = [(None, False), (0, False), (-1, True), ((0, 1), False)]
+
+
+# each form on half of the dtype x axis grid (a diagonal: every dtype and every axis) in the default suite
+@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("dtype", ORDER_DTYPES)
+@pytest.mark.parametrize("axis, keepdims", ORDER_AXES)
+def test_median_percentile_quantile(dtype, axis, keepdims, part):
     x = _data((4, 6), dtype)
-    exact(lambda x: np.median(x, axis=axis, keepdims=keepdims), x)
-    exact(lambda x: np.percentile(x, 30.0, axis=axis, keepdims=keepdims), x)
-    exact(lambda x: np.percentile(x, [10, 50, 95], axis=axis, keepdims=keepdims, method="nearest"), x)
-    exact(lambda x, q: np.quantile(x, q, axis=axis, keepdims=keepdims), x, np.array([0.25, 0.75]))
-    exact(lambda x, q: np.quantile(x, q[0], axis, None, False, "midpoint"), x, np.array([0.4]))
+    forms = [(lambda x: np.median(x, axis=axis, keepdims=keepdims), ()),
+             (lambda x: np.percentile(x, 30.0, axis=axis, keepdims=keepdims), ()),
+             (lambda x: np.percentile(x, [10, 50, 95], axis=axis, keepdims=keepdims, method="nearest"), ()),
+             (lambda x, q: np.quantile(x, q, axis=axis, keepdims=keepdims), (np.array([0.25, 0.75]),)),
+             (lambda x, q: np.quantile(x, q[0], axis, None, False, "midpoint"), (np.array([0.4]),))]
+    for k, (fn, more) in enumerate(forms):
+        if in_part(part, k + ORDER_DTYPES.index(dtype) + ORDER_AXES.index((axis, keepdims))):
+            exact(fn, x, *more)
 
 
 def test_order_statistics_of_nan_and_of_a_computed_array():
@@ -116,20 +131,38 @@ def _spd(n, dtype="float64", batch=()):
     return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dtype)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
-@pytest.mark.parametrize("batch", [(), (3,), (2, 1)])
-def test_square_matrix_functions(dtype, batch):
+def _called(fn):
+    def call(a):
+        return fn(a)
+    return call
+
+
+_la = np.linalg
+SQUARE_MATRIX_FUNCTIONS = [
+    *[_called(fn) for fn in (_la.inv, _la.det, _la.slogdet, _la.cholesky, _la.eigh, _la.eigvalsh, _la.svd, _la.pinv,
+                             _la.matrix_rank, _la.cond, _la.qr)],
+    lambda a: _la.cholesky(a, upper=True),
+    lambda a: _la.eigh(a, UPLO="U").eigenvectors,
+    lambda a: _la.svd(a, full_matrices=False, compute_uv=False),
+    lambda a: _la.matrix_power(a, 3),
+    lambda a: _la.matrix_power(a, -2),       # not on int64 (NumPy refuses a negative power of an integer matrix)
+]
+SQUARE_DTYPES = ["float64", "float32", "int64"]
+SQUARE_BATCHES = [(), (3,), (2, 1)]
+
+
+# Every function on every dtype x batch shape, each cell a kernel of its own: the default suite runs each function on
+# a diagonal of the grid (function k on the cells (i, j) with (k + i + j) % 3 == 0: every dtype once and every batch
+# shape once), the slow suite the rest
+@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("dtype", SQUARE_DTYPES)
+@pytest.mark.parametrize("batch", SQUARE_BATCHES)
+def test_square_matrix_functions(dtype, batch, part):
     a = _spd(4, dtype, batch) if dtype != "int64" else RNG.integers(-3, 4, batch + (4, 4)) + 9 * np.eye(4, dtype=int)
-    la = np.linalg
-    for fn in (la.inv, la.det, la.slogdet, la.cholesky, la.eigh, la.eigvalsh, la.svd, la.pinv, la.matrix_rank,
-               la.cond, la.qr):
-        exact(lambda a: fn(a), a)
-    exact(lambda a: la.cholesky(a, upper=True), a)
-    exact(lambda a: la.eigh(a, UPLO="U").eigenvectors, a)
-    exact(lambda a: la.svd(a, full_matrices=False, compute_uv=False), a)
-    exact(lambda a: la.matrix_power(a, 3), a)
-    if dtype != "int64":
-        exact(lambda a: la.matrix_power(a, -2), a)
+    i, j = SQUARE_DTYPES.index(dtype), SQUARE_BATCHES.index(batch)
+    for k, fn in enumerate(SQUARE_MATRIX_FUNCTIONS):
+        if in_part(part, k + i + j, every=3) and not (dtype == "int64" and k == 15):
+            exact(fn, a)
 
 
 @pytest.mark.parametrize("shape", [(5, 3), (3, 5), (1, 4)])
@@ -171,11 +204,19 @@ def _lstsq_matrix(shape, dtype, rank=None):
     return a.astype(dtype)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128", "complex64", "int64"])
-@pytest.mark.parametrize("shape, rank", [((6, 3), None), ((3, 6), None), ((4, 4), None), ((6, 3), 2), ((4, 4), 3),
-                                         ((1, 1), None), ((1, 4), None), ((4, 1), None), ((5, 2), 0), ((0, 3), None),
-                                         ((3, 0), None)])
-@pytest.mark.parametrize("columns", [None, 1, 3, 0])       # b 1-D, or 2-D with this many columns
+LSTSQ_DTYPES = ["float64", "float32", "complex128", "complex64", "int64"]
+LSTSQ_SHAPES = [((6, 3), None), ((3, 6), None), ((4, 4), None), ((6, 3), 2), ((4, 4), 3), ((1, 1), None),
+                ((1, 4), None), ((4, 1), None), ((5, 2), 0), ((0, 3), None), ((3, 0), None)]
+LSTSQ_COLUMNS = [None, 1, 3, 0]       # b 1-D, or 2-D with this many columns
+# half of the dtype x shape x columns grid in the default suite (every dtype meets every shape and every b), the
+# whole grid in the slow suite
+LSTSQ_CASES = [pytest.param(dtype, shape, rank, columns, id=f"{dtype}-{shape}-{rank}-{columns}",
+                            marks=[] if (i + j + k) % 2 == 0 else [pytest.mark.slow])
+               for i, dtype in enumerate(LSTSQ_DTYPES) for j, (shape, rank) in enumerate(LSTSQ_SHAPES)
+               for k, columns in enumerate(LSTSQ_COLUMNS)]
+
+
+@pytest.mark.parametrize("dtype, shape, rank, columns", LSTSQ_CASES)
 def test_lstsq_as_numpy(dtype, shape, rank, columns):
     a = _lstsq_matrix(shape, dtype, rank)
     b = _lstsq_matrix((shape[0], 1 if columns is None else columns), dtype)
@@ -308,14 +349,21 @@ def test_calls_in_run_time_loops_and_in_outlined_functions():
     assert "scf.for" in mlir and "call @npcall_sort_" in mlir
 
 
-@pytest.mark.parametrize("dtype", ["int64", "int8", "uint16", "bool"])
-def test_bincount_sizes_its_result_from_the_data(dtype):
+BINCOUNT_DTYPES = ["int64", "int8", "uint16", "bool"]
+
+
+# each form on half of the dtypes in the default suite
+@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("dtype", BINCOUNT_DTYPES)
+def test_bincount_sizes_its_result_from_the_data(dtype, part):
     x = RNG.integers(0, 9, 40).astype(dtype)
-    exact(lambda x: np.bincount(x), x)
-    exact(lambda x: np.bincount(x, minlength=20), x)
-    exact(lambda x, w: np.bincount(x, weights=w), x, RNG.random(40).astype(np.float32))
-    exact(lambda x: np.bincount(x[:0], minlength=3), x)
-    exact(lambda x: np.bincount(x * 1).argmax(), x)        # of a computed array
+    forms = [(lambda x: np.bincount(x), ()), (lambda x: np.bincount(x, minlength=20), ()),
+             (lambda x, w: np.bincount(x, weights=w), (RNG.random(40).astype(np.float32),)),
+             (lambda x: np.bincount(x[:0], minlength=3), ()),
+             (lambda x: np.bincount(x * 1).argmax(), ())]        # of a computed array
+    for k, (fn, more) in enumerate(forms):
+        if in_part(part, k + BINCOUNT_DTYPES.index(dtype)):
+            exact(fn, x, *more)
 
 
 def test_bincount_errors_are_numpys():
@@ -325,17 +373,26 @@ def test_bincount_errors_are_numpys():
         transpile(lambda x: np.bincount(x))(np.array([1.5]))
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "bool"])
-@pytest.mark.parametrize("shape", [(12,), (3, 4), (0,), (1,)])
-def test_unique(dtype, shape):
+UNIQUE_DTYPES = ["float64", "float32", "int32", "bool"]
+UNIQUE_SHAPES = [(12,), (3, 4), (0,), (1,)]
+
+
+# each form on half of the dtype x shape grid (a diagonal: every dtype and every shape) in the default suite
+@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("dtype", UNIQUE_DTYPES)
+@pytest.mark.parametrize("shape", UNIQUE_SHAPES)
+def test_unique(dtype, shape, part):
     x = RNG.integers(-3, 3, shape).astype(dtype)
     if dtype[0] == "f" and x.size > 4:
         x.flat[[1, 3]] = np.nan
         x.flat[2] = -0.0
-    exact(lambda x: np.unique(x), x)
-    exact(lambda x: np.unique(x, return_index=True, return_inverse=True, return_counts=True), x)
-    exact(lambda x: np.unique(x, equal_nan=False, return_counts=True), x)
-    exact(lambda x: np.unique(x * 2).sum(), x)
+    forms = [lambda x: np.unique(x),
+             lambda x: np.unique(x, return_index=True, return_inverse=True, return_counts=True),
+             lambda x: np.unique(x, equal_nan=False, return_counts=True),
+             lambda x: np.unique(x * 2).sum()]
+    for k, fn in enumerate(forms):
+        if in_part(part, k + UNIQUE_DTYPES.index(dtype) + UNIQUE_SHAPES.index(shape)):
+            exact(fn, x)
 
 
 @pytest.mark.parametrize("shape,axis", [((0,), None), ((0, 3), 0), ((3, 0), 0), ((0, 3), 1), ((3, 0), 1),

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from helpers import assert_same, check, some_slow
+from helpers import assert_same, check
 from transpiler import CompileError, emit, transpile
 
 RNG_SEED = 7
@@ -46,12 +46,30 @@ def prod_rtol(x: np.ndarray, result) -> float:
     return 2 * max(n - 1, 0) * UNIT_ROUNDOFF[x.dtype]
 
 
-@pytest.mark.parametrize("keepdims", [False, True])
-@pytest.mark.parametrize("axis", some_slow(AXES, (None, -1, (0, 2), (0, 1, 2))), ids=str)
+# keepdims only reshapes the reduced result, whatever the dtype: the default suite runs it on THREE_DTYPES (a float,
+# an int, a bool), and every dtype without it (axis None and -1; the other axes on THREE_DTYPES); the slow suite runs
+# keepdims on every dtype too, and the other axes
+THREE_DTYPES = ["float32", "int32", "bool"]
+DEFAULT_AXES = (None, -1, (0, 2), (0, 1, 2))
+
+
+def axis_cases():
+    cases = []
+    for axis in AXES:
+        every = DTYPES if axis in (None, -1) else THREE_DTYPES
+        groups = [(False, every), (True, THREE_DTYPES), (True, [d for d in every if d not in THREE_DTYPES])]
+        for i, (keepdims, dtypes) in enumerate(g for g in groups if g[1]):
+            slow = axis not in DEFAULT_AXES or i == 2
+            cases.append(pytest.param(axis, keepdims, dtypes, id=f"{axis}-{keepdims}-{len(dtypes)}dtypes",
+                                      marks=[pytest.mark.slow] if slow else []))
+    return cases
+
+
+@pytest.mark.parametrize("axis, keepdims, dtypes", axis_cases())
 @pytest.mark.parametrize("name", list(REDUCTIONS))
-def test_reductions_axes(name, axis, keepdims):
+def test_reductions_axes(name, axis, keepdims, dtypes):
     fn = REDUCTIONS[name]
-    for dtype in (["float32", "int32", "bool"] if axis not in (None, -1) else DTYPES):
+    for dtype in dtypes:
         if name in ("var", "std") and dtype == "bool":
             continue
         x = sample(dtype)
@@ -64,14 +82,24 @@ def test_reductions_axes(name, axis, keepdims):
         check(lambda x: fn(x, axis, keepdims), x)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+# np.argmax(x, axis=...) on every dtype; the method's keepdims=True only reshapes the result: the default suite runs
+# it on THREE_DTYPES and int64 (its loops over the index and the int64 value fuse differently: loops.py), the slow
+# suite on every dtype
+ARG_CASES = [(dtype, keepdims) if not keepdims or dtype in THREE_DTYPES + ["int64"]
+             else pytest.param(dtype, keepdims, marks=pytest.mark.slow)
+             for keepdims in (False, True) for dtype in DTYPES]
+
+
+@pytest.mark.parametrize("dtype, keepdims", ARG_CASES)
 @pytest.mark.parametrize("name", ["argmax", "argmin"])
-def test_arg_reductions(name, dtype):
+def test_arg_reductions(name, dtype, keepdims):
     f = getattr(np, name)
     x = sample(dtype)
     for axis in (None, 0, 1, -1):
-        check(lambda x: f(x, axis=axis), x)
-        check(lambda x: getattr(x, name)(axis=axis, keepdims=True), x)
+        if keepdims:
+            check(lambda x: getattr(x, name)(axis=axis, keepdims=True), x)
+        else:
+            check(lambda x: f(x, axis=axis), x)
 
 
 def test_arg_reductions_ties_and_nan():

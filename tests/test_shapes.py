@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from helpers import check, some_slow
+from helpers import PARTS, check, in_part, some_slow
 from transpiler import CompileError, transpile
 
 RNG_SEED = 11
@@ -18,18 +18,28 @@ def arr(shape, dtype=np.float32):
     return RNG.integers(-50, 50, size=shape).astype(dt)
 
 
+TRANSPOSES_AND_RESHAPES = [
+    lambda x: x.T, lambda x: np.transpose(x, (1, 0, 2)), lambda x: x.transpose(2, 0, 1),
+    lambda x: np.swapaxes(x, 0, -1), lambda x: x.swapaxes(1, 2), lambda x: x.reshape(-1),
+    lambda x: x.reshape(6, 4), lambda x: x.reshape((4, -1)), lambda x: np.reshape(x, (2, 2, 6)),
+    lambda x: x.reshape(x.shape[0], -1), lambda x: np.expand_dims(x, 1), lambda x: np.expand_dims(x, -1),
+    lambda x: np.expand_dims(x, (0, 2)), lambda x: x[:, None], lambda x: x[None, ..., None],
+    lambda x: x[:, None].squeeze(1), lambda x: np.squeeze(x[None]), lambda x: x.ravel(),
+    lambda x: x.T @ np.ones(2, x.dtype) if x.dtype != bool else x.T]
+
+
+# A view or reshape moves elements whatever their dtype: the default suite runs every function on float32 and on one
+# of int64 and bool in turn (the k-th function on int64 if k is even: the last one, a product, too), the slow suite
+# on the other
 @pytest.mark.parametrize("static", [False, True])
-@pytest.mark.parametrize("dtype", [np.float32, np.int64, bool])
-def test_transposes_and_reshapes(dtype, static):
+@pytest.mark.parametrize("dtype, part", [(np.float32, "default"), (np.int64, "default"), (bool, "default"),
+                                         pytest.param(np.int64, "slow", marks=pytest.mark.slow),
+                                         pytest.param(bool, "slow", marks=pytest.mark.slow)])
+def test_transposes_and_reshapes(dtype, static, part):
     x = arr((2, 3, 4), dtype)
-    for fn in [lambda x: x.T, lambda x: np.transpose(x, (1, 0, 2)), lambda x: x.transpose(2, 0, 1),
-               lambda x: np.swapaxes(x, 0, -1), lambda x: x.swapaxes(1, 2), lambda x: x.reshape(-1),
-               lambda x: x.reshape(6, 4), lambda x: x.reshape((4, -1)), lambda x: np.reshape(x, (2, 2, 6)),
-               lambda x: x.reshape(x.shape[0], -1), lambda x: np.expand_dims(x, 1), lambda x: np.expand_dims(x, -1),
-               lambda x: np.expand_dims(x, (0, 2)), lambda x: x[:, None], lambda x: x[None, ..., None],
-               lambda x: x[:, None].squeeze(1), lambda x: np.squeeze(x[None]), lambda x: x.ravel(),
-               lambda x: x.T @ np.ones(2, x.dtype) if x.dtype != bool else x.T]:
-        check(fn, x) if not static else _check_static(fn, x)
+    for k, fn in enumerate(TRANSPOSES_AND_RESHAPES):
+        if dtype is np.float32 or (k % 2 == (0 if dtype is np.int64 else 1)) == (part == "default"):
+            check(fn, x) if not static else _check_static(fn, x)
 
 
 def _check_static(fn, *args):
@@ -144,9 +154,18 @@ MANY_INDEX_READS = [
 ]
 
 
-@pytest.mark.parametrize("shape", some_slow([(3, 4, 5), (1, 3, 4), (4, 1, 4), (2, 3, 0)], ((3, 4, 5), (2, 3, 0))))
-@pytest.mark.parametrize("r, c", [([0, 2, -1], [1, 0, 3]), ([0], [2, -3, 1]), ([], [])], ids=str)
-@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+# Gathers move elements whatever their dtype: int64 runs in the default suite on the (3, 4, 5) shape with non-empty
+# index arrays, the other int64 cases in the slow suite (float32 runs every case but the size-one shapes)
+SEVERAL_INDEX_SHAPES = [(3, 4, 5), (1, 3, 4), (4, 1, 4), (2, 3, 0)]
+SEVERAL_INDEX_ARRAYS = [([0, 2, -1], [1, 0, 3]), ([0], [2, -3, 1]), ([], [])]
+SEVERAL_INDEX_CASES = [
+    pytest.param(shape, r, c, dtype, id=f"{shape}-{r}-{c}-{dtype.__name__}",
+                 marks=[pytest.mark.slow] if shape in ((1, 3, 4), (4, 1, 4))
+                 or (dtype is np.int64 and (shape != (3, 4, 5) or not r)) else [])
+    for dtype in (np.float32, np.int64) for r, c in SEVERAL_INDEX_ARRAYS for shape in SEVERAL_INDEX_SHAPES]
+
+
+@pytest.mark.parametrize("shape, r, c, dtype", SEVERAL_INDEX_CASES)
 def test_several_index_arrays(shape, r, c, dtype):
     x = arr(shape).astype(dtype)
     r = np.array([i % shape[0] for i in r], np.int64)
@@ -166,7 +185,10 @@ NONE_AMONG_ADVANCED = ["r, None", "None, r", "r, None, c", ":, None, r", "r, :, 
                        "r, ..., None", "r[:, None], None, c"]
 
 
-@pytest.mark.parametrize("index", NONE_AMONG_ADVANCED)
+# the default suite's corner: a None before, between and after advanced indices, with slices, ints and an ellipsis
+@pytest.mark.parametrize("index", some_slow(NONE_AMONG_ADVANCED, (
+    "r, None", "None, r", "r, None, c", ":, None, r", "None, :, r, c", "0, None, r", ":, 0, None, c", "..., None, c",
+    "r[:, None], None, c")))
 def test_none_among_advanced_indices(index, tmp_path):
     """np.newaxis with integer arrays: NumPy's layout (a None between advanced indices separates them)."""
     path = tmp_path / "none_index.py"
@@ -221,26 +243,29 @@ def test_split_unequal_division_raises():
         transpile(lambda x: np.split(x, 5, axis=1), static_shapes=True)(arr((2, 12)))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, None])
-def test_constructors(dtype):
+CONSTRUCTOR_DTYPES = [np.float32, np.float64, np.int32, None]
+
+
+# each constructor on half of the dtypes in the default suite (in turn; the reduced fill on every dtype), on every
+# dtype in the slow suite
+@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("dtype", CONSTRUCTOR_DTYPES)
+def test_constructors(dtype, part):
     x = arr((3, 5))
     kw = {} if dtype is None else {"dtype": dtype}
-    check(lambda x: np.zeros((x.shape[0], 2), **kw) + 1, x)
-    check(lambda x: np.ones(x.shape[1], **kw), x)
-    check(lambda x: np.full((x.shape[0], x.shape[1]), 7, **kw), x)
-    check(lambda x: np.zeros_like(x, **kw), x)
-    check(lambda x: np.ones_like(x, **kw), x)
-    check(lambda x: np.full_like(x, 2.5, **kw), x)
-    check(lambda x: np.arange(x.shape[1], **kw), x)
-    check(lambda x: np.arange(2, x.shape[1] * 3, 2, **kw), x)
-    check(lambda x: np.eye(x.shape[0], **kw), x)
-    check(lambda x: np.eye(x.shape[0], x.shape[1], k=1, **kw), x)
-    check(lambda x: np.tri(x.shape[0], **kw), x)
-    check(lambda x: np.tri(x.shape[0], x.shape[1], -1, **kw), x)
-    check(lambda x: np.zeros(4, **kw), x)            # all static: folded at compile time
-    check(lambda x: np.tri(x.shape[0], dtype=x.dtype), x)
-    # a run-time fill value, reduced: the fill fused into the sum as a scalar operand (an internal error)
-    check(lambda x: np.full((x.shape[0], x.shape[1]), x[0, 0], **kw).sum(), x)
+    forms = [lambda x: np.zeros((x.shape[0], 2), **kw) + 1, lambda x: np.ones(x.shape[1], **kw),
+             lambda x: np.full((x.shape[0], x.shape[1]), 7, **kw), lambda x: np.zeros_like(x, **kw),
+             lambda x: np.ones_like(x, **kw), lambda x: np.full_like(x, 2.5, **kw),
+             lambda x: np.arange(x.shape[1], **kw), lambda x: np.arange(2, x.shape[1] * 3, 2, **kw),
+             lambda x: np.eye(x.shape[0], **kw), lambda x: np.eye(x.shape[0], x.shape[1], k=1, **kw),
+             lambda x: np.tri(x.shape[0], **kw), lambda x: np.tri(x.shape[0], x.shape[1], -1, **kw),
+             lambda x: np.zeros(4, **kw),            # all static: folded at compile time
+             lambda x: np.tri(x.shape[0], dtype=x.dtype),
+             # a run-time fill value, reduced: the fill fused into the sum as a scalar operand (an internal error)
+             lambda x: np.full((x.shape[0], x.shape[1]), x[0, 0], **kw).sum()]
+    for k, fn in enumerate(forms):
+        if (part == "default") if fn is forms[-1] else in_part(part, k + CONSTRUCTOR_DTYPES.index(dtype)):
+            check(fn, x)      # (the last, a reduction of each dtype: float64's is a compensated sum, on every dtype)
 
 
 ARANGE_BOUNDS = [(0.5, 3.0, 0.25), (0.0, 1.0, 0.1), (1.0, 0.0, -0.1), (10, 1, -3), (3, 14, 2), (0.1, 1e4, 0.3),
