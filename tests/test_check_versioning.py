@@ -5,7 +5,7 @@ contents when one fails."""
 import numpy as np
 import pytest
 
-from benchmarks.loops import nested_sum
+from benchmarks.loops import nested_sum, nussinov
 from helpers import check
 from test_loop_exits import check_raises     # same exception, same argument contents
 from transpiler import transpile
@@ -147,15 +147,21 @@ def triangle(t, n):
 
 
 @pytest.mark.parametrize("shape,n", [((7, 7), 7), ((7, 6), 7), ((6, 7), 7), ((7, 7), 8)])
-def test_outer_loops_run_the_unchecked_copy(monkeypatch, shape, n):
+def test_outer_loops_give_numpys_answer(shape, n):
     """Outer loops are versioned too: an inner loop's versions count as its checks at the outer loop's first and
-    last index (the overflow check of `k + 1` included), so with no failing index every level of the nest runs its
-    fast copy. Where an index fails (a column short, a row short, n past the table), in the last iteration of an
+    last index (the overflow check of `k + 1` included). Where an index fails (a column short, a row short, n past the table), in the last iteration of an
     outer loop or the middle of an inner one, the exception and the table's contents are NumPy's."""
-    counts = count_versioned(monkeypatch)
     t = np.random.default_rng(2).integers(0, 5, shape).astype(np.int32)
     if shape == (7, 7) and n <= 7:
         check(triangle, t, n)
-        assert counts[0] >= 2          # the k and j loops (the j loop holds the k loop's two versions)
     else:
         check_raises(triangle, t, n)
+
+
+def test_nussinovs_two_inner_loops_run_the_unchecked_copy(monkeypatch):
+    """nussinov's k loop and the j loop around it are versioned (the j loop holds the k loop's two versions and 48
+    flags); its i loop, a third level, is not (check_versioning.MAX_HEIGHT: twice the compile time for flags tested
+    once per outer iteration)."""
+    counts = count_versioned(monkeypatch)
+    check(nussinov, 12, np.random.default_rng(3).integers(0, 4, 12).astype(np.int32))
+    assert counts[0] == 2

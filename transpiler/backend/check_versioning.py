@@ -20,7 +20,8 @@ reads `x[i - 1]` from i = 0 (a wrap at lb) keeps the checked copy.
 Loops are versioned inner ones first. In an outer loop, an inner loop's two versions are `if any check fails at the
 inner loop's ends: checked loop, else: fast loop with flags 0`; that condition is made of such checks evaluated at
 the inner loop's bounds, which are themselves monotone in the outer induction variable (`range(i + 1, j)`), so they
-count as the outer loop's checks too, and a nest where no index fails runs the fast copy at every level. Python int
+count as the outer loop's checks too, and a nest where no index fails runs the fast copy at both levels (see
+MAX_HEIGHT). Python int
 arithmetic's int64 overflow check on a moving index (`k + 1`: the exact sum in i128 compared with its truncation) is
 such a check as well: true outside an interval of a monotone value.
 
@@ -52,11 +53,30 @@ def version_checked_loops(module: ir.Module) -> int:
     loops = []
 
     def visit(op):
-        if op.name == "scf.for":
+        if op.name == "scf.for" and _height(op) <= MAX_HEIGHT:
             loops.append(op)
         return ir.WalkResult.ADVANCE
     module.operation.walk(visit)      # (post-order: inner loops first, their versions then seen by the outer ones)
     return sum(_version(loop.opview) for loop in loops)
+
+
+# Loops versioned: innermost ones (height 1) and those whose inner loops are innermost (2). Each level doubles the code
+# below it less what the fast copies fold away; a third level (nussinov's i loop) made its compile 1.6 -> 4.4 s for
+# flags tested once per outer iteration.
+MAX_HEIGHT = 2
+
+
+def _height(op) -> int:
+    """1 for a loop with no loop inside, else 1 + the largest height of the loops inside."""
+    inner = [0]
+
+    def visit(nested):
+        if nested != op and nested.name in ("scf.for", "scf.while", "scf.parallel", "scf.forall"):
+            inner[0] = max(inner[0], _height(nested))
+            return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+    op.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    return 1 + inner[0]
 
 
 def _inside(value, loop) -> bool:
