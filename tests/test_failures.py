@@ -1,6 +1,8 @@
 """What happens when things go wrong: a compilation that fails is not tried again for the same arguments, and a
 Ctrl-C while the kernel is in a NumPy callback raises KeyboardInterrupt after a correct finish, never a wrong
 result (issue #14)."""
+import math
+
 import numpy as np
 import pytest
 
@@ -151,6 +153,26 @@ def outer_per_row(x, out):
 
 def outer_then_write(x, out):
     out[0] = (np.ones(int(x[0]))[:, None] * np.ones(int(x[1]))).sum()
+
+
+def gram_after_a_check(x):
+    k = math.trunc(x[0])        # checked (NaN, inf): the statements after it are guarded
+    a = np.ones((k, 2))
+    g = a @ a.T                 # sized by `a`'s size as joined after the guard
+    g[0, 0] = 5
+    return g.sum()
+
+
+def test_an_array_sized_after_a_guarded_statement_is_checked():
+    """Regression (SIGSEGV): an array made in a statement guarded by an earlier check has a joined size after it,
+    which lost its being computed from the data: `a @ a.T` of a (3e5, 2) array was allocated with no check and its
+    failed malloc crashed the process. The joined size stays data-sized: NumPy's MemoryError."""
+    f = transpile(gram_after_a_check)
+    assert f(np.array([3.0])) == gram_after_a_check(np.array([3.0]))
+    with pytest.raises(MemoryError):
+        f(np.array([3e5]))
+    with pytest.raises(ValueError):
+        f(np.array([np.nan]))
 
 
 def test_an_array_whose_sizes_from_the_data_do_not_fit_is_never_allocated():

@@ -1613,11 +1613,19 @@ def join_shapes(env, first: tuple, second: tuple, name: str, message: str, branc
                 and not env.same_expression(a, c) \
                 or branches and (isinstance(found, int) or isinstance(other, int)) and found != other:
             # (not with a static size on either side: a loop carries its first value's type, static there)
-            out.append(Sym(f"{name}.shape[{i}]", ("joined",)))
+            out.append(_joined_sym(f"{name}.shape[{i}]", found, other))
         else:
             env.unify(a, c, message)
             out.append(a)
     return tuple(out)
+
+
+def _joined_sym(name: str, *sides) -> Sym:
+    """A size of its own for a joined value, read off it by codegen. One joined from a size computed from the data
+    stays data-sized (shapes.data_sized): arrays made from it are checked against memory in the kernel
+    (`a = np.ones((k, 2))` after a check, then `a @ a.T`: the product's size was checked nowhere, and its failed
+    malloc crashed the process)."""
+    return Sym(name, ("joined", "data") if any(data_sized(d) for d in sides) else ("joined",))
 
 
 _NO = object()     # Control._form: an array the call cannot make
@@ -1707,7 +1715,7 @@ def _sized_outside(b, types: list) -> list:
             if not _of_arguments(b.env, d):
                 computable = computable or _computable_here(b, [])
                 if not computable(d):
-                    d = Sym(f"joined.shape[{i}]", ("joined",))
+                    d = _joined_sym(f"joined.shape[{i}]", d)
             dims.append(d)
         out.append((dt, tuple(dims), weak, scalar))
     return out

@@ -97,8 +97,8 @@ def readable(d: Dim) -> str:
 
 def data_sized(d: Dim) -> bool:
     """Whether a dim depends on a size computed from the data (an `upto` of frontend/shape_ops.limited)."""
-    return isinstance(d, Sym) and (d.origin[0] == "upto" or d.origin[0] in DIM_OPS
-                                   and any(data_sized(o) for o in d.origin[1:]))
+    return isinstance(d, Sym) and (d.origin[0] == "upto" or d.origin == ("joined", "data")
+                                   or d.origin[0] in DIM_OPS and any(data_sized(o) for o in d.origin[1:]))
 
 
 def _same_form(a: Dim, b: Dim) -> bool:
