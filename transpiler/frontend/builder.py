@@ -86,11 +86,13 @@ class Builder:
         computations run as they are, its writes under one `scf.if` each; past control.MAX_GUARDS, with `keep`, each
         write stores the old contents where a check failed instead (frontend/kept_writes.py)."""
         def store(keep: bool = False):
-            before = {id(flag) for flag in self.failed}
+            before = len(self.program.checks)
             new = compute()
-            # the write's own checks (a Python int or float that the dtype cannot hold, `x[i] = n - 1` into uint8)
-            # are made by compute: NumPy raises before storing, so where one fails the array keeps its contents
-            if keep or any(id(flag) not in before for flag in self.failed):
+            # the write's own checks of its value (a Python int or float that the dtype cannot hold, `x[i] = n - 1`
+            # into uint8) are made by compute: NumPy raises before storing, so where one fails the array keeps its
+            # contents. (Its index checks need nothing: a store at an index out of range stores nothing, and one
+            # element written through a joined view stays one store.)
+            if keep or any(kind is not IndexError for _, kind, _ in self.program.checks[before:]):
                 new = unless_failed(self, target, new)
             self.memory.write(self, target, new)
         if self.failed and self.guard is not None:
