@@ -157,8 +157,7 @@ def evaluate(d: Dim, arrays: list) -> int:
     if kind == "arg":
         return arrays[d.origin[1]].shape[d.origin[2]]
     if kind == "input":        # a Python int argument, a 0-d int64 input (shape_ops.kernel_size)
-        value = arrays[d.origin[1]]
-        return int(value[()] if isinstance(value, np.ndarray) else value)
+        return _int_of(arrays[d.origin[1]])
     return _OPS[kind](*(evaluate(o, arrays) for o in d.origin[1:]))
 
 
