@@ -303,7 +303,7 @@ def _builtin_round(b, x, ndigits=None):
         raise UserError(f"type {name} doesn't define __round__ method", TypeError)
     from .python_math import integer_to_int, round_to_int
     if ndigits is None:
-        return integer_to_int(b, x, "round()") if kind in "biu" else round_to_int(b, x)
+        return round_to_int(b, x)      # (an int, or a bool, is itself: integer_to_int)
     if not x.weak:
         return current_interpreter.get().numpy_call(np.round, [x, ndigits], {})
     if kind in "biu" and isinstance(ndigits, int) and not isinstance(ndigits, bool) and ndigits >= 0:

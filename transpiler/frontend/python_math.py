@@ -120,8 +120,7 @@ def _to_int(ufunc, name, label=None):
         b.check(_ufunc(b, np.isinf, r), OverflowError, "cannot convert float infinity to integer")
         big = _all(b, _ufunc(b, np.isfinite, r),
                    _any(b, _ufunc(b, np.less, r, -2.0 ** 63), _ufunc(b, np.greater_equal, r, 2.0 ** 63)))
-        b.check(big, OverflowError, f"{label or f'math.{name}()'} of a value beyond the int64 range: the compiled "
-                                    "function's ints are int64")
+        b.check(big, OverflowError, _beyond_int64(label or f"math.{name}()"))
         return b.emit1("convert", [r], dtypes.INT64, (), weak=True, dtype=dtypes.INT64)
     return handler
 
@@ -180,13 +179,16 @@ float_to_int = _to_int(np.trunc, "trunc", "int()")     # int() of a float scalar
 round_to_int = _to_int(np.rint, "round", "round()")     # round() of a float scalar: half to even, checked
 
 
+def _beyond_int64(label: str) -> str:
+    return f"{label} of a value beyond the int64 range: the compiled function's ints are int64"
+
+
 def integer_to_int(b, x: Var, label: str = "int()") -> Var:
     """An integer or bool scalar as a Python int (an int64 here): a uint64 past int64, which Python's int holds,
     is an OverflowError (the cast wrapped it: int(np.uint64(2**64 - 1)) was -1)."""
     if x.dtype == np.uint64:
         big = _ufunc(b, np.greater, x, np.uint64(2 ** 63 - 1))
-        b.check(big, OverflowError, f"{label} of a value beyond the int64 range: the compiled function's ints are "
-                                    "int64")
+        b.check(big, OverflowError, _beyond_int64(label))
     return b.emit1("convert" if x.dtype != dtypes.INT64 else "copy", [x], dtypes.INT64, (), weak=True,
                    dtype=dtypes.INT64)
 
