@@ -243,6 +243,12 @@ def _contiguous(value: ir.Value) -> ir.Value:
     return bufferization.alloc_tensor(value.type, [], copy=value)
 
 
+@emitter("pack_flags")
+def _pack_flags(em: Emitter, e):
+    """The program's 0-d check flags as one bool[n] result (driver._packed_flags)."""
+    return [tensor.from_elements(em.tensor_type(e.outputs[0]), [tensor.extract(em[v], []) for v in e.inputs])]
+
+
 @emitter("call")
 def _call(em: Emitter, e):
     callee = e.params["_program"]

@@ -56,12 +56,6 @@ def _size_value(em: Emitter, e):
     return [tensor.from_elements(em.tensor_type(e.outputs[0]), [value])]
 
 
-@emitter("pack_flags")
-def _pack_flags(em: Emitter, e):
-    """The program's 0-d check flags as one bool[n] result (driver._packed_flags)."""
-    return [tensor.from_elements(em.tensor_type(e.outputs[0]), [tensor.extract(em[v], []) for v in e.inputs])]
-
-
 def _reassociation(groups) -> ir.ArrayAttr:
     i64 = ir.IntegerType.get_signless(64)
     return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, i) for i in g]) for g in groups])
